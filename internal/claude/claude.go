@@ -1,0 +1,134 @@
+// Package claude knows where Claude Code keeps things on disk: its
+// configuration directory, the per-project folders of session transcripts and
+// how a working directory maps to one.
+package claude
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ConfigDir is $CLAUDE_CONFIG_DIR, else ~/.claude.
+func ConfigDir(getenv func(string) string) (string, error) {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d, nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither CLAUDE_CONFIG_DIR nor HOME is set")
+	}
+	return filepath.Join(home, ".claude"), nil
+}
+
+// ProjectKey is the folder name Claude Code uses for a working directory:
+// every character that is not an ASCII letter or digit becomes '-'.
+func ProjectKey(cwd string) string {
+	b := []byte(cwd)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// ProjectDir finds the transcript folder of the project that contains cwd:
+// cwd's own, else the nearest parent's that exists (Claude Code names the
+// folder after the directory it was started in, often the repository root).
+func ProjectDir(configDir, cwd string) (string, bool) {
+	root := filepath.Join(configDir, "projects")
+	for dir := filepath.Clean(cwd); ; {
+		p := filepath.Join(root, ProjectKey(dir))
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return filepath.Join(root, ProjectKey(filepath.Clean(cwd))), false
+		}
+		dir = parent
+	}
+}
+
+// SessionFile is one transcript in a project folder.
+type SessionFile struct {
+	ID      string
+	Path    string
+	ModTime time.Time
+	Size    int64
+}
+
+// Sessions lists a project folder's transcripts, newest first.
+func Sessions(projectDir string) ([]SessionFile, error) {
+	ents, err := os.ReadDir(projectDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []SessionFile
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		out = append(out, SessionFile{
+			ID: strings.TrimSuffix(name, ".jsonl"), Path: filepath.Join(projectDir, name),
+			ModTime: fi.ModTime(), Size: fi.Size(),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].ModTime.Equal(out[j].ModTime) {
+			return out[i].ModTime.After(out[j].ModTime)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// ErrAmbiguous is returned when a session id prefix matches several sessions.
+var ErrAmbiguous = errors.New("ambiguous session id")
+
+// FindSession finds a transcript by session id or unique id prefix: in the
+// project folder first, then in every project.
+func FindSession(configDir, projectDir, id string) (SessionFile, error) {
+	if id == "" || strings.ContainsAny(id, `/\`) {
+		return SessionFile{}, os.ErrNotExist
+	}
+	search := func(dirs []string) ([]SessionFile, error) {
+		var found []SessionFile
+		for _, d := range dirs {
+			ss, err := Sessions(d)
+			if err != nil {
+				continue
+			}
+			for _, s := range ss {
+				if s.ID == id {
+					return []SessionFile{s}, nil
+				}
+				if strings.HasPrefix(s.ID, id) {
+					found = append(found, s)
+				}
+			}
+		}
+		return found, nil
+	}
+	found, _ := search([]string{projectDir})
+	if len(found) == 0 {
+		all, _ := filepath.Glob(filepath.Join(configDir, "projects", "*"))
+		found, _ = search(all)
+	}
+	switch len(found) {
+	case 0:
+		return SessionFile{}, os.ErrNotExist
+	case 1:
+		return found[0], nil
+	}
+	return SessionFile{}, ErrAmbiguous
+}

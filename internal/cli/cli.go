@@ -1,0 +1,161 @@
+// Package cli is cairn's command line: it parses arguments, wires the
+// transcript engine, the state store and the meter together, and renders
+// their results as text for people or JSON for machines.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Version is set at build time.
+var Version = "dev"
+
+// App carries everything a command touches in the outside world, so tests
+// can substitute each part.
+type App struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads the environment, which is read nowhere else.
+	Getenv func(string) string
+	// Getwd is the working directory commands resolve the project from.
+	Getwd func() (string, error)
+	Now   func() time.Time
+	// Loc is where times are shown.
+	Loc *time.Location
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// Main runs cairn with the process's own streams and environment.
+func Main() int {
+	loc := time.Local
+	return Run(context.Background(), os.Args[1:], &App{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now, Loc: loc,
+	})
+}
+
+type command struct {
+	name, args, help string
+	run              func(ctx context.Context, a *App, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"status", "[--session ID | --transcript PATH] [--json]", "show how full the context is, its trend and compactions", runStatus},
+		{"sessions", "[--json] [-n N]", "list this project's recent sessions", runSessions},
+		{"report", "PATH|ID [--json]", "show a session's timeline: context per turn, compactions, tools, files, errors", runReport},
+		{"version", "", "print cairn's version", func(_ context.Context, a *App, _ []string) error {
+			fmt.Fprintf(a.Stdout, "cairn %s\n", Version)
+			return nil
+		}},
+	}
+}
+
+// Run runs one cairn command and returns the process exit code.
+func Run(ctx context.Context, args []string, a *App) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(a.Stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, a, args[1:])
+		if err == nil {
+			return exitOK
+		}
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(a.Stderr, "cairn %s: %s\ncairn: hint: usage: cairn %s %s\n", c.name, ue.msg, c.name, c.args)
+			return exitUsage
+		}
+		printError(a.Stderr, err)
+		return exitError
+	}
+	fmt.Fprintf(a.Stderr, "cairn: error: unknown command %q\ncairn: hint: run 'cairn help' for the list\n", args[0])
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "cairn keeps an AI coding agent's working state through context compaction.")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  cairn %-9s %s\n      %s\n", c.name, c.args, c.help)
+	}
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// hintError is an error with a line telling the user what to do.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e hintError) Error() string { return e.err.Error() }
+func (e hintError) Unwrap() error { return e.err }
+
+func withHint(err error, hint string, args ...any) error {
+	return hintError{err: err, hint: fmt.Sprintf(hint, args...)}
+}
+
+func printError(w io.Writer, err error) {
+	fmt.Fprintf(w, "cairn: error: %s\n", err)
+	var h hintError
+	if errors.As(err, &h) && h.hint != "" {
+		fmt.Fprintf(w, "cairn: hint: %s\n", h.hint)
+	}
+}
+
+// newFlags makes a flag set that reports errors as usage errors.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses flags anywhere among the arguments and returns the rest.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			msg := err.Error()
+			if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				msg = "unknown flag " + f
+			}
+			return nil, usageError{msg}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return rest, nil
+		}
+		rest = append(rest, args[0])
+		args = args[1:]
+	}
+}

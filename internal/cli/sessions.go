@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/meter"
+)
+
+type sessionLine struct {
+	SessionID    string     `json:"session_id"`
+	Transcript   string     `json:"transcript"`
+	LastActivity *time.Time `json:"last_activity"`
+	Tokens       int64      `json:"tokens"`
+	PctWindow    float64    `json:"percent_of_window"`
+	Turns        int        `json:"turns"`
+	Compactions  int        `json:"compactions"`
+	FirstPrompt  string     `json:"first_prompt"`
+	Error        string     `json:"error,omitempty"`
+}
+
+func runSessions(_ context.Context, a *App, args []string) error {
+	fs := newFlags("sessions")
+	asJSON := fs.Bool("json", false, "print JSON")
+	n := fs.Int("n", 20, "how many sessions")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	e, err := a.env()
+	if err != nil {
+		return err
+	}
+	files, err := claude.Sessions(e.projectDir)
+	if err != nil && e.projectOK {
+		return withHint(fmt.Errorf("cannot list %s: %w", e.projectDir, err), "check the folder's permissions")
+	}
+	if len(files) > *n && *n > 0 {
+		files = files[:*n]
+	}
+	lines := []sessionLine{}
+	for _, f := range files {
+		l := sessionLine{SessionID: f.ID, Transcript: f.Path}
+		s, err := a.load(e, f.Path, false)
+		if err != nil {
+			l.Error = err.Error()
+			lines = append(lines, l)
+			continue
+		}
+		r, _ := meter.Measure(s, e.settings)
+		l.Tokens, l.PctWindow, l.Turns, l.Compactions = r.Tokens, r.PctWindow, s.NumTurns(), len(s.Compactions)
+		if !s.LastTime.IsZero() {
+			t := s.LastTime
+			l.LastActivity = &t
+		}
+		if len(s.Prompts) > 0 {
+			l.FirstPrompt = s.Prompts[0].Text
+		}
+		lines = append(lines, l)
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, lines)
+	}
+	if len(lines) == 0 {
+		fmt.Fprintf(a.Stdout, "no sessions yet for %s (looked in %s)\n", e.cwd, e.projectDir)
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "%-8s  %-16s  %7s  %5s  %7s  %s\n", "SESSION", "LAST ACTIVITY", "CONTEXT", "TURNS", "COMPACT", "FIRST PROMPT")
+	for _, l := range lines {
+		when := "-"
+		if l.LastActivity != nil {
+			when = l.LastActivity.In(a.Loc).Format("2006-01-02 15:04")
+		}
+		if l.Error != "" {
+			fmt.Fprintf(a.Stdout, "%-8s  %-16s  unreadable: %s\n", short(l.SessionID), when, l.Error)
+			continue
+		}
+		fmt.Fprintf(a.Stdout, "%-8s  %-16s  %6.1f%%  %5d  %7d  %s\n", short(l.SessionID), when, l.PctWindow, l.Turns, l.Compactions, oneLine(l.FirstPrompt, 60))
+	}
+	return nil
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,384 @@
+package transcript
+
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner is a minimal, allocation-free JSON walker. Transcript lines are
+// mostly huge strings (file contents, tool output) that cairn never needs, so
+// instead of building a DOM it walks the line once, validating structure and
+// jumping over string bodies with bytes.IndexByte, and lets the caller pick the
+// few fields it keeps. Once an error is seen the scanner stays failed and every
+// call returns zero values, so callers can check s.bad once at the end.
+type scanner struct {
+	b     []byte
+	i     int
+	bad   bool
+	stack []bool // per open container: no member seen yet
+}
+
+func (s *scanner) reset(b []byte) {
+	s.b, s.i, s.bad, s.stack = b, 0, false, s.stack[:0]
+}
+
+func (s *scanner) fail() { s.bad = true; s.i = len(s.b) }
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i >= len(s.b) {
+		return 0
+	}
+	return s.b[s.i]
+}
+
+// rawString consumes a string and returns its body without the quotes and
+// with escapes left as they are.
+func (s *scanner) rawString() []byte {
+	if s.peek() != '"' {
+		s.fail()
+		return nil
+	}
+	start := s.i + 1
+	j := start
+	for {
+		k := bytes.IndexByte(s.b[j:], '"')
+		if k < 0 {
+			s.fail()
+			return nil
+		}
+		j += k
+		// An odd run of backslashes before the quote escapes it.
+		n := 0
+		for p := j - 1; p >= start && s.b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			s.i = j + 1
+			return s.b[start:j]
+		}
+		j++
+	}
+}
+
+// str consumes a string and returns it decoded. It allocates: use it only for
+// values that are kept.
+func (s *scanner) str() string {
+	raw := s.rawString()
+	if s.bad {
+		return ""
+	}
+	return unescape(raw)
+}
+
+// strPrefix decodes at most max bytes of a string value.
+func (s *scanner) strPrefix(max int) string {
+	raw := s.rawString()
+	if s.bad {
+		return ""
+	}
+	if len(raw) > max*2 {
+		raw = raw[:max*2]
+		// Do not cut an escape in half.
+		for k := len(raw) - 1; k >= len(raw)-6 && k >= 0; k-- {
+			if raw[k] == '\\' {
+				raw = raw[:k]
+				break
+			}
+		}
+	}
+	return truncate(unescape(raw), max)
+}
+
+// isString reports whether the next value is a string.
+func (s *scanner) isString() bool { return s.peek() == '"' }
+
+// boolean consumes a value and reports whether it was the literal true; any
+// other valid value counts as false.
+func (s *scanner) boolean() bool {
+	if s.peek() == 't' {
+		return s.literal("true")
+	}
+	s.skip()
+	return false
+}
+
+func (s *scanner) literal(lit string) bool {
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		s.fail()
+		return false
+	}
+	s.i += len(lit)
+	return true
+}
+
+// integer consumes a number and returns it as int64; non-integers give 0.
+func (s *scanner) integer() int64 {
+	c := s.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		s.skip()
+		return 0
+	}
+	start := s.i
+	s.number()
+	if s.bad {
+		return 0
+	}
+	n, err := strconv.ParseInt(string(s.b[start:s.i]), 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+		if ferr != nil {
+			return 0
+		}
+		return int64(f)
+	}
+	return n
+}
+
+func (s *scanner) number() {
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	digits := 0
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		if (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
+			if c >= '0' && c <= '9' {
+				digits++
+			}
+			s.i++
+			continue
+		}
+		break
+	}
+	if digits == 0 || s.i == start {
+		s.fail()
+	}
+}
+
+// skip consumes one value of any kind, checking its structure.
+func (s *scanner) skip() {
+	switch s.peek() {
+	case '"':
+		s.rawString()
+	case '{':
+		for s.object(); s.key() != nil; {
+			s.skip()
+		}
+	case '[':
+		for s.array(); s.more(); {
+			s.skip()
+		}
+	case 't':
+		s.literal("true")
+	case 'f':
+		s.literal("false")
+	case 'n':
+		s.literal("null")
+	default:
+		s.number()
+	}
+}
+
+// object starts an object; iterate its members with key.
+func (s *scanner) object() bool {
+	if s.peek() != '{' {
+		s.fail()
+		return false
+	}
+	s.i++
+	s.depthIn()
+	return !s.bad
+}
+
+// key returns the next member's key (raw), or nil at the closing brace.
+// The caller must consume the member's value before calling key again.
+func (s *scanner) key() []byte {
+	c := s.peek()
+	if s.bad {
+		return nil
+	}
+	if c == '}' {
+		s.i++
+		s.depthOut()
+		return nil
+	}
+	if c == ',' {
+		if s.first() {
+			s.fail()
+			return nil
+		}
+		s.i++
+	} else if !s.first() {
+		s.fail()
+		return nil
+	}
+	s.setFirst(false)
+	k := s.rawString()
+	if s.peek() != ':' {
+		s.fail()
+		return nil
+	}
+	s.i++
+	if k == nil {
+		return []byte{}
+	}
+	return k
+}
+
+// array starts an array; iterate its elements with more.
+func (s *scanner) array() bool {
+	if s.peek() != '[' {
+		s.fail()
+		return false
+	}
+	s.i++
+	s.depthIn()
+	return !s.bad
+}
+
+// more reports whether another element follows, consuming the separator or
+// the closing bracket.
+func (s *scanner) more() bool {
+	c := s.peek()
+	if s.bad {
+		return false
+	}
+	if c == ']' {
+		s.i++
+		s.depthOut()
+		return false
+	}
+	if c == ',' {
+		if s.first() {
+			s.fail()
+			return false
+		}
+		s.i++
+	} else if !s.first() {
+		s.fail()
+		return false
+	}
+	s.setFirst(false)
+	return true
+}
+
+func (s *scanner) depthIn()  { s.stack = append(s.stack, true) }
+func (s *scanner) depthOut() { s.stack = s.stack[:len(s.stack)-1] }
+func (s *scanner) first() bool {
+	if len(s.stack) == 0 {
+		s.fail()
+		return false
+	}
+	return s.stack[len(s.stack)-1]
+}
+func (s *scanner) setFirst(v bool) {
+	if len(s.stack) > 0 {
+		s.stack[len(s.stack)-1] = v
+	}
+}
+
+// end checks that nothing but white space follows the top-level value.
+func (s *scanner) end() {
+	s.ws()
+	if s.i != len(s.b) || len(s.stack) != 0 {
+		s.fail()
+	}
+}
+
+// unescape decodes a JSON string body. Invalid escapes are kept verbatim:
+// transcripts are data to read, not to reject for a stray backslash.
+func unescape(raw []byte) string {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' || i+1 >= len(raw) {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch raw[i] {
+		case '"', '\\', '/':
+			out = append(out, raw[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, n := hexRune(raw[i+1:])
+			if n == 0 {
+				out = append(out, '\\', 'u')
+				continue
+			}
+			i += n
+			if utf16.IsSurrogate(r) && i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+				if r2, n2 := hexRune(raw[i+3:]); n2 > 0 {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+						i += 2 + n2
+					}
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			out = append(out, '\\', raw[i])
+		}
+	}
+	return string(out)
+}
+
+func hexRune(b []byte) (rune, int) {
+	if len(b) < 4 {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 4
+}
+
+// truncate cuts s to at most max bytes on a rune boundary.
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}

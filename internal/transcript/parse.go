@@ -1,0 +1,529 @@
+package transcript
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Parser turns transcript lines into updates of a Session. It reuses its
+// buffers between lines, so one Parser serves one goroutine.
+type Parser struct {
+	sc     scanner
+	sub    scanner
+	e      entry
+	walked int // how much of the last line scan looked at
+}
+
+// entry is the part of one line cairn looks at. Byte slices point into the
+// line and die with it.
+type entry struct {
+	typ, subtype        []byte
+	sidechain, meta     bool
+	compactSummary      bool
+	visibleOnly         bool
+	timestamp           []byte
+	cwd, branch, sessID []byte
+	version             []byte
+	hasMsg              bool
+	msg                 message
+	hasCompact          bool
+	trigger             []byte
+	pre, post           int64
+}
+
+type message struct {
+	id, model, role []byte
+	usage           Usage
+	hasUsage        bool
+	contentStr      []byte // content given as a plain string
+	isStr           bool
+	blocks          []block
+}
+
+type block struct {
+	typ       []byte
+	text      []byte // text blocks
+	id, name  []byte // tool_use
+	in        toolInput
+	toolUseID []byte // tool_result
+	isError   bool
+	result    []byte // first text of a tool_result
+}
+
+type toolInput struct {
+	filePath, notebookPath, path, command []byte
+	taskID, subject, status, activeForm   []byte
+	description                           []byte
+	todos                                 []byte // raw array, parsed for TodoWrite only
+}
+
+// Feed reads one complete line (without its newline) into s. lineNo is
+// 1-based; offset is where the line starts in the file.
+func (p *Parser) Feed(s *Session, line []byte, lineNo int, offset int64) {
+	line = bytes.TrimRight(line, "\r")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	if !p.scan(line) {
+		s.bad(lineNo, offset, "invalid JSON")
+		return
+	}
+	// Only what was walked is checked: the part of the line cairn reads.
+	if !utf8.Valid(line[:p.walked]) {
+		s.bad(lineNo, offset, "invalid UTF-8")
+		return
+	}
+	p.apply(s, lineNo)
+}
+
+func (s *Session) bad(line int, off int64, reason string) {
+	s.BadCount++
+	if len(s.BadLines) < maxBadLines {
+		s.BadLines = append(s.BadLines, BadLine{Line: line, Offset: off, Reason: reason})
+	}
+}
+
+// scan walks the line, validating it, and fills p.e. It stops early where
+// the rest of a line is known to hold nothing cairn keeps.
+func (p *Parser) scan(line []byte) bool {
+	p.walked = len(line)
+	sc := &p.sc
+	sc.reset(line)
+	e := &p.e
+	blocks := e.msg.blocks[:0]
+	*e = entry{}
+	e.msg.blocks = blocks
+	if !sc.object() {
+		return false
+	}
+	for k := sc.key(); k != nil; k = sc.key() {
+		switch string(k) {
+		case "type":
+			e.typ = p.rawStr()
+			if !interesting(e.typ) {
+				// Lines of other types (progress, snapshots, queue
+				// operations...) are a third of a transcript's bytes and
+				// nothing cairn keeps: stop here, trusting the line's end.
+				p.walked = sc.i
+				return !sc.bad
+			}
+		case "subtype":
+			e.subtype = p.rawStr()
+		case "isSidechain":
+			e.sidechain = sc.boolean()
+		case "isMeta":
+			e.meta = sc.boolean()
+		case "isCompactSummary":
+			e.compactSummary = sc.boolean()
+		case "isVisibleInTranscriptOnly":
+			e.visibleOnly = sc.boolean()
+		case "timestamp":
+			e.timestamp = p.rawStr()
+		case "cwd":
+			e.cwd = p.rawStr()
+		case "gitBranch":
+			e.branch = p.rawStr()
+		case "sessionId":
+			e.sessID = p.rawStr()
+		case "version":
+			e.version = p.rawStr()
+		case "message":
+			if sc.peek() == '{' {
+				e.hasMsg = true
+				p.message(&e.msg)
+			} else {
+				sc.skip()
+			}
+		case "toolUseResult":
+			if len(e.typ) > 0 && e.hasMsg {
+				// A structured copy of the tool result already read from
+				// the message, often the largest part of the line (whole
+				// file contents); Claude Code writes it after every field
+				// cairn reads.
+				p.walked = sc.i
+				return !sc.bad
+			}
+			sc.skip()
+		case "compactMetadata":
+			if sc.peek() == '{' {
+				e.hasCompact = true
+				p.compactMeta()
+			} else {
+				sc.skip()
+			}
+		default:
+			sc.skip()
+		}
+	}
+	sc.end()
+	return !sc.bad
+}
+
+func interesting(typ []byte) bool {
+	switch string(typ) {
+	case "assistant", "user", "system":
+		return true
+	}
+	return false
+}
+
+// rawStr reads a string value, or skips a value of another kind.
+func (p *Parser) rawStr() []byte {
+	if !p.sc.isString() {
+		p.sc.skip()
+		return nil
+	}
+	return p.sc.rawString()
+}
+
+func (p *Parser) compactMeta() {
+	sc := &p.sc
+	sc.object()
+	for k := sc.key(); k != nil; k = sc.key() {
+		switch string(k) {
+		case "trigger":
+			p.e.trigger = p.rawStr()
+		case "preTokens":
+			p.e.pre = sc.integer()
+		case "postTokens":
+			p.e.post = sc.integer()
+		default:
+			sc.skip()
+		}
+	}
+}
+
+func (p *Parser) message(m *message) {
+	sc := &p.sc
+	sc.object()
+	for k := sc.key(); k != nil; k = sc.key() {
+		switch string(k) {
+		case "id":
+			m.id = p.rawStr()
+		case "model":
+			m.model = p.rawStr()
+		case "role":
+			m.role = p.rawStr()
+		case "usage":
+			if sc.peek() != '{' {
+				sc.skip()
+				continue
+			}
+			m.hasUsage = true
+			sc.object()
+			for k := sc.key(); k != nil; k = sc.key() {
+				switch string(k) {
+				case "input_tokens":
+					m.usage.Input = sc.integer()
+				case "cache_creation_input_tokens":
+					m.usage.CacheCreation = sc.integer()
+				case "cache_read_input_tokens":
+					m.usage.CacheRead = sc.integer()
+				case "output_tokens":
+					m.usage.Output = sc.integer()
+				default:
+					sc.skip()
+				}
+			}
+		case "content":
+			switch sc.peek() {
+			case '"':
+				m.isStr = true
+				m.contentStr = sc.rawString()
+			case '[':
+				for sc.array(); sc.more(); {
+					if sc.peek() != '{' {
+						sc.skip()
+						continue
+					}
+					m.blocks = append(m.blocks, block{})
+					p.block(&m.blocks[len(m.blocks)-1])
+				}
+			default:
+				sc.skip()
+			}
+		default:
+			sc.skip()
+		}
+	}
+}
+
+func (p *Parser) block(b *block) {
+	sc := &p.sc
+	sc.object()
+	for k := sc.key(); k != nil; k = sc.key() {
+		switch string(k) {
+		case "type":
+			b.typ = p.rawStr()
+		case "text":
+			b.text = p.rawStr()
+		case "id":
+			b.id = p.rawStr()
+		case "name":
+			b.name = p.rawStr()
+		case "tool_use_id":
+			b.toolUseID = p.rawStr()
+		case "is_error":
+			b.isError = sc.boolean()
+		case "input":
+			if sc.peek() == '{' {
+				p.input(&b.in)
+			} else {
+				sc.skip()
+			}
+		case "content":
+			// tool_result content: a string, or blocks of which the first
+			// text is kept.
+			switch sc.peek() {
+			case '"':
+				b.result = sc.rawString()
+			case '[':
+				for sc.array(); sc.more(); {
+					if sc.peek() != '{' {
+						sc.skip()
+						continue
+					}
+					sc.object()
+					for k := sc.key(); k != nil; k = sc.key() {
+						if string(k) == "text" && b.result == nil && sc.isString() {
+							b.result = sc.rawString()
+						} else {
+							sc.skip()
+						}
+					}
+				}
+			default:
+				sc.skip()
+			}
+		default:
+			sc.skip()
+		}
+	}
+}
+
+func (p *Parser) input(in *toolInput) {
+	sc := &p.sc
+	sc.object()
+	for k := sc.key(); k != nil; k = sc.key() {
+		switch string(k) {
+		case "file_path":
+			in.filePath = p.rawStr()
+		case "notebook_path":
+			in.notebookPath = p.rawStr()
+		case "path":
+			in.path = p.rawStr()
+		case "command":
+			in.command = p.rawStr()
+		case "taskId", "task_id":
+			if sc.isString() {
+				in.taskID = sc.rawString()
+			} else {
+				start := sc.i
+				sc.skip()
+				in.taskID = bytes.TrimSpace(sc.b[start:sc.i])
+			}
+		case "subject":
+			in.subject = p.rawStr()
+		case "status":
+			in.status = p.rawStr()
+		case "activeForm":
+			in.activeForm = p.rawStr()
+		case "description":
+			in.description = p.rawStr()
+		case "todos":
+			start := sc.i
+			sc.skip()
+			in.todos = sc.b[start:sc.i]
+		default:
+			sc.skip()
+		}
+	}
+}
+
+// apply folds the scanned entry into the session.
+func (p *Parser) apply(s *Session, lineNo int) {
+	e := &p.e
+	switch string(e.typ) {
+	case "assistant", "user", "system":
+	default:
+		s.Skipped++
+		return
+	}
+	var ts time.Time
+	if len(e.timestamp) > 0 {
+		ts, _ = time.Parse(time.RFC3339Nano, string(e.timestamp))
+		if !ts.IsZero() {
+			if s.FirstTime.IsZero() {
+				s.FirstTime = ts
+			}
+			if ts.After(s.LastTime) {
+				s.LastTime = ts
+			}
+		}
+	}
+	setStr(&s.SessionID, e.sessID)
+	if s.IsSubagent {
+		e.sidechain = false
+	}
+	if !e.sidechain {
+		setStr(&s.CWD, e.cwd)
+		setStr(&s.GitBranch, e.branch)
+		setStr(&s.ClientVersion, e.version)
+	}
+	switch string(e.typ) {
+	case "assistant":
+		p.assistant(s, ts, lineNo)
+	case "user":
+		p.user(s, ts, lineNo)
+	case "system":
+		if string(e.subtype) == "compact_boundary" {
+			s.Compactions = append(s.Compactions, Compaction{
+				Trigger:     unescape(e.trigger),
+				PreTokens:   e.pre,
+				PostTokens:  e.post,
+				Time:        ts,
+				Line:        lineNo,
+				TurnsBefore: s.NumTurns(),
+			})
+		}
+	}
+}
+
+func setStr(dst *string, raw []byte) {
+	if len(raw) > 0 && string(raw) != *dst {
+		*dst = unescape(raw)
+	}
+}
+
+func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
+	e := &p.e
+	m := &e.msg
+	x := s.index()
+	// Synthetic replies (API errors, interruptions) carry no real usage.
+	synthetic := string(m.model) == "<synthetic>"
+	if !e.sidechain && !synthetic && m.hasUsage && len(m.id) > 0 {
+		if i, ok := x.turnByMsg[string(m.id)]; ok {
+			// Later lines of a split response may carry the final counts.
+			s.Turns[i].Usage = m.usage
+		} else {
+			x.turnByMsg[string(m.id)] = len(s.Turns)
+			s.Turns = append(s.Turns, Turn{MessageID: string(m.id), Time: ts, Usage: m.usage, Line: lineNo})
+		}
+		setStr(&s.Model, m.model)
+	}
+	for i := range m.blocks {
+		b := &m.blocks[i]
+		if string(b.typ) != "tool_use" || len(b.id) == 0 {
+			continue
+		}
+		id := string(b.id)
+		if _, ok := x.callByID[id]; ok {
+			continue
+		}
+		c := ToolCall{ID: id, Name: unescape(b.name), Time: ts, Line: lineNo, Sidechain: e.sidechain}
+		s.toolUse(&c, &b.in, unescape(e.cwd), &p.sub)
+		x.callByID[id] = len(s.ToolCalls)
+		s.ToolCalls = append(s.ToolCalls, c)
+	}
+}
+
+func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
+	e := &p.e
+	m := &e.msg
+	x := s.index()
+	for i := range m.blocks {
+		b := &m.blocks[i]
+		if string(b.typ) != "tool_result" {
+			continue
+		}
+		ci, ok := x.callByID[string(b.toolUseID)]
+		if !ok {
+			continue
+		}
+		s.toolResult(&s.ToolCalls[ci], b)
+	}
+	if e.compactSummary {
+		if n := len(s.Compactions); n > 0 && s.Compactions[n-1].Summary == "" {
+			text := p.text()
+			s.Compactions[n-1].SummaryChars = utf8.RuneCountInString(text)
+			s.Compactions[n-1].Summary = truncate(text, maxSummaryBytes)
+		}
+		return
+	}
+	if e.sidechain || e.meta || e.visibleOnly {
+		return
+	}
+	if text, ok := promptText(p.text(), m); ok {
+		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: truncate(text, maxPromptBytes), Line: lineNo})
+	}
+}
+
+// text returns the message's text: the content string or its text blocks.
+func (p *Parser) text() string {
+	m := &p.e.msg
+	if m.isStr {
+		return unescape(m.contentStr)
+	}
+	var sb strings.Builder
+	for i := range m.blocks {
+		if string(m.blocks[i].typ) == "text" {
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(unescape(m.blocks[i].text))
+		}
+	}
+	return sb.String()
+}
+
+// exitCodePrefix is how Claude Code reports a failed Bash command.
+const exitCodePrefix = "Exit code "
+
+func (s *Session) toolResult(c *ToolCall, b *block) {
+	c.Done = true
+	c.IsError = b.isError
+	if b.isError {
+		c.ErrorText = unescapePrefix(b.result, maxErrorBytes)
+	}
+	if c.Name == "Bash" {
+		switch {
+		case !b.isError:
+			c.ExitCode = new(int)
+		case bytes.HasPrefix(b.result, []byte(exitCodePrefix)):
+			rest := b.result[len(exitCodePrefix):]
+			n := 0
+			for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+				n++
+			}
+			if code, err := strconv.Atoi(string(rest[:n])); err == nil {
+				c.ExitCode = &code
+			}
+		}
+	}
+	if c.Name == "TaskCreate" && !b.isError {
+		// The id is assigned by the tool: "Task #3 created successfully: ...".
+		res := unescapePrefix(b.result, 200)
+		if i := strings.Index(res, "#"); i >= 0 {
+			j := i + 1
+			for j < len(res) && res[j] >= '0' && res[j] <= '9' {
+				j++
+			}
+			if j > i+1 {
+				s.assignTaskID(c.ID, res[i+1:j])
+			}
+		}
+	}
+}
+
+func unescapePrefix(raw []byte, max int) string {
+	if len(raw) > max*2 {
+		raw = raw[:max*2]
+		if k := bytes.LastIndexByte(raw, '\\'); k >= len(raw)-6 {
+			raw = raw[:k]
+		}
+	}
+	return truncate(unescape(raw), max)
+}

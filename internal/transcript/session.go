@@ -1,0 +1,203 @@
+// Package transcript reads Claude Code session transcripts (JSONL) fast,
+// incrementally and defensively, and derives a picture of the session from
+// them: replies and their token usage, user prompts, tool calls and their
+// results, file operations, Bash commands, todos, compactions and subagents.
+//
+// A Session is the derived state. It is plain data, serialisable as JSON, so
+// that a short-lived process can save it with the byte offset it reached and
+// the next process can continue from there, reading only what was appended.
+package transcript
+
+import "time"
+
+// StateVersion changes whenever Session's meaning or shape changes; saved
+// state of another version is discarded and rebuilt.
+const StateVersion = 1
+
+// Limits that keep the derived state small whatever the transcript's size.
+const (
+	maxPromptBytes  = 2000
+	maxErrorBytes   = 500
+	maxCommandBytes = 500
+	maxSummaryBytes = 64 << 10
+	maxBadLines     = 100
+)
+
+// Session is everything derived from one transcript file so far.
+type Session struct {
+	Version int    `json:"version"`
+	Path    string `json:"path"`
+	// Offset is the number of bytes consumed: always the end of a complete line.
+	Offset int64 `json:"offset"`
+	// Lines is the number of complete lines consumed.
+	Lines int `json:"lines"`
+	// Tail holds the last bytes before Offset, so a later reader can tell the
+	// file it resumes is the one it read (not truncated or replaced).
+	Tail []byte `json:"tail"`
+	// IsSubagent marks a subagent's own transcript, whose lines are all
+	// sidechain lines: there they are the chain that counts.
+	IsSubagent bool `json:"is_subagent,omitempty"`
+
+	SessionID     string    `json:"session_id"`
+	Model         string    `json:"model"`
+	CWD           string    `json:"cwd"`
+	GitBranch     string    `json:"git_branch"`
+	ClientVersion string    `json:"client_version"`
+	FirstTime     time.Time `json:"first_time"`
+	LastTime      time.Time `json:"last_time"`
+
+	Turns []Turn `json:"turns"`
+	// EarlierTurns counts turns left out of Turns (in a light copy).
+	EarlierTurns int          `json:"earlier_turns,omitempty"`
+	Compactions  []Compaction `json:"compactions"`
+	Prompts      []Prompt     `json:"prompts"`
+	ToolCalls    []ToolCall   `json:"tool_calls"`
+	Files        []FileStat   `json:"files"`
+	Todos        []Todo       `json:"todos"`
+	Subagents    []Subagent   `json:"subagents"`
+
+	BadLines []BadLine `json:"bad_lines"`
+	BadCount int       `json:"bad_count"`
+	// Skipped counts lines of types cairn does not read (progress, file
+	// snapshots, queue operations, and types newer clients add).
+	Skipped int `json:"skipped"`
+
+	idx *index // lookups rebuilt from the slices above; never saved
+}
+
+// Usage is the token accounting of one API response.
+type Usage struct {
+	Input         int64 `json:"input_tokens"`
+	CacheCreation int64 `json:"cache_creation_input_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	Output        int64 `json:"output_tokens"`
+}
+
+// Context is what the request that produced this response had in context.
+func (u Usage) Context() int64 { return u.Input + u.CacheCreation + u.CacheRead }
+
+// Turn is one main-chain assistant reply (one API response, however many
+// transcript lines it was split over).
+type Turn struct {
+	MessageID string    `json:"message_id"`
+	Time      time.Time `json:"time"`
+	Usage     Usage     `json:"usage"`
+	Line      int       `json:"line"`
+}
+
+// Compaction is one compact_boundary and the summary that followed it.
+type Compaction struct {
+	Trigger    string    `json:"trigger"`
+	PreTokens  int64     `json:"pre_tokens"`
+	PostTokens int64     `json:"post_tokens"`
+	Time       time.Time `json:"time"`
+	Line       int       `json:"line"`
+	// TurnsBefore is how many main-chain turns preceded the boundary.
+	TurnsBefore  int    `json:"turns_before"`
+	Summary      string `json:"summary,omitempty"`
+	SummaryChars int    `json:"summary_chars"`
+}
+
+// Prompt is something the user typed (not tool results, hook or command
+// output, reminders or compaction summaries).
+type Prompt struct {
+	Time time.Time `json:"time"`
+	Text string    `json:"text"`
+	Line int       `json:"line"`
+}
+
+// ToolCall is one tool_use and, once seen, its result.
+type ToolCall struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Time      time.Time `json:"time"`
+	Line      int       `json:"line"`
+	Sidechain bool      `json:"sidechain,omitempty"`
+	FilePath  string    `json:"file_path,omitempty"`
+	Command   string    `json:"command,omitempty"`
+	// Done is set when the result was seen.
+	Done    bool `json:"done,omitempty"`
+	IsError bool `json:"is_error,omitempty"`
+	// ExitCode is set for Bash: 0 on success, N from "Exit code N", nil when
+	// the result does not say (rejected, interrupted, still running).
+	ExitCode  *int   `json:"exit_code,omitempty"`
+	ErrorText string `json:"error,omitempty"`
+}
+
+// FileStat counts the operations on one path, in order of first touch.
+type FileStat struct {
+	Path    string `json:"path"`
+	Read    int    `json:"read,omitempty"`
+	Write   int    `json:"write,omitempty"`
+	Edit    int    `json:"edit,omitempty"`
+	Delete  int    `json:"delete,omitempty"`
+	Created bool   `json:"created,omitempty"`
+}
+
+// Todo is one item of the agent's todo list, from TodoWrite or the
+// TaskCreate/TaskUpdate tools.
+type Todo struct {
+	ID         string `json:"id,omitempty"`
+	Content    string `json:"content"`
+	Status     string `json:"status"`
+	ActiveForm string `json:"active_form,omitempty"`
+}
+
+// Subagent is a subagent transcript beside the session's file.
+type Subagent struct {
+	ID      string   `json:"id"`
+	Path    string   `json:"path"`
+	Compact bool     `json:"compact,omitempty"` // the compaction summariser
+	Session *Session `json:"session"`
+}
+
+// BadLine is a line that was skipped because it could not be read.
+type BadLine struct {
+	Line   int    `json:"line"`
+	Offset int64  `json:"offset"`
+	Reason string `json:"reason"`
+}
+
+// index holds lookups over the session's slices.
+type index struct {
+	turnByMsg  map[string]int
+	callByID   map[string]int
+	fileByPath map[string]int
+	todoByID   map[string]int
+}
+
+func (s *Session) index() *index {
+	if s.idx != nil {
+		return s.idx
+	}
+	x := &index{
+		turnByMsg:  make(map[string]int, len(s.Turns)),
+		callByID:   make(map[string]int, len(s.ToolCalls)),
+		fileByPath: make(map[string]int, len(s.Files)),
+		todoByID:   make(map[string]int),
+	}
+	for i, t := range s.Turns {
+		x.turnByMsg[t.MessageID] = i
+	}
+	for i, c := range s.ToolCalls {
+		x.callByID[c.ID] = i
+	}
+	for i, f := range s.Files {
+		x.fileByPath[f.Path] = i
+	}
+	for i, t := range s.Todos {
+		if t.ID != "" {
+			x.todoByID[t.ID] = i
+		}
+	}
+	s.idx = x
+	return x
+}
+
+// NumTurns is the number of main-chain replies.
+func (s *Session) NumTurns() int { return s.EarlierTurns + len(s.Turns) }
+
+// New returns an empty session for the transcript at path.
+func New(path string) *Session {
+	return &Session{Version: StateVersion, Path: path}
+}

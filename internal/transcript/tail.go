@@ -1,0 +1,197 @@
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// tailKeep is how many bytes before Offset are remembered to recognise the
+// file on the next read.
+const tailKeep = 64
+
+// readChunk is the read size; lines longer than it grow the buffer.
+const readChunk = 1 << 20
+
+// Result says what one Update did.
+type Result struct {
+	Read    int64 // bytes consumed by this update
+	Rebuilt bool  // the saved state did not match the file and was discarded
+}
+
+// Update reads whatever complete lines were appended to the transcript since
+// s.Offset. A last line without its newline is left for the next Update.
+// When the file no longer matches what was read before (truncated,
+// replaced), the session is rebuilt from the start.
+func (s *Session) Update(p *Parser) (Result, error) {
+	f, err := os.Open(s.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Result{}, err
+	}
+	if fi.IsDir() {
+		return Result{}, fmt.Errorf("%s is a directory, not a transcript", s.Path)
+	}
+	var res Result
+	if !s.matches(f, fi.Size()) {
+		*s = *New(s.Path)
+		res.Rebuilt = true
+	}
+	if fi.Size() == s.Offset {
+		return res, nil
+	}
+	n, err := s.read(f, p)
+	res.Read = n
+	return res, err
+}
+
+// matches reports whether the file still holds, just before Offset, the
+// bytes this session last read there.
+func (s *Session) matches(f *os.File, size int64) bool {
+	if s.Version != StateVersion {
+		return false
+	}
+	if s.Offset == 0 {
+		return true
+	}
+	if size < s.Offset || len(s.Tail) == 0 || int64(len(s.Tail)) > s.Offset {
+		return false
+	}
+	buf := make([]byte, len(s.Tail))
+	if _, err := f.ReadAt(buf, s.Offset-int64(len(buf))); err != nil {
+		return false
+	}
+	return bytes.Equal(buf, s.Tail)
+}
+
+func (s *Session) read(f *os.File, p *Parser) (int64, error) {
+	start := s.Offset
+	buf := make([]byte, readChunk)
+	fill := 0 // bytes in buf not yet consumed
+	pos := s.Offset
+	for {
+		if fill == len(buf) {
+			// One line longer than the buffer: grow it.
+			nb := make([]byte, 2*len(buf))
+			copy(nb, buf[:fill])
+			buf = nb
+		}
+		n, err := f.ReadAt(buf[fill:], pos+int64(fill))
+		fill += n
+		// Consume complete lines.
+		b := buf[:fill]
+		used := 0
+		for {
+			i := bytes.IndexByte(b[used:], '\n')
+			if i < 0 {
+				break
+			}
+			s.Lines++
+			p.Feed(s, b[used:used+i], s.Lines, pos+int64(used))
+			used += i + 1
+		}
+		if used > 0 {
+			s.Offset = pos + int64(used)
+			s.rememberTail(b[:used])
+		}
+		pos += int64(used)
+		copy(buf, b[used:])
+		fill -= used
+		if err == io.EOF || (err == nil && n == 0) {
+			return s.Offset - start, nil
+		}
+		if err != nil {
+			return s.Offset - start, err
+		}
+	}
+}
+
+func (s *Session) rememberTail(consumed []byte) {
+	if len(consumed) >= tailKeep {
+		s.Tail = append(s.Tail[:0], consumed[len(consumed)-tailKeep:]...)
+		return
+	}
+	// Short read: keep the end of the previous tail plus the new bytes.
+	t := append(s.Tail, consumed...)
+	if len(t) > tailKeep {
+		t = t[len(t)-tailKeep:]
+	}
+	s.Tail = append([]byte(nil), t...)
+}
+
+// SubagentDir is where Claude Code keeps the subagent transcripts of the
+// session whose transcript is at path.
+func SubagentDir(path string) string {
+	return filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+}
+
+// UpdateSubagents finds the subagent transcripts beside the session and
+// updates each of them.
+func (s *Session) UpdateSubagents(p *Parser) error {
+	dir := SubagentDir(s.Path)
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	known := map[string]int{}
+	for i, a := range s.Subagents {
+		known[a.Path] = i
+	}
+	var errs []error
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		i, ok := known[path]
+		if !ok {
+			id := strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")
+			sub := New(path)
+			sub.IsSubagent = true
+			s.Subagents = append(s.Subagents, Subagent{
+				ID: id, Path: path, Compact: strings.HasPrefix(id, "acompact"), Session: sub,
+			})
+			i = len(s.Subagents) - 1
+		}
+		a := &s.Subagents[i]
+		if a.Session == nil {
+			a.Session = New(path)
+			a.Session.IsSubagent = true
+		}
+		if _, err := a.Session.Update(p); err != nil {
+			errs = append(errs, fmt.Errorf("subagent %s: %w", a.ID, err))
+		}
+	}
+	sort.SliceStable(s.Subagents, func(i, j int) bool {
+		return s.Subagents[i].Session.FirstTime.Before(s.Subagents[j].Session.FirstTime)
+	})
+	return errors.Join(errs...)
+}
+
+// UpToDate reports whether the transcript holds nothing s has not read and
+// is still the file s read.
+func (s *Session) UpToDate() bool {
+	f, err := os.Open(s.Path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() != s.Offset {
+		return false
+	}
+	return s.matches(f, fi.Size())
+}

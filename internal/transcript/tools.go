@@ -1,0 +1,224 @@
+package transcript
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// toolUse fills c from the tool's input and records its effects on files and
+// todos. cwd resolves relative paths.
+func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *scanner) {
+	switch c.Name {
+	case "Read":
+		c.FilePath = absPath(cwd, unescape(in.filePath))
+		s.fileOp(c.FilePath, opRead)
+	case "Write":
+		c.FilePath = absPath(cwd, unescape(in.filePath))
+		s.fileOp(c.FilePath, opWrite)
+	case "Edit", "MultiEdit":
+		c.FilePath = absPath(cwd, unescape(in.filePath))
+		s.fileOp(c.FilePath, opEdit)
+	case "NotebookEdit":
+		c.FilePath = absPath(cwd, unescape(in.notebookPath))
+		s.fileOp(c.FilePath, opEdit)
+	case "Bash":
+		cmd := unescape(in.command)
+		c.Command = truncate(cmd, maxCommandBytes)
+		for _, op := range bashFileOps(cmd) {
+			s.fileOp(absPath(cwd, op.path), op.kind)
+		}
+	case "TodoWrite":
+		s.todoWrite(in.todos, sub)
+	case "TaskCreate":
+		s.Todos = append(s.Todos, Todo{
+			ID:         "pending:" + c.ID,
+			Content:    unescape(in.subject),
+			Status:     "pending",
+			ActiveForm: unescape(in.activeForm),
+		})
+		s.index().todoByID["pending:"+c.ID] = len(s.Todos) - 1
+	case "TaskUpdate":
+		s.taskUpdate(in)
+	}
+}
+
+func absPath(cwd, p string) string {
+	if p == "" || filepath.IsAbs(p) || cwd == "" {
+		return p
+	}
+	return filepath.Join(cwd, p)
+}
+
+type opKind int
+
+const (
+	opRead opKind = iota
+	opWrite
+	opEdit
+	opDelete
+)
+
+func (s *Session) fileOp(path string, k opKind) {
+	if path == "" {
+		return
+	}
+	x := s.index()
+	i, ok := x.fileByPath[path]
+	if !ok {
+		i = len(s.Files)
+		x.fileByPath[path] = i
+		s.Files = append(s.Files, FileStat{Path: path})
+	}
+	f := &s.Files[i]
+	switch k {
+	case opRead:
+		f.Read++
+	case opWrite:
+		if f.Read == 0 && f.Edit == 0 && f.Write == 0 {
+			f.Created = true
+		}
+		f.Write++
+	case opEdit:
+		f.Edit++
+	case opDelete:
+		f.Delete++
+	}
+}
+
+// todoWrite replaces the todo list with TodoWrite's input.
+func (s *Session) todoWrite(raw []byte, sc *scanner) {
+	if len(raw) == 0 {
+		return
+	}
+	sc.reset(raw)
+	var todos []Todo
+	if sc.peek() != '[' {
+		return
+	}
+	for sc.array(); sc.more(); {
+		if sc.peek() != '{' {
+			sc.skip()
+			continue
+		}
+		var t Todo
+		sc.object()
+		for k := sc.key(); k != nil; k = sc.key() {
+			if !sc.isString() {
+				sc.skip()
+				continue
+			}
+			switch string(k) {
+			case "content":
+				t.Content = sc.str()
+			case "status":
+				t.Status = sc.str()
+			case "activeForm":
+				t.ActiveForm = sc.str()
+			case "id":
+				t.ID = sc.str()
+			default:
+				sc.skip()
+			}
+		}
+		todos = append(todos, t)
+	}
+	if sc.bad {
+		return
+	}
+	s.Todos = todos
+	x := s.index()
+	clear(x.todoByID)
+	for i, t := range s.Todos {
+		if t.ID != "" {
+			x.todoByID[t.ID] = i
+		}
+	}
+}
+
+func (s *Session) assignTaskID(callID, id string) {
+	x := s.index()
+	i, ok := x.todoByID["pending:"+callID]
+	if !ok {
+		return
+	}
+	delete(x.todoByID, "pending:"+callID)
+	s.Todos[i].ID = id
+	x.todoByID[id] = i
+}
+
+func (s *Session) taskUpdate(in *toolInput) {
+	id := strings.Trim(unescape(in.taskID), `"`)
+	x := s.index()
+	i, ok := x.todoByID[id]
+	if !ok {
+		return
+	}
+	t := &s.Todos[i]
+	if st := unescape(in.status); st != "" {
+		if st == "deleted" {
+			s.Todos = append(s.Todos[:i], s.Todos[i+1:]...)
+			clear(x.todoByID)
+			for j, t := range s.Todos {
+				if t.ID != "" {
+					x.todoByID[t.ID] = j
+				}
+			}
+			return
+		}
+		t.Status = st
+	}
+	if v := unescape(in.subject); v != "" {
+		t.Content = v
+	}
+	if v := unescape(in.activeForm); v != "" {
+		t.ActiveForm = v
+	}
+}
+
+// promptText decides whether a user message is something the user typed and
+// returns its text without system reminders.
+func promptText(text string, m *message) (string, bool) {
+	for i := range m.blocks {
+		if string(m.blocks[i].typ) == "tool_result" {
+			return "", false
+		}
+	}
+	text = stripTagged(text, "system-reminder")
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return "", false
+	}
+	for _, p := range nonPromptPrefixes {
+		if strings.HasPrefix(t, p) {
+			return "", false
+		}
+	}
+	return t, true
+}
+
+// Lines Claude Code writes as "user" that the user did not type.
+var nonPromptPrefixes = []string{
+	"<command-name>", "<command-message>", "<command-args>",
+	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
+	"<bash-input>", "<bash-stdout>", "<bash-stderr>",
+	"<task-notification>", "<user-prompt-submit-hook>",
+	"[Request interrupted",
+	"Caveat: The messages below were generated",
+	"This session is being continued from a previous conversation",
+}
+
+// stripTagged removes every <tag>...</tag> span.
+func stripTagged(s, tag string) string {
+	open, end := "<"+tag+">", "</"+tag+">"
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], end)
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + s[i+j+len(end):]
+	}
+}
