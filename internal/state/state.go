@@ -170,7 +170,7 @@ func WriteAtomic(file string, data []byte) error {
 // the first prompt, which names the session in listings.
 func Lite(s *transcript.Session) *transcript.Session {
 	l := &transcript.Session{
-		Version: s.Version, Path: s.Path, Offset: s.Offset, Lines: s.Lines, Tail: s.Tail,
+		Version: s.Version, Path: s.Path, Offset: s.Offset, Lines: s.Lines, Tail: s.Tail, Head: s.Head,
 		IsSubagent: s.IsSubagent, SessionID: s.SessionID, Model: s.Model, CWD: s.CWD,
 		GitBranch: s.GitBranch, ClientVersion: s.ClientVersion, FirstTime: s.FirstTime,
 		LastTime: s.LastTime, BadCount: s.BadCount, Skipped: s.Skipped,

@@ -278,7 +278,16 @@ func (s *scanner) more() bool {
 	return true
 }
 
-func (s *scanner) depthIn()  { s.stack = append(s.stack, true) }
+// maxDepth bounds nesting so that no line can exhaust the stack.
+const maxDepth = 10000
+
+func (s *scanner) depthIn() {
+	if len(s.stack) >= maxDepth {
+		s.fail()
+		return
+	}
+	s.stack = append(s.stack, true)
+}
 func (s *scanner) depthOut() { s.stack = s.stack[:len(s.stack)-1] }
 func (s *scanner) first() bool {
 	if len(s.stack) == 0 {

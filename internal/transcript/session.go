@@ -34,6 +34,10 @@ type Session struct {
 	// Tail holds the last bytes before Offset, so a later reader can tell the
 	// file it resumes is the one it read (not truncated or replaced).
 	Tail []byte `json:"tail"`
+	// Head is a hash of the file's first bytes (up to headKeep), for the
+	// same purpose: a replaced file rarely keeps both its start and the end
+	// of what was read.
+	Head []byte `json:"head"`
 	// IsSubagent marks a subagent's own transcript, whose lines are all
 	// sidechain lines: there they are the chain that counts.
 	IsSubagent bool `json:"is_subagent,omitempty"`

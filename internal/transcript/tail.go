@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,9 @@ import (
 // tailKeep is how many bytes before Offset are remembered to recognise the
 // file on the next read.
 const tailKeep = 64
+
+// headKeep is how many of the file's first bytes Head hashes.
+const headKeep = 4096
 
 // readChunk is the read size; lines longer than it grow the buffer.
 const readChunk = 1 << 20
@@ -70,7 +74,22 @@ func (s *Session) matches(f *os.File, size int64) bool {
 	if _, err := f.ReadAt(buf, s.Offset-int64(len(buf))); err != nil {
 		return false
 	}
-	return bytes.Equal(buf, s.Tail)
+	if !bytes.Equal(buf, s.Tail) {
+		return false
+	}
+	h, err := headHash(f, s.Offset)
+	return err == nil && bytes.Equal(h, s.Head)
+}
+
+// headHash hashes the first bytes of the file, at most headKeep and never
+// past limit.
+func headHash(f *os.File, limit int64) ([]byte, error) {
+	buf := make([]byte, min(headKeep, limit))
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(buf)
+	return sum[:8], nil
 }
 
 func (s *Session) read(f *os.File, p *Parser) (int64, error) {
@@ -102,6 +121,11 @@ func (s *Session) read(f *os.File, p *Parser) (int64, error) {
 		if used > 0 {
 			s.Offset = pos + int64(used)
 			s.rememberTail(b[:used])
+			if pos < headKeep {
+				if h, err := headHash(f, s.Offset); err == nil {
+					s.Head = h
+				}
+			}
 		}
 		pos += int64(used)
 		copy(buf, b[used:])

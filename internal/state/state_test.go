@@ -1,0 +1,138 @@
+package state
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+func session(t *testing.T, dir string, turns int) *transcript.Session {
+	t.Helper()
+	path := filepath.Join(dir, "abc.jsonl")
+	var b strings.Builder
+	for i := 0; i < turns; i++ {
+		b.WriteString(`{"type":"assistant","message":{"id":"m` + string(rune('a'+i%26)) + strings.Repeat("x", i/26) + `","model":"m","usage":{"input_tokens":1,"cache_read_input_tokens":` + "100" + `}},"timestamp":"2026-01-01T00:00:00Z"}` + "\n")
+	}
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"first prompt"}}` + "\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := transcript.New(path)
+	var p transcript.Parser
+	if _, err := s.Update(&p); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	st := Store{Dir: filepath.Join(dir, "state")}
+	s := session(t, dir, 50)
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	full := st.Load(s.Path)
+	if full == nil || len(full.Turns) != 50 || full.Offset != s.Offset || !full.UpToDate() {
+		t.Fatalf("full = %+v", full)
+	}
+	h := st.LoadHeader(s.Path)
+	if h == nil || len(h.Turns) != recentTurns || h.NumTurns() != 50 || h.Offset != s.Offset || !h.UpToDate() {
+		t.Fatalf("header turns=%d total=%d", len(h.Turns), h.NumTurns())
+	}
+	if len(h.Prompts) != 1 || h.Prompts[0].Text != "first prompt" {
+		t.Errorf("header prompts = %+v", h.Prompts)
+	}
+	fi, err := os.Stat(st.File(s.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("state file mode = %v, want 0600", fi.Mode().Perm())
+	}
+	di, _ := os.Stat(filepath.Dir(st.File(s.Path)))
+	if di.Mode().Perm() != 0o700 {
+		t.Errorf("state dir mode = %v, want 0700", di.Mode().Perm())
+	}
+}
+
+func TestUntrustedStateIsDiscarded(t *testing.T) {
+	dir := t.TempDir()
+	st := Store{Dir: dir}
+	s := session(t, dir, 3)
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	file := st.File(s.Path)
+	good, _ := os.ReadFile(file)
+	cases := map[string]string{
+		"garbage":       "not json\nat all\n",
+		"empty":         "",
+		"half written":  string(good[:strings.IndexByte(string(good), '\n')/2]),
+		"other version": strings.Replace(string(good), `"version":1`, `"version":999`, 2),
+		"other path":    strings.ReplaceAll(string(good), "abc.jsonl", "zzz.jsonl"),
+		"other kind":    strings.ReplaceAll(string(good), headerKind, "something-else"),
+	}
+	t.Run("body cut", func(t *testing.T) {
+		os.WriteFile(file, good[:len(good)-20], 0o600)
+		if f := st.Load(s.Path); f != nil {
+			t.Errorf("body trusted: %+v", f)
+		}
+	})
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			os.WriteFile(file, []byte(content), 0o600)
+			if h := st.LoadHeader(s.Path); h != nil {
+				t.Errorf("header trusted: %+v", h)
+			}
+			if f := st.Load(s.Path); f != nil {
+				t.Errorf("body trusted: %+v", f)
+			}
+		})
+	}
+}
+
+func TestFilePerTranscriptPath(t *testing.T) {
+	st := Store{Dir: "/s"}
+	a, b := st.File("/x/abc.jsonl"), st.File("/y/abc.jsonl")
+	if a == b || !strings.HasPrefix(filepath.Base(a), "abc-") {
+		t.Errorf("files %s %s", a, b)
+	}
+}
+
+func TestDir(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_STATE_HOME": "/x", "HOME": "/h"}, "/x/cairn"},
+		{map[string]string{"XDG_STATE_HOME": "relative", "HOME": "/h"}, "/h/.local/state/cairn"},
+		{map[string]string{"HOME": "/h"}, "/h/.local/state/cairn"},
+	}
+	for _, tt := range tests {
+		if got, err := Dir(env(tt.env)); err != nil || got != tt.want {
+			t.Errorf("Dir(%v) = %q, %v; want %q", tt.env, got, err, tt.want)
+		}
+	}
+	if _, err := Dir(env(nil)); err == nil {
+		t.Error("no error without HOME")
+	}
+}
+
+func TestSaveFailsCleanly(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "state")
+	os.WriteFile(blocker, []byte("a file where the directory should be"), 0o600)
+	st := Store{Dir: blocker}
+	s := session(t, dir, 2)
+	if err := st.Save(s); err == nil {
+		t.Fatal("save into a file succeeded")
+	}
+	if data, _ := os.ReadFile(blocker); string(data) != "a file where the directory should be" {
+		t.Error("blocker changed")
+	}
+}

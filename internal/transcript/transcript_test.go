@@ -1,0 +1,341 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// feed parses lines as one transcript.
+func feed(t *testing.T, lines ...string) *Session {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := New(path)
+	var p Parser
+	if _, err := s.Update(&p); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+const ts = `"timestamp":"2026-02-10T21:12:01.117Z"`
+
+func asst(id, model string, in, cc, cr int, content string) string {
+	return fmt.Sprintf(`{"isSidechain":false,"cwd":"/p","sessionId":"S","gitBranch":"main","message":{"model":%q,"id":%q,"type":"message","role":"assistant","content":[%s],"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":5}},"type":"assistant",%s}`,
+		model, id, content, in, cc, cr, ts)
+}
+
+func userText(text string, extra string) string {
+	b, _ := json.Marshal(text)
+	return fmt.Sprintf(`{"isSidechain":false,"cwd":"/p","type":"user","message":{"role":"user","content":%s}%s,%s}`, b, extra, ts)
+}
+
+func toolUse(id, name, input string) string {
+	return fmt.Sprintf(`{"type":"tool_use","id":%q,"name":%q,"input":%s}`, id, name, input)
+}
+
+func toolResult(id string, isErr bool, content string) string {
+	b, _ := json.Marshal(content)
+	return fmt.Sprintf(`{"isSidechain":false,"cwd":"/p","type":"user","message":{"role":"user","content":[{"type":"tool_result","content":%s,"is_error":%v,"tool_use_id":%q}]},%s,"toolUseResult":{"stdout":"x"}}`, b, isErr, id, ts)
+}
+
+func TestTurnsDeduplicatedAndMainChainOnly(t *testing.T) {
+	s := feed(t,
+		asst("m1", "claude-opus-4-6", 3, 100, 1000, `{"type":"thinking","thinking":"hm"}`),
+		asst("m1", "claude-opus-4-6", 3, 100, 1000, `{"type":"text","text":"hi"}`),
+		// A sidechain reply and a synthetic one never count.
+		strings.Replace(asst("m2", "claude-opus-4-6", 1, 1, 1, `{"type":"text","text":"x"}`), `"isSidechain":false`, `"isSidechain":true`, 1),
+		asst("m3", "<synthetic>", 0, 0, 0, `{"type":"text","text":"No response requested."}`),
+		asst("m4", "claude-opus-4-6", 5, 0, 2000, `{"type":"text","text":"ok"}`),
+	)
+	if got := len(s.Turns); got != 2 {
+		t.Fatalf("turns = %d, want 2", got)
+	}
+	if got := s.Turns[0].Usage.Context(); got != 1103 {
+		t.Errorf("first context = %d, want 1103", got)
+	}
+	if got := s.Turns[1].Usage.Context(); got != 2005 {
+		t.Errorf("last context = %d, want 2005", got)
+	}
+	if s.Model != "claude-opus-4-6" || s.CWD != "/p" || s.GitBranch != "main" || s.SessionID != "S" {
+		t.Errorf("metadata = %q %q %q %q", s.Model, s.CWD, s.GitBranch, s.SessionID)
+	}
+}
+
+func TestPrompts(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want []string
+	}{
+		{"plain", userText("fix the bug in ABC-123", ""), []string{"fix the bug in ABC-123"}},
+		{"blocks", `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","source":{}}]},` + ts + `}`, []string{"look"}},
+		{"meta", userText("skill text", `,"isMeta":true`), nil},
+		{"compact summary", userText("This session is being continued from a previous conversation that ran out of context.", `,"isCompactSummary":true`), nil},
+		{"command", userText("<command-name>/model</command-name>", ""), nil},
+		{"command output", userText("<local-command-stdout>ok</local-command-stdout>", ""), nil},
+		{"interrupt", userText("[Request interrupted by user for tool use]", ""), nil},
+		{"reminder only", userText("<system-reminder>be nice</system-reminder>", ""), nil},
+		{"reminder stripped", userText("<system-reminder>x</system-reminder>do it", ""), []string{"do it"}},
+		{"tool result", toolResult("t1", false, "output"), nil},
+		{"sidechain", strings.Replace(userText("sub task", ""), `"isSidechain":false`, `"isSidechain":true`, 1), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := feed(t, tt.line)
+			var got []string
+			for _, p := range s.Prompts {
+				got = append(got, p.Text)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("prompts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestToolCallsAndResults(t *testing.T) {
+	s := feed(t,
+		asst("m1", "claude-opus-4-6", 1, 1, 1, toolUse("t1", "Write", `{"file_path":"/p/a.go","content":"package a"}`)),
+		toolResult("t1", false, "File created successfully"),
+		asst("m2", "claude-opus-4-6", 1, 1, 1, toolUse("t2", "Edit", `{"file_path":"a.go","old_string":"a","new_string":"b"}`)),
+		toolResult("t2", false, "ok"),
+		asst("m3", "claude-opus-4-6", 1, 1, 1, toolUse("t3", "Bash", `{"command":"go test ./... \u0026\u0026 echo done","description":"test"}`)),
+		toolResult("t3", true, "Exit code 3\nFAIL"),
+		asst("m4", "claude-opus-4-6", 1, 1, 1, toolUse("t4", "Bash", `{"command":"echo hi > out.txt"}`)),
+		toolResult("t4", false, "hi"),
+		asst("m5", "claude-opus-4-6", 1, 1, 1, toolUse("t5", "Bash", `{"command":"rm -rf build"}`)),
+		toolResult("t5", true, "The user doesn't want to proceed with this tool use."),
+		asst("m6", "claude-opus-4-6", 1, 1, 1, toolUse("t6", "Read", `{"file_path":"/p/b.go"}`)),
+		toolResult("t6", true, "<tool_use_error>File does not exist.</tool_use_error>"),
+		asst("m7", "claude-opus-4-6", 1, 1, 1, toolUse("t7", "NotebookEdit", `{"notebook_path":"/p/n.ipynb","new_source":"x"}`)),
+		asst("m8", "claude-opus-4-6", 1, 1, 1, toolUse("t8", "MultiEdit", `{"file_path":"/p/a.go","edits":[]}`)),
+	)
+	exit := func(n int) *int { return &n }
+	want := []ToolCall{
+		{ID: "t1", Name: "Write", FilePath: "/p/a.go", Done: true},
+		{ID: "t2", Name: "Edit", FilePath: "/p/a.go", Done: true},
+		{ID: "t3", Name: "Bash", Command: "go test ./... && echo done", Done: true, IsError: true, ExitCode: exit(3), ErrorText: "Exit code 3\nFAIL"},
+		{ID: "t4", Name: "Bash", Command: "echo hi > out.txt", Done: true, ExitCode: exit(0)},
+		{ID: "t5", Name: "Bash", Command: "rm -rf build", Done: true, IsError: true, ErrorText: "The user doesn't want to proceed with this tool use."},
+		{ID: "t6", Name: "Read", FilePath: "/p/b.go", Done: true, IsError: true, ErrorText: "<tool_use_error>File does not exist.</tool_use_error>"},
+		{ID: "t7", Name: "NotebookEdit", FilePath: "/p/n.ipynb"},
+		{ID: "t8", Name: "MultiEdit", FilePath: "/p/a.go"},
+	}
+	if diff := cmp.Diff(want, s.ToolCalls, cmpopts.IgnoreFields(ToolCall{}, "Time", "Line")); diff != "" {
+		t.Errorf("tool calls (-want +got):\n%s", diff)
+	}
+	wantFiles := []FileStat{
+		{Path: "/p/a.go", Write: 1, Edit: 2, Created: true},
+		{Path: "/p/out.txt", Write: 1, Created: true},
+		{Path: "/p/build", Delete: 1},
+		{Path: "/p/b.go", Read: 1},
+		{Path: "/p/n.ipynb", Edit: 1},
+	}
+	if diff := cmp.Diff(wantFiles, s.Files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
+func TestTodos(t *testing.T) {
+	s := feed(t,
+		asst("m1", "x", 1, 1, 1, toolUse("t1", "TodoWrite", `{"todos":[{"content":"write tests","status":"in_progress","activeForm":"Writing tests"},{"content":"ship","status":"pending","activeForm":"Shipping"}]}`)),
+	)
+	want := []Todo{{Content: "write tests", Status: "in_progress", ActiveForm: "Writing tests"}, {Content: "ship", Status: "pending", ActiveForm: "Shipping"}}
+	if diff := cmp.Diff(want, s.Todos); diff != "" {
+		t.Errorf("TodoWrite (-want +got):\n%s", diff)
+	}
+
+	s = feed(t,
+		asst("m1", "x", 1, 1, 1, toolUse("c1", "TaskCreate", `{"subject":"write tests","description":"d","activeForm":"Writing tests"}`)),
+		toolResult("c1", false, "Task #1 created successfully: write tests"),
+		asst("m2", "x", 1, 1, 1, toolUse("c2", "TaskCreate", `{"subject":"ship","description":"d"}`)),
+		toolResult("c2", false, "Task #2 created successfully: ship"),
+		asst("m3", "x", 1, 1, 1, toolUse("c3", "TaskCreate", `{"subject":"drop me"}`)),
+		toolResult("c3", false, "Task #3 created successfully: drop me"),
+		asst("m4", "x", 1, 1, 1, toolUse("u1", "TaskUpdate", `{"taskId":"1","status":"completed"}`)),
+		asst("m5", "x", 1, 1, 1, toolUse("u2", "TaskUpdate", `{"taskId":"2","status":"in_progress"}`)),
+		asst("m6", "x", 1, 1, 1, toolUse("u3", "TaskUpdate", `{"taskId":"3","status":"deleted"}`)),
+	)
+	want = []Todo{{ID: "1", Content: "write tests", Status: "completed", ActiveForm: "Writing tests"}, {ID: "2", Content: "ship", Status: "in_progress"}}
+	if diff := cmp.Diff(want, s.Todos); diff != "" {
+		t.Errorf("tasks (-want +got):\n%s", diff)
+	}
+}
+
+func TestCompaction(t *testing.T) {
+	s := feed(t,
+		asst("m1", "x", 1, 1000, 150000, `{"type":"text","text":"a"}`),
+		`{"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":167094,"postTokens":9000},"timestamp":"2026-02-11T21:18:41.543Z"}`,
+		userText("This session is being continued from a previous conversation that ran out of context. Summary: all good.", `,"isCompactSummary":true,"isVisibleInTranscriptOnly":true`),
+	)
+	if len(s.Compactions) != 1 {
+		t.Fatalf("compactions = %d", len(s.Compactions))
+	}
+	c := s.Compactions[0]
+	if c.Trigger != "auto" || c.PreTokens != 167094 || c.PostTokens != 9000 || c.TurnsBefore != 1 || c.Line != 2 {
+		t.Errorf("compaction = %+v", c)
+	}
+	if !strings.Contains(c.Summary, "all good") || c.SummaryChars != len(c.Summary) {
+		t.Errorf("summary = %q (%d chars)", c.Summary, c.SummaryChars)
+	}
+	if len(s.Prompts) != 0 {
+		t.Errorf("the summary was taken for a prompt: %+v", s.Prompts)
+	}
+	if c.Time.IsZero() {
+		t.Error("no time")
+	}
+}
+
+func TestBadLines(t *testing.T) {
+	s := feed(t,
+		asst("m1", "x", 1, 1, 1, `{"type":"text","text":"a"}`),
+		`{"type":"assistant","message":{"id":"m2"`,
+		"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"bad \xff byte\"}}",
+		`not json at all`,
+		`{"type":"brand-new-kind","payload":{"x":[1,2,3]}}`,
+		``,
+		asst("m3", "x", 1, 1, 1, `{"type":"text","text":"b"}`),
+	)
+	want := []BadLine{{Line: 2, Reason: "invalid JSON"}, {Line: 3, Reason: "invalid UTF-8"}, {Line: 4, Reason: "invalid JSON"}}
+	if diff := cmp.Diff(want, s.BadLines, cmpopts.IgnoreFields(BadLine{}, "Offset")); diff != "" {
+		t.Errorf("bad lines (-want +got):\n%s", diff)
+	}
+	if s.BadCount != 3 || len(s.Turns) != 2 || s.Skipped != 1 || s.Lines != 7 {
+		t.Errorf("bad=%d turns=%d skipped=%d lines=%d", s.BadCount, len(s.Turns), s.Skipped, s.Lines)
+	}
+	if s.BadLines[1].Offset == 0 {
+		t.Error("offsets not recorded")
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	big := strings.Repeat(`a \"quoted\" line\n`, 400_000) // about 8 MB
+	s := feed(t,
+		asst("m1", "x", 1, 1, 1, toolUse("t1", "Bash", `{"command":"cat big"}`)),
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"`+big+`","is_error":false,"tool_use_id":"t1"}]},`+ts+`}`,
+		asst("m2", "x", 7, 0, 0, `{"type":"text","text":"done"}`),
+	)
+	if s.BadCount != 0 || len(s.Turns) != 2 || !s.ToolCalls[0].Done {
+		t.Fatalf("bad=%d turns=%d call=%+v", s.BadCount, len(s.Turns), s.ToolCalls[0])
+	}
+}
+
+func TestIncrementalHalfLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	l1 := asst("m1", "x", 1, 1, 100, `{"type":"text","text":"a"}`) + "\n"
+	l2 := asst("m2", "x", 1, 1, 200, `{"type":"text","text":"b"}`) + "\n"
+	write := func(s string) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
+	}
+	s := New(path)
+	var p Parser
+	write(l1 + l2[:40])
+	r, err := s.Update(&p)
+	if err != nil || r.Read != int64(len(l1)) || len(s.Turns) != 1 || s.BadCount != 0 {
+		t.Fatalf("after half line: read=%d err=%v turns=%d bad=%d", r.Read, err, len(s.Turns), s.BadCount)
+	}
+	write(l2[40:])
+	r, err = s.Update(&p)
+	if err != nil || r.Read != int64(len(l2)) || len(s.Turns) != 2 || s.Turns[1].Usage.Context() != 202 {
+		t.Fatalf("after rest: read=%d err=%v turns=%+v", r.Read, err, s.Turns)
+	}
+	if r, _ := s.Update(&p); r.Read != 0 || !s.UpToDate() {
+		t.Errorf("nothing new: read=%d up-to-date=%v", r.Read, s.UpToDate())
+	}
+}
+
+func TestRebuildWhenFileReplaced(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	a := asst("m1", "x", 1, 1, 100, `{"type":"text","text":"a"}`) + "\n"
+	os.WriteFile(path, []byte(a+a), 0o600)
+	s := New(path)
+	var p Parser
+	s.Update(&p)
+	// Same size, other content: must not be trusted.
+	b := asst("m9", "x", 1, 1, 900, `{"type":"text","text":"a"}`) + "\n"
+	os.WriteFile(path, []byte(b+b+b), 0o600)
+	r, err := s.Update(&p)
+	if err != nil || !r.Rebuilt || len(s.Turns) != 1 || s.Turns[0].MessageID != "m9" {
+		t.Fatalf("rebuilt=%v err=%v turns=%+v", r.Rebuilt, err, s.Turns)
+	}
+	// Truncated.
+	os.WriteFile(path, []byte(a), 0o600)
+	if r, _ := s.Update(&p); !r.Rebuilt || s.Turns[0].MessageID != "m1" {
+		t.Fatalf("after truncation rebuilt=%v turns=%+v", r.Rebuilt, s.Turns)
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	s := New(filepath.Join(t.TempDir(), "nope.jsonl"))
+	var p Parser
+	if _, err := s.Update(&p); !os.IsNotExist(err) {
+		t.Errorf("err = %v, want not-exist", err)
+	}
+}
+
+func TestBashFileOps(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []bashOp
+	}{
+		{"ls -la", nil},
+		{"echo x > a.txt", []bashOp{{"a.txt", opWrite}}},
+		{"echo x >> log.txt 2>/dev/null", []bashOp{{"log.txt", opWrite}}},
+		{"cmd >/dev/null 2>&1", nil},
+		{"rm -f a b", []bashOp{{"a", opDelete}, {"b", opDelete}}},
+		{"mv old.go new.go", []bashOp{{"old.go", opDelete}, {"new.go", opWrite}}},
+		{"cp -r src dst && touch done", []bashOp{{"dst", opWrite}, {"done", opWrite}}},
+		{"sed -i 's/a/b/' x.go y.go", []bashOp{{"x.go", opEdit}, {"y.go", opEdit}}},
+		{"sed 's/a/b/' x.go", nil},
+		{"echo hi | tee 'my file.txt'", []bashOp{{"my file.txt", opWrite}}},
+		{"rm $TMP/x *.o", nil},
+		{`git commit -m "a > b"`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, bashFileOps(tt.cmd), cmp.AllowUnexported(bashOp{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUnescape(t *testing.T) {
+	tests := map[string]string{
+		`plain`:         "plain",
+		`a\nb\t\"c\"\\`: "a\nb\t\"c\"\\",
+		`\u00e9\u4e2d`:  "é中",
+		`\ud83d\ude00`:  "😀",
+		`bad \x escape`: `bad \x escape`,
+		`short \u12`:    `short \u12`,
+		`trailing \`:    `trailing \`,
+	}
+	for in, want := range tests {
+		if got := unescape([]byte(in)); got != want {
+			t.Errorf("unescape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDeepNesting(t *testing.T) {
+	deep := `{"type":"user","x":` + strings.Repeat("[", 2_000_000) + strings.Repeat("]", 2_000_000) + `}`
+	s := feed(t, deep, userText("still here", ""))
+	if s.BadCount != 1 || len(s.Prompts) != 1 {
+		t.Errorf("bad=%d prompts=%d", s.BadCount, len(s.Prompts))
+	}
+}
