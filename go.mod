@@ -7,4 +7,8 @@ require (
 	github.com/google/go-cmp v0.7.0
 )
 
-require golang.org/x/sys v0.47.0 // indirect
+require (
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

@@ -132,7 +132,7 @@ func renderStatus(w io.Writer, v statusView, now time.Time, loc *time.Location) 
 		if tr.PerMinute != 0 {
 			fmt.Fprintf(w, " · %s tokens/min", signed(tr.PerMinute))
 		}
-		fmt.Fprintf(w, " (last %d turns)\n", tr.Samples)
+		fmt.Fprintf(w, " (over the last %d turns)\n", tr.Samples+1)
 		if tr.TurnsToCompact != nil {
 			fmt.Fprintf(w, "compacts in about %s turns", num1(*tr.TurnsToCompact))
 			if tr.MinutesToCompact != nil {

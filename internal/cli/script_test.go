@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/fixtures"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and script expectations")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"cairn": func() { os.Exit(Main()) },
+	})
+}
+
+// The CLI as a user meets it: testdata/script/*.txtar.
+func TestScripts(t *testing.T) {
+	fx, err := fixtures.Extract(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: *update,
+		Setup: func(e *testscript.Env) error {
+			home := filepath.Join(e.WorkDir, "home")
+			e.Setenv("HOME", home)
+			e.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(home, ".claude"))
+			e.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+			e.Setenv("FIXTURES", fx)
+			e.Setenv("TZ", "UTC")
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// session NAME PROJECT [AGE]: puts a fixture transcript (and its
+			// subagents) where Claude Code would have written it for a
+			// project at PROJECT, last modified AGE ago.
+			"session": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: session NAME PROJECT [AGE]")
+				}
+				project := ts.MkAbs(args[1])
+				ts.Check(os.MkdirAll(project, 0o755))
+				dir := filepath.Join(ts.Getenv("CLAUDE_CONFIG_DIR"), "projects", claude.ProjectKey(project))
+				ts.Check(os.MkdirAll(dir, 0o755))
+				src := filepath.Join(fx, args[0])
+				dst := filepath.Join(dir, args[0])
+				data, err := os.ReadFile(src + ".jsonl")
+				ts.Check(err)
+				ts.Check(os.WriteFile(dst+".jsonl", data, 0o644))
+				if fi, err := os.Stat(src); err == nil && fi.IsDir() {
+					ts.Check(os.CopyFS(dst, os.DirFS(src)))
+				}
+				if len(args) > 2 {
+					age, err := time.ParseDuration(args[2])
+					ts.Check(err)
+					when := time.Now().Add(-age)
+					ts.Check(os.Chtimes(dst+".jsonl", when, when))
+				}
+			},
+		},
+	})
+}
