@@ -63,20 +63,30 @@ type toolInput struct {
 // Feed reads one complete line (without its newline) into s. lineNo is
 // 1-based; offset is where the line starts in the file.
 func (p *Parser) Feed(s *Session, line []byte, lineNo int, offset int64) {
+	switch reason, ok := p.walk(line); {
+	case !ok && reason == "":
+	case !ok:
+		s.bad(lineNo, offset, reason)
+	default:
+		p.apply(s, lineNo)
+	}
+}
+
+// walk scans one line into p.e. It returns false with a reason for a line
+// that cannot be read, and false with no reason for a blank line.
+func (p *Parser) walk(line []byte) (string, bool) {
 	line = bytes.TrimRight(line, "\r")
 	if len(bytes.TrimSpace(line)) == 0 {
-		return
+		return "", false
 	}
 	if !p.scan(line) {
-		s.bad(lineNo, offset, "invalid JSON")
-		return
+		return "invalid JSON", false
 	}
 	// Only what was walked is checked: the part of the line cairn reads.
 	if !utf8.Valid(line[:p.walked]) {
-		s.bad(lineNo, offset, "invalid UTF-8")
-		return
+		return "invalid UTF-8", false
 	}
-	p.apply(s, lineNo)
+	return "", true
 }
 
 func (s *Session) bad(line int, off int64, reason string) {

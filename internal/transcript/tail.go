@@ -53,8 +53,15 @@ func (s *Session) Update(p *Parser) (Result, error) {
 	if fi.Size() == s.Offset {
 		return res, nil
 	}
+	start := s.Offset
+	if done, err := s.readParallel(f, fi.Size(), p); done || err != nil {
+		res.Read = s.Offset - start
+		if err != nil {
+			return res, err
+		}
+	}
 	n, err := s.read(f, p)
-	res.Read = n
+	res.Read += n
 	return res, err
 }
 
@@ -94,7 +101,13 @@ func headHash(f *os.File, limit int64) ([]byte, error) {
 
 func (s *Session) read(f *os.File, p *Parser) (int64, error) {
 	start := s.Offset
-	buf := make([]byte, readChunk)
+	// Size the buffer to what is new: an update after one more turn should
+	// not allocate (and later collect) a megabyte.
+	size := int64(readChunk)
+	if fi, err := f.Stat(); err == nil {
+		size = max(4096, min(size, fi.Size()-s.Offset+1))
+	}
+	buf := make([]byte, size)
 	fill := 0 // bytes in buf not yet consumed
 	pos := s.Offset
 	for {
@@ -218,4 +231,16 @@ func (s *Session) UpToDate() bool {
 		return false
 	}
 	return s.matches(f, fi.Size())
+}
+
+// ReadSerial reads what is new on one goroutine, for comparison with the
+// parallel cold read in benchmarks.
+func (s *Session) ReadSerial(p *Parser) error {
+	f, err := os.Open(s.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = s.read(f, p)
+	return err
 }

@@ -1,0 +1,231 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/cairn-agent/cairn/internal/fixtures"
+	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+const bigSize = 100 << 20
+
+var work struct {
+	dir      string
+	big      int64
+	bigPath  string
+	small    int64
+	smallPth string
+	cairn    string
+	hello    string
+	turn     []byte // one more turn to append
+}
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		dir, err := os.MkdirTemp("", "cairn-bench-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		work.dir = dir
+		if err := setup(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "bench setup:", err)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func setup(dir string) error {
+	fx, err := fixtures.Extract(filepath.Join(dir, "fixtures"))
+	if err != nil {
+		return err
+	}
+	work.bigPath = filepath.Join(dir, "big.jsonl")
+	if work.big, err = fixtures.Big(fx, work.bigPath, bigSize); err != nil {
+		return err
+	}
+	work.smallPth = filepath.Join(dir, "small.jsonl")
+	if work.small, err = fixtures.Big(fx, work.smallPth, 10<<20); err != nil {
+		return err
+	}
+	// One real turn: the last assistant reply of a fixture and the tool
+	// result that follows it, about as much as one agent step appends.
+	src, err := os.ReadFile(filepath.Join(fx, "tool_heavy.jsonl"))
+	if err != nil {
+		return err
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	for _, l := range lines[len(lines)-12:] {
+		work.turn = append(work.turn, l...)
+	}
+	return nil
+}
+
+// buildBinaries builds cairn and a hello-world program, once.
+func buildBinaries(b *testing.B) {
+	b.Helper()
+	if work.cairn != "" {
+		return
+	}
+	work.cairn = filepath.Join(work.dir, "cairn")
+	out, err := exec.Command("go", "build", "-o", work.cairn, "github.com/cairn-agent/cairn/cmd/cairn").CombinedOutput()
+	if err != nil {
+		b.Fatalf("build cairn: %v\n%s", err, out)
+	}
+	hdir := filepath.Join(work.dir, "hello")
+	os.MkdirAll(hdir, 0o755)
+	os.WriteFile(filepath.Join(hdir, "go.mod"), []byte("module hello\n\ngo 1.26\n"), 0o644)
+	os.WriteFile(filepath.Join(hdir, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644)
+	work.hello = filepath.Join(work.dir, "hello-bin")
+	cmd := exec.Command("go", "build", "-o", work.hello, ".")
+	cmd.Dir = hdir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build hello: %v\n%s", err, out)
+	}
+}
+
+// BenchmarkLineScan is the baseline: read the file and find every line, as
+// fast as Go does it, doing nothing with the lines.
+func BenchmarkLineScan(b *testing.B) {
+	buf := make([]byte, 1<<20)
+	b.SetBytes(work.big)
+	for b.Loop() {
+		f, err := os.Open(work.bigPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines := 0
+		for off := int64(0); ; {
+			n, err := f.ReadAt(buf, off)
+			off += int64(n)
+			for p := buf[:n]; ; {
+				i := bytes.IndexByte(p, '\n')
+				if i < 0 {
+					break
+				}
+				lines++
+				p = p[i+1:]
+			}
+			if err == io.EOF || n == 0 {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		f.Close()
+		if lines == 0 {
+			b.Fatal("no lines")
+		}
+	}
+}
+
+// BenchmarkColdParse reads the whole transcript into a session.
+func BenchmarkColdParse(b *testing.B) {
+	b.SetBytes(work.big)
+	for b.Loop() {
+		s := transcript.New(work.bigPath)
+		var p transcript.Parser
+		if _, err := s.Update(&p); err != nil {
+			b.Fatal(err)
+		}
+		if s.NumTurns() == 0 {
+			b.Fatal("no turns")
+		}
+	}
+}
+
+// BenchmarkColdParseSerial is the same on one goroutine.
+func BenchmarkColdParseSerial(b *testing.B) {
+	b.SetBytes(work.big)
+	for b.Loop() {
+		s := transcript.New(work.bigPath)
+		var p transcript.Parser
+		if err := s.ReadSerial(&p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIncremental appends one turn to a transcript already read and
+// reads it: the cost follows the appended bytes, not the file's size.
+func BenchmarkIncremental(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		path string
+	}{{"10MB", work.smallPth}, {"100MB", work.bigPath}} {
+		b.Run(tc.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "t.jsonl")
+			data, err := os.ReadFile(tc.path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			os.WriteFile(path, data, 0o600)
+			s := transcript.New(path)
+			var p transcript.Parser
+			if _, err := s.Update(&p); err != nil {
+				b.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			b.SetBytes(int64(len(work.turn)))
+			b.ReportMetric(float64(len(data)), "file-bytes")
+			for b.Loop() {
+				b.StopTimer()
+				f.Write(work.turn)
+				b.StartTimer()
+				r, err := s.Update(&p)
+				if err != nil || r.Read != int64(len(work.turn)) {
+					b.Fatalf("read %d, err %v", r.Read, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkProcessHello is the whole-process baseline.
+func BenchmarkProcessHello(b *testing.B) {
+	buildBinaries(b)
+	for b.Loop() {
+		if err := exec.Command(work.hello).Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkProcessStatus runs `cairn status --json` on the 100 MB
+// transcript whose state is already saved.
+func BenchmarkProcessStatus(b *testing.B) {
+	buildBinaries(b)
+	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(work.dir, "state"), "CLAUDE_CONFIG_DIR="+filepath.Join(work.dir, "claude"))
+	run := func() []byte {
+		cmd := exec.Command(work.cairn, "status", "--json", "--transcript", work.bigPath)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("cairn status: %v", err)
+		}
+		return out
+	}
+	run() // saves the state
+	st := state.Store{Dir: filepath.Join(work.dir, "state", "cairn")}
+	if h := st.LoadHeader(work.bigPath); h == nil || !h.UpToDate() {
+		b.Fatal("no saved state after the first run")
+	}
+	for b.Loop() {
+		run()
+	}
+}

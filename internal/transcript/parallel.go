@@ -1,0 +1,209 @@
+package transcript
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"runtime"
+)
+
+// A cold read of a large transcript is split into chunks of whole lines.
+// Walking a line (the expensive part) needs nothing from the lines before
+// it, so workers walk chunks concurrently; folding the results into the
+// session depends on order and stays on one goroutine, chunk by chunk.
+const (
+	parallelMin = 32 << 20 // below this a plain read is as fast
+	chunkSize   = 8 << 20
+	findWindow  = 64 << 10
+)
+
+// scanned is one walked line waiting to be applied.
+type scanned struct {
+	rel  int // line index within the chunk
+	off  int64
+	bad  string // reason, when the line could not be read
+	skip bool   // a line of a type cairn does not read
+	e    entry
+}
+
+type chunk struct {
+	start, end int64
+	buf        []byte // the chunk's bytes; items point into it
+	lines      int
+	items      []scanned
+	tail       []byte
+	err        error
+	done       chan struct{}
+}
+
+func workers() int { return min(runtime.GOMAXPROCS(0), 8) }
+
+// readParallel reads the complete lines in [s.Offset, size) with several
+// workers and reports whether it did; it declines (false) when the read is
+// small or there is one CPU.
+func (s *Session) readParallel(f *os.File, size int64, p *Parser) (bool, error) {
+	n := workers()
+	if n < 2 || size-s.Offset < parallelMin {
+		return false, nil
+	}
+	end, err := lastLineEnd(f, s.Offset, size)
+	if err != nil || end <= s.Offset {
+		return false, err
+	}
+	var bounds []int64
+	bounds = append(bounds, s.Offset)
+	for b := s.Offset + chunkSize; b < end; b += chunkSize {
+		nb, err := nextLineStart(f, b, end)
+		if err != nil {
+			return false, err
+		}
+		if nb > bounds[len(bounds)-1] && nb < end {
+			bounds = append(bounds, nb)
+		}
+	}
+	bounds = append(bounds, end)
+
+	chunks := make([]*chunk, len(bounds)-1)
+	for i := range chunks {
+		chunks[i] = &chunk{start: bounds[i], end: bounds[i+1], done: make(chan struct{})}
+	}
+	// Workers take chunks in order; at most n+1 chunks are held in memory
+	// ahead of the applier.
+	jobs := make(chan *chunk)
+	slots := make(chan struct{}, n+1)
+	// Buffers go back to the pool once their chunk is applied: allocating
+	// (and zeroing) a fresh one per chunk cost more than walking it.
+	pool := make(chan []byte, n+1)
+	for w := 0; w < n; w++ {
+		go func() {
+			var wp Parser
+			for c := range jobs {
+				select {
+				case c.buf = <-pool:
+				default:
+				}
+				c.scan(f, &wp)
+				close(c.done)
+			}
+		}()
+	}
+	go func() {
+		for _, c := range chunks {
+			slots <- struct{}{}
+			jobs <- c
+		}
+		close(jobs)
+	}()
+	var firstErr error
+	for _, c := range chunks {
+		<-c.done
+		if c.err != nil && firstErr == nil {
+			firstErr = c.err
+		}
+		if firstErr == nil {
+			for i := range c.items {
+				it := &c.items[i]
+				line := s.Lines + it.rel + 1
+				switch {
+				case it.bad != "":
+					s.bad(line, it.off, it.bad)
+				case it.skip:
+					s.Skipped++
+				default:
+					p.e = it.e
+					p.apply(s, line)
+				}
+			}
+			s.Lines += c.lines
+			s.Offset = c.end
+			s.rememberTail(c.tail)
+		}
+		c.items = nil
+		select {
+		case pool <- c.buf[:0]:
+		default:
+		}
+		c.buf = nil
+		<-slots
+	}
+	p.e = entry{}
+	if firstErr != nil {
+		return true, firstErr
+	}
+	if h, err := headHash(f, s.Offset); err == nil {
+		s.Head = h
+	}
+	return true, nil
+}
+
+// scan reads the chunk and walks each of its lines.
+func (c *chunk) scan(f *os.File, p *Parser) {
+	size := int(c.end - c.start)
+	if cap(c.buf) < size {
+		c.buf = make([]byte, size, size+size/8)
+	}
+	buf := c.buf[:size]
+	c.items = make([]scanned, 0, size/2048)
+	if _, err := f.ReadAt(buf, c.start); err != nil && err != io.EOF {
+		c.err = err
+		return
+	}
+	c.tail = append([]byte(nil), buf[max(0, len(buf)-tailKeep):]...)
+	for pos := 0; pos < len(buf); {
+		i := bytes.IndexByte(buf[pos:], '\n')
+		if i < 0 {
+			i = len(buf) - pos
+		}
+		line := buf[pos : pos+i]
+		off := c.start + int64(pos)
+		rel := c.lines
+		c.lines++
+		pos += i + 1
+		switch reason, ok := p.walk(line); {
+		case !ok && reason == "":
+			// blank line
+		case !ok:
+			c.items = append(c.items, scanned{rel: rel, off: off, bad: reason})
+		case !interesting(p.e.typ):
+			c.items = append(c.items, scanned{rel: rel, skip: true})
+		default:
+			it := scanned{rel: rel, off: off, e: p.e}
+			// The walker reuses its block slice: give this entry its own.
+			it.e.msg.blocks = append([]block(nil), p.e.msg.blocks...)
+			c.items = append(c.items, it)
+		}
+	}
+}
+
+// lastLineEnd is the offset just past the last newline in [from, size).
+func lastLineEnd(f *os.File, from, size int64) (int64, error) {
+	buf := make([]byte, findWindow)
+	for hi := size; hi > from; {
+		lo := max(from, hi-findWindow)
+		b := buf[:hi-lo]
+		if _, err := f.ReadAt(b, lo); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return lo + int64(i) + 1, nil
+		}
+		hi = lo
+	}
+	return from, nil
+}
+
+// nextLineStart is the offset just past the first newline at or after at,
+// or end when there is none before end.
+func nextLineStart(f *os.File, at, end int64) (int64, error) {
+	buf := make([]byte, findWindow)
+	for lo := at; lo < end; lo += findWindow {
+		b := buf[:min(findWindow, end-lo)]
+		if _, err := f.ReadAt(b, lo); err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			return lo + int64(i) + 1, nil
+		}
+	}
+	return end, nil
+}
