@@ -182,7 +182,6 @@ func BenchmarkIncremental(b *testing.B) {
 			}
 			defer f.Close()
 			b.SetBytes(int64(len(work.turn)))
-			b.ReportMetric(float64(len(data)), "file-bytes")
 			for b.Loop() {
 				b.StopTimer()
 				f.Write(work.turn)
@@ -192,6 +191,7 @@ func BenchmarkIncremental(b *testing.B) {
 					b.Fatalf("read %d, err %v", r.Read, err)
 				}
 			}
+			b.ReportMetric(float64(len(data)), "file-bytes")
 		})
 	}
 }

@@ -1,0 +1,86 @@
+package claude
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestProjectKey(t *testing.T) {
+	tests := map[string]string{
+		"/home/user/proj":         "-home-user-proj",
+		"/home/u/my_app.v2":       "-home-u-my-app-v2",
+		"/tmp/Täst dir":           "-tmp-T--st-dir",
+		"/home/USER/projects/x-y": "-home-USER-projects-x-y",
+	}
+	for in, want := range tests {
+		if got := ProjectKey(in); got != want {
+			t.Errorf("ProjectKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestProjectDirWalksUp(t *testing.T) {
+	cfg := t.TempDir()
+	root := filepath.Join(cfg, "projects", ProjectKey("/work/repo"))
+	os.MkdirAll(root, 0o755)
+	if got, ok := ProjectDir(cfg, "/work/repo/internal/pkg"); !ok || got != root {
+		t.Errorf("from a subdirectory: %q %v", got, ok)
+	}
+	if got, ok := ProjectDir(cfg, "/elsewhere"); ok || got != filepath.Join(cfg, "projects", "-elsewhere") {
+		t.Errorf("no project: %q %v", got, ok)
+	}
+}
+
+func TestSessionsAndFind(t *testing.T) {
+	cfg := t.TempDir()
+	a := filepath.Join(cfg, "projects", "-a")
+	b := filepath.Join(cfg, "projects", "-b")
+	os.MkdirAll(a, 0o755)
+	os.MkdirAll(b, 0o755)
+	now := time.Now()
+	write := func(dir, id string, age time.Duration) {
+		p := filepath.Join(dir, id+".jsonl")
+		os.WriteFile(p, []byte("{}\n"), 0o644)
+		os.Chtimes(p, now.Add(-age), now.Add(-age))
+	}
+	write(a, "1111-old", 2*time.Hour)
+	write(a, "1112-new", time.Minute)
+	write(b, "2222-other", time.Second)
+	os.MkdirAll(filepath.Join(a, "1111-old", "subagents"), 0o755)
+	os.WriteFile(filepath.Join(a, "notes.txt"), nil, 0o644)
+
+	ss, err := Sessions(a)
+	if err != nil || len(ss) != 2 || ss[0].ID != "1112-new" || ss[1].ID != "1111-old" {
+		t.Fatalf("Sessions = %+v, %v", ss, err)
+	}
+	if s, err := FindSession(cfg, a, "1111-old"); err != nil || s.ID != "1111-old" {
+		t.Errorf("exact: %+v %v", s, err)
+	}
+	if _, err := FindSession(cfg, a, "111"); !errors.Is(err, ErrAmbiguous) {
+		t.Errorf("ambiguous prefix: %v", err)
+	}
+	if s, err := FindSession(cfg, a, "2222"); err != nil || s.ID != "2222-other" {
+		t.Errorf("other project: %+v %v", s, err)
+	}
+	for _, bad := range []string{"", "../x", "nope"} {
+		if _, err := FindSession(cfg, a, bad); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("FindSession(%q) = %v", bad, err)
+		}
+	}
+}
+
+func TestConfigDir(t *testing.T) {
+	get := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if d, _ := ConfigDir(get(map[string]string{"CLAUDE_CONFIG_DIR": "/c", "HOME": "/h"})); d != "/c" {
+		t.Errorf("got %s", d)
+	}
+	if d, _ := ConfigDir(get(map[string]string{"HOME": "/h"})); d != "/h/.claude" {
+		t.Errorf("got %s", d)
+	}
+	if _, err := ConfigDir(get(nil)); err == nil {
+		t.Error("no error without HOME")
+	}
+}
