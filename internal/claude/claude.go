@@ -25,16 +25,26 @@ func ConfigDir(getenv func(string) string) (string, error) {
 }
 
 // ProjectKey is the folder name Claude Code uses for a working directory:
-// every character that is not an ASCII letter or digit becomes '-'.
+// every UTF-16 code unit that is not an ASCII letter or digit becomes '-'
+// (so "é" gives one dash and an emoji two). Claude Code shortens keys over
+// maxKey characters and adds a hash; ProjectDir finds those by prefix.
 func ProjectKey(cwd string) string {
-	b := []byte(cwd)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			b[i] = '-'
+	var b strings.Builder
+	for _, r := range cwd {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
 		}
 	}
-	return string(b)
+	return b.String()
 }
+
+// maxKey is the longest project key Claude Code writes unshortened.
+const maxKey = 200
 
 // ProjectDir finds the transcript folder of the project that contains cwd:
 // cwd's own, else the nearest parent's that exists (Claude Code names the
@@ -42,8 +52,7 @@ func ProjectKey(cwd string) string {
 func ProjectDir(configDir, cwd string) (string, bool) {
 	root := filepath.Join(configDir, "projects")
 	for dir := filepath.Clean(cwd); ; {
-		p := filepath.Join(root, ProjectKey(dir))
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		if p, ok := projectFolder(root, ProjectKey(dir)); ok {
 			return p, true
 		}
 		parent := filepath.Dir(dir)
@@ -52,6 +61,28 @@ func ProjectDir(configDir, cwd string) (string, bool) {
 		}
 		dir = parent
 	}
+}
+
+func projectFolder(root, key string) (string, bool) {
+	if len(key) <= maxKey {
+		p := filepath.Join(root, key)
+		fi, err := os.Stat(p)
+		return p, err == nil && fi.IsDir()
+	}
+	// A shortened key: the first maxKey characters, a dash and a hash.
+	m, _ := filepath.Glob(filepath.Join(root, globEscape(key[:maxKey])+"-*"))
+	for _, p := range m {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// globEscape quotes the characters filepath.Match treats specially; a key
+// holds only letters, digits and dashes, so this is belt and braces.
+func globEscape(s string) string {
+	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`).Replace(s)
 }
 
 // SessionFile is one transcript in a project folder.

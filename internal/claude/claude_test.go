@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -12,7 +13,8 @@ func TestProjectKey(t *testing.T) {
 	tests := map[string]string{
 		"/home/user/proj":         "-home-user-proj",
 		"/home/u/my_app.v2":       "-home-u-my-app-v2",
-		"/tmp/Täst dir":           "-tmp-T--st-dir",
+		"/tmp/Täst dir":           "-tmp-T-st-dir",
+		"/tmp/😀":                  "-tmp---",
 		"/home/USER/projects/x-y": "-home-USER-projects-x-y",
 	}
 	for in, want := range tests {
@@ -31,6 +33,17 @@ func TestProjectDirWalksUp(t *testing.T) {
 	}
 	if got, ok := ProjectDir(cfg, "/elsewhere"); ok || got != filepath.Join(cfg, "projects", "-elsewhere") {
 		t.Errorf("no project: %q %v", got, ok)
+	}
+}
+
+func TestProjectDirLongPath(t *testing.T) {
+	cfg := t.TempDir()
+	long := "/work/" + strings.Repeat("very-long-directory-name/", 10)
+	key := ProjectKey(long)
+	dir := filepath.Join(cfg, "projects", key[:maxKey]+"-1a2b3c")
+	os.MkdirAll(dir, 0o755)
+	if got, ok := ProjectDir(cfg, long); !ok || got != dir {
+		t.Errorf("long path: %q %v, want %q", got, ok, dir)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // session depends on order and stays on one goroutine, chunk by chunk.
 const (
 	parallelMin = 32 << 20 // below this a plain read is as fast
-	chunkSize   = 8 << 20
+	chunkSize   = 4 << 20
 	findWindow  = 64 << 10
 )
 
@@ -30,6 +30,7 @@ type chunk struct {
 	start, end int64
 	buf        []byte // the chunk's bytes; items point into it
 	lines      int
+	skipped    int
 	items      []scanned
 	tail       []byte
 	err        error
@@ -107,13 +108,12 @@ func (s *Session) readParallel(f *os.File, size int64, p *Parser) (bool, error) 
 				switch {
 				case it.bad != "":
 					s.bad(line, it.off, it.bad)
-				case it.skip:
-					s.Skipped++
 				default:
 					p.e = it.e
 					p.apply(s, line)
 				}
 			}
+			s.Skipped += c.skipped
 			s.Lines += c.lines
 			s.Offset = c.end
 			s.rememberTail(c.tail)
@@ -143,7 +143,7 @@ func (c *chunk) scan(f *os.File, p *Parser) {
 		c.buf = make([]byte, size, size+size/8)
 	}
 	buf := c.buf[:size]
-	c.items = make([]scanned, 0, size/2048)
+	c.items = make([]scanned, 0, size/8192)
 	if _, err := f.ReadAt(buf, c.start); err != nil && err != io.EOF {
 		c.err = err
 		return
@@ -165,7 +165,7 @@ func (c *chunk) scan(f *os.File, p *Parser) {
 		case !ok:
 			c.items = append(c.items, scanned{rel: rel, off: off, bad: reason})
 		case !interesting(p.e.typ):
-			c.items = append(c.items, scanned{rel: rel, skip: true})
+			c.skipped++
 		default:
 			it := scanned{rel: rel, off: off, e: p.e}
 			// The walker reuses its block slice: give this entry its own.
