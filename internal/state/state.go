@@ -2,8 +2,9 @@
 // short-lived process (a hook, a status line, a command) continues reading a
 // transcript where the previous one stopped instead of starting again.
 //
-// A state file holds two JSON lines: a small header (what the context meter
-// needs) and the full derived session. Reading only the header keeps
+// A state file holds two lines: a small header (what the context meter
+// needs, in a compact format of its own, header.go) and the full derived
+// session as JSON. Reading only the header keeps
 // `cairn status` on a large, unchanged transcript close to the cost of
 // starting a process. Files are written atomically (temp file, fsync,
 // rename) and readable by the user only. Nothing in a state file is trusted:
@@ -32,7 +33,7 @@ import (
 
 // recentTurns is how many of the latest turns the header keeps: enough for
 // the meter's trend.
-const recentTurns = 32
+const recentTurns = 12
 
 // Dir returns cairn's state directory: $XDG_STATE_HOME/cairn, else
 // ~/.local/state/cairn.
@@ -65,29 +66,33 @@ func (st Store) File(path string) string {
 	return filepath.Join(st.Dir, "sessions", base+"-"+hex.EncodeToString(sum[:6])+".state")
 }
 
-// header is the first line of a state file.
-type header struct {
+// body is the second line of a state file.
+type body struct {
 	Kind string `json:"kind"`
 	*transcript.Session
 }
 
-const headerKind = "cairn-session-state"
+const bodyKind = "cairn-session-state"
 
 // LoadHeader returns the light session saved in the header (recent turns
-// only, no tool calls, prompts, files or subagents), or nil when there is no
-// usable state.
+// only, no tool calls, prompts but the first, files or subagents), or nil
+// when there is no usable state.
 func (st Store) LoadHeader(path string) *transcript.Session {
 	f, err := os.Open(st.File(path))
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	line, err := r.ReadBytes('\n')
+	r := bufio.NewReaderSize(f, 16<<10)
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return nil
 	}
-	return decode(line, path)
+	s, err := decodeHeader(line)
+	if err != nil || !usable(s, path) {
+		return nil
+	}
+	return s
 }
 
 // Load returns the full saved session, or nil when there is no usable state.
@@ -100,19 +105,15 @@ func (st Store) Load(path string) *transcript.Session {
 	if i < 0 {
 		return nil
 	}
-	return decode(bytes.TrimSpace(data[i+1:]), path)
+	b := body{Session: new(transcript.Session)}
+	if err := json.Unmarshal(bytes.TrimSpace(data[i+1:]), &b); err != nil || b.Kind != bodyKind || !usable(b.Session, path) {
+		return nil
+	}
+	return b.Session
 }
 
-func decode(line []byte, path string) *transcript.Session {
-	h := header{Session: new(transcript.Session)}
-	if err := json.Unmarshal(line, &h); err != nil {
-		return nil
-	}
-	s := h.Session
-	if h.Kind != headerKind || s.Version != transcript.StateVersion || s.Path != path || s.Offset < 0 {
-		return nil
-	}
-	return s
+func usable(s *transcript.Session, path string) bool {
+	return s.Version == transcript.StateVersion && s.Path == path && s.Offset >= 0
 }
 
 // Save writes the session's state atomically.
@@ -123,11 +124,8 @@ func (st Store) Save(s *transcript.Session) error {
 		return fmt.Errorf("create state directory: %w", err)
 	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	if err := enc.Encode(header{Kind: headerKind, Session: Lite(s)}); err != nil {
-		return err
-	}
-	if err := enc.Encode(header{Kind: headerKind, Session: s}); err != nil {
+	buf.Write(encodeHeader(Lite(s)))
+	if err := json.NewEncoder(&buf).Encode(body{Kind: bodyKind, Session: s}); err != nil {
 		return err
 	}
 	return WriteAtomic(file, buf.Bytes())

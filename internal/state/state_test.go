@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
@@ -72,9 +76,9 @@ func TestUntrustedStateIsDiscarded(t *testing.T) {
 		"garbage":       "not json\nat all\n",
 		"empty":         "",
 		"half written":  string(good[:strings.IndexByte(string(good), '\n')/2]),
-		"other version": strings.Replace(string(good), `"version":1`, `"version":999`, 2),
+		"other version": strings.Replace(strings.Replace(string(good), `"version":1`, `"version":999`, 1), headerMagic+" 1 ", headerMagic+" 999 ", 1),
 		"other path":    strings.ReplaceAll(string(good), "abc.jsonl", "zzz.jsonl"),
-		"other kind":    strings.ReplaceAll(string(good), headerKind, "something-else"),
+		"other kind":    strings.ReplaceAll(strings.ReplaceAll(string(good), bodyKind, "something-else"), headerMagic, "something-else"),
 	}
 	t.Run("body cut", func(t *testing.T) {
 		os.WriteFile(file, good[:len(good)-20], 0o600)
@@ -135,4 +139,47 @@ func TestSaveFailsCleanly(t *testing.T) {
 	if data, _ := os.ReadFile(blocker); string(data) != "a file where the directory should be" {
 		t.Error("blocker changed")
 	}
+}
+
+func TestHeaderRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s := session(t, dir, 20)
+	s.Compactions = []transcript.Compaction{{Trigger: "auto", PreTokens: 167094, PostTokens: 9000, Time: time.Date(2026, 2, 11, 21, 18, 41, 543e6, time.UTC), Line: 7, TurnsBefore: 5, SummaryChars: 1234}}
+	s.Model, s.CWD, s.GitBranch, s.SessionID = "claude \"opus\" 4", "/home/u/my proj", "feat/ünï", "abc"
+	s.Prompts[0].Text = "line one\nline \"two\" \x00 end"
+	want := Lite(s)
+	got, err := decodeHeader(string(encodeHeader(want)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the header does not carry.
+	want.Prompts = []transcript.Prompt{{Text: want.Prompts[0].Text}}
+	for i := range want.Turns {
+		want.Turns[i].MessageID = ""
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(transcript.Session{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("header round trip (-want +got):\n%s", diff)
+	}
+}
+
+func FuzzHeader(f *testing.F) {
+	s := &transcript.Session{Version: 1, Path: "/p/a.jsonl", Offset: 10, Tail: []byte("x"),
+		Turns:       []transcript.Turn{{Line: 1, Usage: transcript.Usage{Input: 5}}},
+		Compactions: []transcript.Compaction{{Trigger: "manual", PreTokens: 3}}}
+	f.Add(string(encodeHeader(s)))
+	f.Add(headerMagic + " 1 2 3 - - 0 0 0 0 0 \"\" \"\" \"\" \"\" \"\" \"\" \"\" 99999999999 0\n")
+	f.Fuzz(func(t *testing.T, line string) {
+		got, err := decodeHeader(line)
+		if err != nil {
+			return
+		}
+		// Whatever decodes encodes back to something that decodes the same.
+		again, err := decodeHeader(string(encodeHeader(got)))
+		if err != nil {
+			t.Fatalf("re-encoded header does not decode: %v", err)
+		}
+		if diff := cmp.Diff(got, again, cmpopts.IgnoreUnexported(transcript.Session{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("unstable: %s", diff)
+		}
+	})
 }
