@@ -32,6 +32,7 @@ type chunk struct {
 	lines      int
 	skipped    int
 	items      []scanned
+	blocks     []block // arena for the items' content blocks
 	tail       []byte
 	err        error
 	done       chan struct{}
@@ -74,13 +75,14 @@ func (s *Session) readParallel(f *os.File, size int64, p *Parser) (bool, error) 
 	slots := make(chan struct{}, n+1)
 	// Buffers go back to the pool once their chunk is applied: allocating
 	// (and zeroing) a fresh one per chunk cost more than walking it.
-	pool := make(chan []byte, n+1)
+	pool := make(chan *chunk, n+1)
 	for w := 0; w < n; w++ {
 		go func() {
 			var wp Parser
 			for c := range jobs {
 				select {
-				case c.buf = <-pool:
+				case old := <-pool:
+					c.buf, c.items, c.blocks = old.buf, old.items[:0], old.blocks[:0]
 				default:
 				}
 				c.scan(f, &wp)
@@ -118,12 +120,11 @@ func (s *Session) readParallel(f *os.File, size int64, p *Parser) (bool, error) 
 			s.Offset = c.end
 			s.rememberTail(c.tail)
 		}
-		c.items = nil
 		select {
-		case pool <- c.buf[:0]:
+		case pool <- &chunk{buf: c.buf, items: c.items, blocks: c.blocks}:
 		default:
 		}
-		c.buf = nil
+		c.buf, c.items, c.blocks = nil, nil, nil
 		<-slots
 	}
 	p.e = entry{}
@@ -143,7 +144,6 @@ func (c *chunk) scan(f *os.File, p *Parser) {
 		c.buf = make([]byte, size, size+size/8)
 	}
 	buf := c.buf[:size]
-	c.items = make([]scanned, 0, size/8192)
 	if _, err := f.ReadAt(buf, c.start); err != nil && err != io.EOF {
 		c.err = err
 		return
@@ -167,10 +167,13 @@ func (c *chunk) scan(f *os.File, p *Parser) {
 		case !interesting(p.e.typ):
 			c.skipped++
 		default:
-			it := scanned{rel: rel, off: off, e: p.e}
-			// The walker reuses its block slice: give this entry its own.
-			it.e.msg.blocks = append([]block(nil), p.e.msg.blocks...)
-			c.items = append(c.items, it)
+			c.items = append(c.items, scanned{rel: rel, off: off, e: p.e})
+			// The walker reuses its block slice: give this entry its own,
+			// from the chunk's arena (earlier entries keep the old array
+			// when the arena grows).
+			start := len(c.blocks)
+			c.blocks = append(c.blocks, p.e.msg.blocks...)
+			c.items[len(c.items)-1].e.msg.blocks = c.blocks[start:len(c.blocks):len(c.blocks)]
 		}
 	}
 }
