@@ -14,7 +14,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
-const bigSize = 100 << 20
+const bigSize = 100 << 20 // as bench/mkbig writes it
 
 var work struct {
 	dir      string
@@ -206,20 +206,36 @@ func BenchmarkProcessHello(b *testing.B) {
 	}
 }
 
+func statusCmd(b *testing.B, stateDir string) func() {
+	env := append(os.Environ(), "XDG_STATE_HOME="+stateDir, "CLAUDE_CONFIG_DIR="+filepath.Join(work.dir, "claude"))
+	return func() {
+		cmd := exec.Command(work.cairn, "status", "--json", "--transcript", work.bigPath)
+		cmd.Env = env
+		if out, err := cmd.Output(); err != nil || len(out) == 0 {
+			b.Fatalf("cairn status: %v", err)
+		}
+	}
+}
+
+// BenchmarkProcessStatusCold runs `cairn status --json` on the 100 MB
+// transcript with no saved state: a whole cold parse, and the state saved.
+func BenchmarkProcessStatusCold(b *testing.B) {
+	buildBinaries(b)
+	dir := filepath.Join(work.dir, "cold-state")
+	run := statusCmd(b, dir)
+	for b.Loop() {
+		b.StopTimer()
+		os.RemoveAll(dir)
+		b.StartTimer()
+		run()
+	}
+}
+
 // BenchmarkProcessStatus runs `cairn status --json` on the 100 MB
 // transcript whose state is already saved.
 func BenchmarkProcessStatus(b *testing.B) {
 	buildBinaries(b)
-	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(work.dir, "state"), "CLAUDE_CONFIG_DIR="+filepath.Join(work.dir, "claude"))
-	run := func() []byte {
-		cmd := exec.Command(work.cairn, "status", "--json", "--transcript", work.bigPath)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			b.Fatalf("cairn status: %v", err)
-		}
-		return out
-	}
+	run := statusCmd(b, filepath.Join(work.dir, "state"))
 	run() // saves the state
 	st := state.Store{Dir: filepath.Join(work.dir, "state", "cairn")}
 	if h := st.LoadHeader(work.bigPath); h == nil || !h.UpToDate() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs cairn's benchmarks and prints each figure with the ratio to its
-# baseline measured in the same run (medians of COUNT runs).
+# baseline measured in the same run (medians of COUNT runs each).
 #   bench/run.sh            # COUNT=5 by default
 #   COUNT=10 bench/run.sh
 set -euo pipefail
@@ -8,36 +8,53 @@ cd "$(dirname "$0")/.."
 count=${COUNT:-5}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-go test -run '^$' -bench . -benchtime 10x -count "$count" ./bench | tee "$out" >&2
+run() { go test -run '^$' -count "$count" "$@" ./bench | tee -a "$out" >&2; }
+# In-process: each iteration is a whole 100 MB read, or one appended turn.
+run -bench 'LineScan|ColdParse|Incremental' -benchtime 10x
+# Whole processes: many runs each, the baseline interleaved in the same run.
+run -bench 'Process(Hello|Status)$' -benchtime 200x
+run -bench 'ProcessStatusCold' -benchtime 5x
 
 awk '
-function median(name,   n, i, j, t, a) {
-  n = cnt[name]; for (i = 1; i <= n; i++) a[i] = v[name, i]
-  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-  return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function median_mb(name,   n, i, j, t, a) {
-  n = cnt[name]; for (i = 1; i <= n; i++) a[i] = mb[name, i]
+function median(name, key,   n, i, j, t, a) {
+  n = cnt[name]; for (i = 1; i <= n; i++) a[i] = v[name, key, i]
   for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
   return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 /^Benchmark/ {
   name = $1; sub(/-[0-9]+$/, "", name)
-  cnt[name]++; v[name, cnt[name]] = $3
-  for (i = 4; i <= NF; i++) if ($i == "MB/s") mb[name, cnt[name]] = $(i-1)
-  for (i = 4; i <= NF; i++) if ($i == "file-bytes") fb[name] = $(i-1)
+  k = ++cnt[name]; v[name, "ns", k] = $3
+  for (i = 4; i <= NF; i++) {
+    if ($i == "MB/s") v[name, "mb", k] = $(i-1)
+    if ($i == "file-bytes") fb[name] = $(i-1)
+  }
 }
 END {
-  scan = median("BenchmarkLineScan"); cold = median("BenchmarkColdParse"); serial = median("BenchmarkColdParseSerial")
-  size = 1e6 * median_mb("BenchmarkLineScan") * scan / 1e9
-  printf "\n%-44s %14s %12s\n", "benchmark (median of '"$count"')", "time", "vs baseline"
-  printf "%-44s %11.1f ms %8.0f MB/s\n", sprintf("raw line scan, %.0f MB (baseline)", size / 1e6), scan / 1e6, size / scan * 1e3
-  printf "%-44s %11.1f ms %8.0f MB/s  %5.1f%% of scan speed\n", "cold parse, parallel", cold / 1e6, size / cold * 1e3, 100 * scan / cold
-  printf "%-44s %11.1f ms %8.0f MB/s  %5.1f%% of scan speed\n", "cold parse, one goroutine", serial / 1e6, size / serial * 1e3, 100 * scan / serial
-  i10 = median("BenchmarkIncremental/10MB"); i100 = median("BenchmarkIncremental/100MB")
-  printf "%-44s %11.1f us  (file %d bytes)\n", "one more turn appended, 10 MiB transcript", i10 / 1e3, fb["BenchmarkIncremental/10MB"]
-  printf "%-44s %11.1f us  (file %d bytes)  %.2fx the 10 MiB cost\n", "one more turn appended, 100 MiB transcript", i100 / 1e3, fb["BenchmarkIncremental/100MB"], i100 / i10
-  h = median("BenchmarkProcessHello"); st = median("BenchmarkProcessStatus")
-  printf "%-44s %11.2f ms\n", "Go hello-world process (baseline)", h / 1e6
-  printf "%-44s %11.2f ms  %.2fx hello-world\n", "cairn status --json, 100 MiB, state saved", st / 1e6, st / h
+  scan = median("BenchmarkLineScan", "ns"); cold = median("BenchmarkColdParse", "ns"); serial = median("BenchmarkColdParseSerial", "ns")
+  size = median("BenchmarkLineScan", "mb") * scan / 1e3
+  printf "\n%-46s %12s  %s\n", "benchmark (median of '"$count"')", "time", "vs baseline"
+  printf "%-46s %9.1f ms  %5.0f MB/s\n", sprintf("raw line scan, %.0f MB (baseline)", size / 1e6), scan / 1e6, size / scan * 1e3
+  printf "%-46s %9.1f ms  %5.0f MB/s  %4.1f%% of the scan speed\n", "cold parse, parallel", cold / 1e6, size / cold * 1e3, 100 * scan / cold
+  printf "%-46s %9.1f ms  %5.0f MB/s  %4.1f%% of the scan speed\n", "cold parse, one goroutine", serial / 1e6, size / serial * 1e3, 100 * scan / serial
+  i10 = median("BenchmarkIncremental/10MB", "ns"); i100 = median("BenchmarkIncremental/100MB", "ns")
+  printf "%-46s %9.1f us  file %d bytes\n", "one more turn appended, 10 MB transcript", i10 / 1e3, fb["BenchmarkIncremental/10MB"]
+  printf "%-46s %9.1f us  file %d bytes, %.2fx the 10 MB cost\n", "one more turn appended, 100 MB transcript", i100 / 1e3, fb["BenchmarkIncremental/100MB"], i100 / i10
+  h = median("BenchmarkProcessHello", "ns"); st = median("BenchmarkProcessStatus", "ns"); sc = median("BenchmarkProcessStatusCold", "ns")
+  printf "%-46s %9.2f ms\n", "Go hello-world process (baseline)", h / 1e6
+  printf "%-46s %9.2f ms  %.2fx hello-world\n", "cairn status --json, 100 MB, state saved", st / 1e6, st / h
+  printf "%-46s %9.2f ms  %.0fx hello-world\n", "cairn status --json, 100 MB, no state yet", sc / 1e6, sc / h
 }' "$out"
+
+# Peak memory of the whole process, where GNU time is installed.
+if [ -x /usr/bin/time ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp" "$out"' EXIT
+  go build -o "$tmp/cairn" ./cmd/cairn
+  go run ./bench/mkbig "$tmp/big.jsonl"
+  rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+  cold=$(XDG_STATE_HOME=$tmp/state rss "$tmp/cairn" status --json --transcript "$tmp/big.jsonl")
+  warm=$(XDG_STATE_HOME=$tmp/state rss "$tmp/cairn" status --json --transcript "$tmp/big.jsonl")
+  awk -v c="$cold" -v w="$warm" 'BEGIN {
+    printf "%-46s %9.1f MiB\n", "peak RSS, cairn status, 100 MB, no state yet", c / 1024
+    printf "%-46s %9.1f MiB\n", "peak RSS, cairn status, 100 MB, state saved", w / 1024 }'
+fi
