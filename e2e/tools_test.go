@@ -55,12 +55,7 @@ func TestToolCalls(t *testing.T) {
 
 	// What the client reported back to the model for each call, seen in the
 	// request that followed it.
-	results := map[string]fakeapi.ToolResult{}
-	for _, r := range answers(b.fake) {
-		for _, tr := range fakeapi.ToolResults(r.Body) {
-			results[tr.ToolUseID] = tr
-		}
-	}
+	results := sentToolResults(b.fake)
 	for _, call := range script {
 		tr, ok := results[call.ID]
 		if !ok {
@@ -170,12 +165,7 @@ func TestTaskTools(t *testing.T) {
 	b.checkScriptUsed(t)
 	path := b.s.MustTranscript(t)
 	checkRawReplies(t, path, answers(b.fake))
-	results := map[string]fakeapi.ToolResult{}
-	for _, r := range answers(b.fake) {
-		for _, tr := range fakeapi.ToolResults(r.Body) {
-			results[tr.ToolUseID] = tr
-		}
-	}
+	results := sentToolResults(b.fake)
 	for _, id := range []string{"toolu_create", "toolu_update"} {
 		if tr, ok := results[id]; !ok || tr.IsError {
 			t.Errorf("%s: tool_result %+v (found %v), want a success", id, tr, ok)
@@ -199,4 +189,16 @@ func intOrNil(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// sentToolResults collects, by tool use id, the tool results the client
+// sent back to the model in its requests.
+func sentToolResults(fake *fakeapi.Server) map[string]fakeapi.ToolResult {
+	results := map[string]fakeapi.ToolResult{}
+	for _, r := range answers(fake) {
+		for _, tr := range fakeapi.ToolResults(r.Body) {
+			results[tr.ToolUseID] = tr
+		}
+	}
+	return results
 }
