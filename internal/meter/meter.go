@@ -188,7 +188,7 @@ func Window(s *transcript.Session, set Settings) (int64, string) {
 // millionModels are model id prefixes whose default window is 1M tokens.
 // claude-opus-5-5 reported context_window_size 1000000 on Claude Code
 // 2.1.328's status line.
-var millionModels = []string{"claude-opus-5", "claude-sonnet-5"}
+var millionModels = []string{"claude-opus-5"}
 
 // ModelWindow is the window the model id implies, or 0 when it says nothing.
 func ModelWindow(model string) int64 {
