@@ -82,12 +82,27 @@ func (e *env) locate(id, path string) (string, error) {
 	return ss[0].Path, nil
 }
 
-// load brings the session of the transcript at path up to date. With
-// full unset, an unchanged transcript is answered from the state header
-// alone (no tool calls, prompts, files or subagents).
+// load brings the session of the transcript at path up to date. With full
+// unset it works on the light session of the state's head (recent turns,
+// compactions, the first prompt; no tool calls, files or subagents),
+// reading only what was appended since the head was written.
 func (a *App) load(e *env, path string, full bool) (*transcript.Session, error) {
+	var p transcript.Parser
 	if !full {
-		if h := e.store.LoadHeader(path); h != nil && h.UpToDate() {
+		if h := e.store.LoadHeader(path); h != nil {
+			if h.UpToDate() {
+				return h, nil
+			}
+			res, err := h.Update(&p)
+			if err != nil {
+				return nil, readError(path, err)
+			}
+			if !res.Rebuilt {
+				a.saved(e.store.SaveHead(h))
+				return h, nil
+			}
+			// The file was replaced: h now holds a complete cold read.
+			a.saved(e.store.Save(h))
 			return h, nil
 		}
 	}
@@ -95,13 +110,9 @@ func (a *App) load(e *env, path string, full bool) (*transcript.Session, error) 
 	if s == nil {
 		s = transcript.New(path)
 	}
-	var p transcript.Parser
 	res, err := s.Update(&p)
 	if err != nil {
-		if errors.Is(err, fs.ErrPermission) {
-			return nil, withHint(fmt.Errorf("cannot read %s: %w", path, err), "check the file's permissions")
-		}
-		return nil, fmt.Errorf("read transcript: %w", err)
+		return nil, readError(path, err)
 	}
 	changed := res.Read > 0 || res.Rebuilt
 	if full {
@@ -111,12 +122,24 @@ func (a *App) load(e *env, path string, full bool) (*transcript.Session, error) 
 		}
 		changed = changed || subagentOffsets(s) != before
 	}
-	if changed {
-		if err := e.store.Save(s); err != nil {
-			fmt.Fprintf(a.Stderr, "cairn: warning: could not save state (%v); the next run reads the transcript again\n", err)
-		}
+	if changed || e.store.LoadHeader(path) == nil {
+		a.saved(e.store.Save(s))
 	}
 	return s, nil
+}
+
+func readError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return withHint(fmt.Errorf("cannot read %s: %w", path, err), "check the file's permissions")
+	}
+	return fmt.Errorf("read transcript: %w", err)
+}
+
+// saved reports a state that could not be written: the answer stands.
+func (a *App) saved(err error) {
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "cairn: warning: could not save state (%v); the next run reads the transcript again\n", err)
+	}
 }
 
 func subagentOffsets(s *transcript.Session) int64 {

@@ -2,23 +2,25 @@
 // short-lived process (a hook, a status line, a command) continues reading a
 // transcript where the previous one stopped instead of starting again.
 //
-// A state file holds two lines: a small header (what the context meter
-// needs, in a compact format of its own, header.go) and the full derived
-// session as JSON. Reading only the header keeps
-// `cairn status` on a large, unchanged transcript close to the cost of
-// starting a process. Files are written atomically (temp file, fsync,
-// rename) and readable by the user only. Nothing in a state file is trusted:
-// a file that does not decode, is of another version or describes another
-// transcript is discarded and the session rebuilt from the transcript.
+// Each transcript has two files. The head holds the light session (what the
+// context meter and compaction detection need) in a compact format of its
+// own (header.go), with its own offset; hooks on the hot path read it,
+// bring it up to date with the few lines appended since, and write it back,
+// never touching the full session. The body holds the full derived session
+// as JSON with its offset, which may lag behind the head's: it is brought up
+// to date when the whole picture is needed (a checkpoint, a report).
 //
-// Concurrent writers need no lock: each writes a complete file derived from
-// the same append-only transcript, and whichever rename lands last is a valid
-// state; a behind one only makes the next reader read a little more.
+// State is a cache of what the transcript says, which stays the source of
+// truth: files are replaced atomically (temp file, rename) but not fsynced,
+// and are readable by the user only. Nothing in them is trusted: a file that
+// does not decode, is of another version or describes another transcript is
+// ignored and the session rebuilt from the transcript. Concurrent writers
+// need no lock: each writes a complete file derived from the same
+// append-only transcript, and whichever rename lands last is a valid state;
+// a behind one only makes the next reader read a little more.
 package state
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -53,9 +55,9 @@ type Store struct {
 	Dir string
 }
 
-// File is where the state of the transcript at path lives. The name carries
-// the session id for people and a hash of the absolute path so that two
-// copies of one transcript never share a state.
+// File is where the state of the transcript at path lives, without its
+// extension. The name carries the session id for people and a hash of the
+// absolute path so that two copies of one transcript never share a state.
 func (st Store) File(path string) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -63,10 +65,13 @@ func (st Store) File(path string) string {
 	}
 	sum := sha256.Sum256([]byte(abs))
 	base := strings.TrimSuffix(filepath.Base(abs), ".jsonl")
-	return filepath.Join(st.Dir, "sessions", base+"-"+hex.EncodeToString(sum[:6])+".state")
+	return filepath.Join(st.Dir, "sessions", base+"-"+hex.EncodeToString(sum[:6]))
 }
 
-// body is the second line of a state file.
+func (st Store) headFile(path string) string { return st.File(path) + ".head" }
+func (st Store) bodyFile(path string) string { return st.File(path) + ".body" }
+
+// body is the content of a body file.
 type body struct {
 	Kind string `json:"kind"`
 	*transcript.Session
@@ -78,17 +83,11 @@ const bodyKind = "cairn-session-state"
 // only, no tool calls, prompts but the first, files or subagents), or nil
 // when there is no usable state.
 func (st Store) LoadHeader(path string) *transcript.Session {
-	f, err := os.Open(st.File(path))
+	data, err := os.ReadFile(st.headFile(path))
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 16<<10)
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return nil
-	}
-	s, err := decodeHeader(line)
+	s, err := decodeHeader(string(data))
 	if err != nil || !usable(s, path) {
 		return nil
 	}
@@ -97,16 +96,12 @@ func (st Store) LoadHeader(path string) *transcript.Session {
 
 // Load returns the full saved session, or nil when there is no usable state.
 func (st Store) Load(path string) *transcript.Session {
-	data, err := os.ReadFile(st.File(path))
+	data, err := os.ReadFile(st.bodyFile(path))
 	if err != nil {
 		return nil
 	}
-	i := bytes.IndexByte(data, '\n')
-	if i < 0 {
-		return nil
-	}
 	b := body{Session: new(transcript.Session)}
-	if err := json.Unmarshal(bytes.TrimSpace(data[i+1:]), &b); err != nil || b.Kind != bodyKind || !usable(b.Session, path) {
+	if err := json.Unmarshal(data, &b); err != nil || b.Kind != bodyKind || !usable(b.Session, path) {
 		return nil
 	}
 	return b.Session
@@ -116,33 +111,44 @@ func usable(s *transcript.Session, path string) bool {
 	return s.Version == transcript.StateVersion && s.Path == path && s.Offset >= 0
 }
 
-// Save writes the session's state atomically.
+// Save writes the full session: its body and its head.
 func (st Store) Save(s *transcript.Session) error {
-	file := st.File(s.Path)
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create state directory: %w", err)
-	}
-	var buf bytes.Buffer
-	buf.Write(encodeHeader(Lite(s)))
-	if err := json.NewEncoder(&buf).Encode(body{Kind: bodyKind, Session: s}); err != nil {
+	data, err := json.Marshal(body{Kind: bodyKind, Session: s})
+	if err != nil {
 		return err
 	}
-	return WriteAtomic(file, buf.Bytes())
+	if err := st.write(st.bodyFile(s.Path), data); err != nil {
+		return err
+	}
+	return st.SaveHead(s)
 }
 
-// WriteAtomic replaces file with data: a reader sees the old file or the new
-// one, never a part; a full disk leaves the old file in place.
-func WriteAtomic(file string, data []byte) error {
+// SaveHead writes only the head: the light part of s.
+func (st Store) SaveHead(s *transcript.Session) error {
+	return st.write(st.headFile(s.Path), encodeHeader(Lite(s)))
+}
+
+func (st Store) write(file string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return fmt.Errorf("create state directory: %w", err)
+	}
+	return WriteAtomic(file, data, false)
+}
+
+// WriteAtomic replaces file with data, mode 0600: a reader sees the old
+// file or the new one, never a part, and a full disk leaves the old file in
+// place. With sync the data is on disk before the rename, so that a crash
+// cannot leave an empty file either; caches can do without.
+func WriteAtomic(file string, data []byte, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
 	if err != nil {
-		return fmt.Errorf("write state: %w", err)
+		return fmt.Errorf("write %s: %w", file, err)
 	}
 	name := tmp.Name()
 	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(name)
-		return fmt.Errorf("write state: %w", err)
+		return fmt.Errorf("write %s: %w", file, err)
 	}
 	if err := tmp.Chmod(0o600); err != nil {
 		return fail(err)
@@ -150,16 +156,18 @@ func WriteAtomic(file string, data []byte) error {
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(name)
-		return fmt.Errorf("write state: %w", err)
+		return fmt.Errorf("write %s: %w", file, err)
 	}
 	if err := os.Rename(name, file); err != nil {
 		os.Remove(name)
-		return fmt.Errorf("write state: %w", err)
+		return fmt.Errorf("write %s: %w", file, err)
 	}
 	return nil
 }

@@ -50,12 +50,14 @@ func TestRoundTrip(t *testing.T) {
 	if len(h.Prompts) != 1 || h.Prompts[0].Text != "first prompt" {
 		t.Errorf("header prompts = %+v", h.Prompts)
 	}
-	fi, err := os.Stat(st.File(s.Path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("state file mode = %v, want 0600", fi.Mode().Perm())
+	for _, f := range []string{st.headFile(s.Path), st.bodyFile(s.Path)} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode = %v, want 0600", f, fi.Mode().Perm())
+		}
 	}
 	di, _ := os.Stat(filepath.Dir(st.File(s.Path)))
 	if di.Mode().Perm() != 0o700 {
@@ -70,25 +72,24 @@ func TestUntrustedStateIsDiscarded(t *testing.T) {
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
-	file := st.File(s.Path)
-	good, _ := os.ReadFile(file)
-	cases := map[string]string{
-		"garbage":       "not json\nat all\n",
-		"empty":         "",
-		"half written":  string(good[:strings.IndexByte(string(good), '\n')/2]),
-		"other version": strings.Replace(strings.Replace(string(good), `"version":1`, `"version":999`, 1), headerMagic+" 1 ", headerMagic+" 999 ", 1),
-		"other path":    strings.ReplaceAll(string(good), "abc.jsonl", "zzz.jsonl"),
-		"other kind":    strings.ReplaceAll(strings.ReplaceAll(string(good), bodyKind, "something-else"), headerMagic, "something-else"),
+	head, body := st.headFile(s.Path), st.bodyFile(s.Path)
+	goodHead, _ := os.ReadFile(head)
+	goodBody, _ := os.ReadFile(body)
+	cases := []struct {
+		name       string
+		head, body string
+	}{
+		{"garbage", "not a header\n", "not json"},
+		{"empty", "", ""},
+		{"half written", string(goodHead[:len(goodHead)/2]), string(goodBody[:len(goodBody)/2])},
+		{"other version", strings.Replace(string(goodHead), headerMagic+" 1 ", headerMagic+" 999 ", 1), strings.Replace(string(goodBody), `"version":1`, `"version":999`, 1)},
+		{"other path", strings.ReplaceAll(string(goodHead), "abc.jsonl", "zzz.jsonl"), strings.ReplaceAll(string(goodBody), "abc.jsonl", "zzz.jsonl")},
+		{"other kind", strings.ReplaceAll(string(goodHead), headerMagic, "something-else"), strings.ReplaceAll(string(goodBody), bodyKind, "something-else")},
 	}
-	t.Run("body cut", func(t *testing.T) {
-		os.WriteFile(file, good[:len(good)-20], 0o600)
-		if f := st.Load(s.Path); f != nil {
-			t.Errorf("body trusted: %+v", f)
-		}
-	})
-	for name, content := range cases {
-		t.Run(name, func(t *testing.T) {
-			os.WriteFile(file, []byte(content), 0o600)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			os.WriteFile(head, []byte(tc.head), 0o600)
+			os.WriteFile(body, []byte(tc.body), 0o600)
 			if h := st.LoadHeader(s.Path); h != nil {
 				t.Errorf("header trusted: %+v", h)
 			}
@@ -96,6 +97,39 @@ func TestUntrustedStateIsDiscarded(t *testing.T) {
 				t.Errorf("body trusted: %+v", f)
 			}
 		})
+	}
+}
+
+// The head can move on alone, and the body catches up later from its own
+// offset.
+func TestHeadAheadOfBody(t *testing.T) {
+	dir := t.TempDir()
+	st := Store{Dir: filepath.Join(dir, "state")}
+	s := session(t, dir, 3)
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(s.Path, os.O_APPEND|os.O_WRONLY, 0o600)
+	f.WriteString(`{"type":"assistant","message":{"id":"late","model":"m","usage":{"input_tokens":7}}}` + "\n")
+	f.Close()
+
+	h := st.LoadHeader(s.Path)
+	var p transcript.Parser
+	if r, err := h.Update(&p); err != nil || r.Read == 0 || r.Rebuilt {
+		t.Fatalf("light update: %+v %v", r, err)
+	}
+	if err := st.SaveHead(h); err != nil {
+		t.Fatal(err)
+	}
+	if h2 := st.LoadHeader(s.Path); h2 == nil || !h2.UpToDate() || h2.NumTurns() != 4 {
+		t.Fatalf("head after light update: %+v", h2)
+	}
+	full := st.Load(s.Path)
+	if full == nil || full.UpToDate() || full.NumTurns() != 3 {
+		t.Fatalf("body should lag: %+v", full)
+	}
+	if _, err := full.Update(&p); err != nil || full.NumTurns() != 4 || !full.UpToDate() {
+		t.Fatalf("body catching up: turns %d err %v", full.NumTurns(), err)
 	}
 }
 
