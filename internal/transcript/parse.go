@@ -424,6 +424,13 @@ func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
 		}
 		setStr(&s.Model, m.model)
 	}
+	if !e.sidechain && !synthetic {
+		for i := range m.blocks {
+			if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
+				s.assistantText(unescape(b.text), ts, lineNo)
+			}
+		}
+	}
 	for i := range m.blocks {
 		b := &m.blocks[i]
 		if string(b.typ) != "tool_use" || len(b.id) == 0 {

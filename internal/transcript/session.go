@@ -21,6 +21,10 @@ const (
 	maxCommandBytes = 500
 	maxSummaryBytes = 64 << 10
 	maxBadLines     = 100
+	maxDecisions    = 30
+	maxLastTexts    = 3
+	maxTextBytes    = 3000
+	maxNoteBytes    = 400
 )
 
 // Session is everything derived from one transcript file so far.
@@ -59,6 +63,11 @@ type Session struct {
 	Files        []FileStat   `json:"files"`
 	Todos        []Todo       `json:"todos"`
 	Subagents    []Subagent   `json:"subagents"`
+	// Decisions are the assistant's sentences that state a choice and its
+	// reason, the latest maxDecisions of them.
+	Decisions []Note `json:"decisions"`
+	// LastTexts are the latest main-chain assistant texts, newest last.
+	LastTexts []Note `json:"last_texts"`
 
 	BadLines []BadLine `json:"bad_lines"`
 	BadCount int       `json:"bad_count"`
@@ -119,6 +128,9 @@ type ToolCall struct {
 	Sidechain bool      `json:"sidechain,omitempty"`
 	FilePath  string    `json:"file_path,omitempty"`
 	Command   string    `json:"command,omitempty"`
+	// Description is what a Bash or subagent (Task, Agent) call said it
+	// was for.
+	Description string `json:"description,omitempty"`
 	// Done is set when the result was seen.
 	Done    bool `json:"done,omitempty"`
 	IsError bool `json:"is_error,omitempty"`
@@ -126,6 +138,13 @@ type ToolCall struct {
 	// the result does not say (rejected, interrupted, still running).
 	ExitCode  *int   `json:"exit_code,omitempty"`
 	ErrorText string `json:"error,omitempty"`
+}
+
+// Note is a piece of what the assistant said.
+type Note struct {
+	Time time.Time `json:"time"`
+	Line int       `json:"line"`
+	Text string    `json:"text"`
 }
 
 // FileStat counts the operations on one path, in order of first touch.

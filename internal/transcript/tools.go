@@ -21,9 +21,12 @@ func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *scanner) 
 	case "NotebookEdit":
 		c.FilePath = absPath(cwd, unescape(in.notebookPath))
 		s.fileOp(c.FilePath, opEdit)
+	case "Task", "Agent":
+		c.Description = truncate(unescape(in.description), maxNoteBytes)
 	case "Bash":
 		cmd := unescape(in.command)
 		c.Command = truncate(cmd, maxCommandBytes)
+		c.Description = truncate(unescape(in.description), maxNoteBytes)
 		for _, op := range bashFileOps(cmd) {
 			s.fileOp(absPath(cwd, op.path), op.kind)
 		}

@@ -124,7 +124,7 @@ func TestToolCallsAndResults(t *testing.T) {
 	want := []ToolCall{
 		{ID: "t1", Name: "Write", FilePath: "/p/a.go", Done: true},
 		{ID: "t2", Name: "Edit", FilePath: "/p/a.go", Done: true},
-		{ID: "t3", Name: "Bash", Command: "go test ./... && echo done", Done: true, IsError: true, ExitCode: exit(3), ErrorText: "Exit code 3\nFAIL"},
+		{ID: "t3", Name: "Bash", Command: "go test ./... && echo done", Description: "test", Done: true, IsError: true, ExitCode: exit(3), ErrorText: "Exit code 3\nFAIL"},
 		{ID: "t4", Name: "Bash", Command: "echo hi > out.txt", Done: true, ExitCode: exit(0)},
 		{ID: "t5", Name: "Bash", Command: "rm -rf build", Done: true, IsError: true, ErrorText: "The user doesn't want to proceed with this tool use."},
 		{ID: "t6", Name: "Read", FilePath: "/p/b.go", Done: true, IsError: true, ErrorText: "<tool_use_error>File does not exist.</tool_use_error>"},
@@ -337,5 +337,31 @@ func TestDeepNesting(t *testing.T) {
 	s := feed(t, deep, userText("still here", ""))
 	if s.BadCount != 1 || len(s.Prompts) != 1 {
 		t.Errorf("bad=%d prompts=%d", s.BadCount, len(s.Prompts))
+	}
+}
+
+func TestDecisionsAndLastTexts(t *testing.T) {
+	text := func(s string) string { b, _ := json.Marshal(s); return `{"type":"text","text":` + string(b) + `}` }
+	s := feed(t,
+		asst("m1", "x", 1, 1, 1, text("Let me look at the code.\nI'll use SQLite because it needs no server. The tests pass.")),
+		asst("m2", "x", 1, 1, 1, text("Decision: keep the parser hand-written.\n```go\nx := because()\n```")),
+		asst("m3", "x", 1, 1, 1, text("Store times as UTC rather than local time. Done.")),
+		asst("m4", "x", 1, 1, 1, text("Next steps:\n1. write the docs")),
+		strings.Replace(asst("m5", "x", 1, 1, 1, text("I'll use a map because subagents decide too.")), `"isSidechain":false`, `"isSidechain":true`, 1),
+	)
+	var got []string
+	for _, d := range s.Decisions {
+		got = append(got, d.Text)
+	}
+	want := []string{
+		"I'll use SQLite because it needs no server.",
+		"Decision: keep the parser hand-written.",
+		"Store times as UTC rather than local time.",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+	if len(s.LastTexts) != 3 || !strings.HasPrefix(s.LastTexts[2].Text, "Next steps:") {
+		t.Errorf("last texts: %+v", s.LastTexts)
 	}
 }

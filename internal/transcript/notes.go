@@ -1,0 +1,92 @@
+package transcript
+
+import (
+	"strings"
+	"time"
+)
+
+// assistantText keeps the latest texts and the decisions in them.
+func (s *Session) assistantText(text string, ts time.Time, line int) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: truncate(text, maxTextBytes)})
+	if len(s.LastTexts) > maxLastTexts {
+		s.LastTexts = append(s.LastTexts[:0], s.LastTexts[len(s.LastTexts)-maxLastTexts:]...)
+	}
+	for _, d := range Decisions(text) {
+		s.Decisions = append(s.Decisions, Note{Time: ts, Line: line, Text: d})
+	}
+	if len(s.Decisions) > maxDecisions {
+		s.Decisions = append(s.Decisions[:0], s.Decisions[len(s.Decisions)-maxDecisions:]...)
+	}
+}
+
+// Decisions picks the sentences of an assistant's text that state a choice
+// and its reason ("I'll use X because Y", "X rather than Y", "Decision:
+// ..."). It is a heuristic on wording: it prefers missing a decision to
+// filling a checkpoint with chatter.
+func Decisions(text string) []string {
+	var out []string
+	for _, sent := range Sentences(text) {
+		l := strings.ToLower(sent)
+		explicit := strings.HasPrefix(strings.TrimLeft(l, "*#-> "), "decision")
+		alt := containsAny(l, alternativeCues)
+		if explicit || alt || (containsAny(l, decisionCues) && containsAny(l, reasonCues)) {
+			out = append(out, truncate(sent, maxNoteBytes))
+		}
+	}
+	return out
+}
+
+var (
+	decisionCues = []string{
+		"decided", "decide to", "decision", "i'll use", "i will use", "we'll use", "we will use",
+		"i'll go with", "going with", "go with", "chose ", "choosing", "opted", "switch to", "switching to",
+		"prefer", "let's use", "i'll keep", "we'll keep", "i'll stick", "sticking with",
+	}
+	reasonCues      = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
+	alternativeCues = []string{" instead of ", " rather than "}
+)
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// Sentences splits text into trimmed sentences and lines, leaving out code
+// blocks, which hold no sentences worth keeping.
+func Sentences(text string) []string {
+	var out []string
+	inCode := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") {
+			inCode = !inCode
+			continue
+		}
+		if inCode || t == "" {
+			continue
+		}
+		start := 0
+		for i := 0; i < len(t); i++ {
+			c := t[i]
+			if (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') {
+				// Not after a single letter or a number ("e.g.", "v1.2").
+				if sent := strings.TrimSpace(t[start : i+1]); len(sent) > 3 {
+					out = append(out, sent)
+				}
+				start = i + 1
+			}
+		}
+		if sent := strings.TrimSpace(t[start:]); len(sent) > 3 {
+			out = append(out, sent)
+		}
+	}
+	return out
+}
