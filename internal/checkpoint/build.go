@@ -1,0 +1,387 @@
+package checkpoint
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+// Input is what a checkpoint is built from besides the session.
+type Input struct {
+	Project string
+	Trigger string
+	Now     time.Time
+	Reading meter.Reading
+	Git     *git.Status
+	GitErr  error
+	// Tickets is an extra pattern for ticket ids (CAIRN_TICKET_PATTERN).
+	Tickets *regexp.Regexp
+	// Redact cleans every string kept; nil keeps them as they are.
+	Redact func(string) string
+}
+
+// Limits that keep a checkpoint a summary, not a copy of the session.
+const (
+	maxLatestPrompts = 3
+	maxConstraints   = 12
+	maxFiles         = 40
+	maxKeyReads      = 8
+	maxCommands      = 10
+	maxErrors        = 10
+	maxDecisions     = 10
+	maxNextSteps     = 8
+	maxSubagents     = 8
+	maxItem          = 300
+)
+
+// Build derives the checkpoint of a session.
+func Build(s *transcript.Session, in Input) Checkpoint {
+	c := Checkpoint{
+		Version: Version, Project: in.Project, SessionID: s.SessionID, Transcript: s.Path,
+		CreatedAt: in.Now.UTC(), Trigger: in.Trigger, Compactions: len(s.Compactions),
+		Context: Context{Tokens: in.Reading.Tokens, Window: in.Reading.Window, Threshold: in.Reading.Threshold, Percent: in.Reading.PctWindow},
+		Git:     in.Git,
+	}
+	if in.GitErr != nil {
+		c.GitError = in.GitErr.Error()
+	}
+	c.Task = task(s, in.Tickets)
+	c.Constraints = constraints(s.Prompts)
+	for _, t := range s.Todos {
+		c.Todos = append(c.Todos, Todo{Content: clip(t.Content), Status: t.Status})
+	}
+	c.Files, c.KeyReads = files(s.Files, in.Project)
+	c.Commands = commands(s.ToolCalls)
+	c.Errors = toolErrors(s.ToolCalls)
+	for _, d := range last(s.Decisions, maxDecisions) {
+		c.Decisions = append(c.Decisions, d.Text)
+	}
+	if n := len(s.LastTexts); n > 0 {
+		c.LastReply = clipN(s.LastTexts[n-1].Text, 600)
+		c.NextSteps = nextSteps(s.LastTexts)
+	}
+	for _, tc := range s.ToolCalls {
+		if (tc.Name == "Task" || tc.Name == "Agent") && tc.Description != "" {
+			c.Subagents = append(c.Subagents, tc.Description)
+		}
+	}
+	c.Subagents = last(c.Subagents, maxSubagents)
+	if in.Redact != nil {
+		c.redact(in.Redact)
+	}
+	return c
+}
+
+func last[T any](xs []T, n int) []T {
+	if len(xs) > n {
+		return xs[len(xs)-n:]
+	}
+	return xs
+}
+
+func clip(s string) string { return clipN(s, maxItem) }
+
+func clipN(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// task takes the first substantive prompt and the latest ones. A prompt is
+// substantive when it is more than an acknowledgement ("ok", "continue").
+func task(s *transcript.Session, extra *regexp.Regexp) Task {
+	var t Task
+	firstIdx := -1
+	for i, p := range s.Prompts {
+		if substantive(p.Text) {
+			t.First, firstIdx = clipN(p.Text, 600), i
+			break
+		}
+	}
+	for i := max(firstIdx+1, len(s.Prompts)-maxLatestPrompts); i < len(s.Prompts); i++ {
+		if i >= 0 && i != firstIdx {
+			t.Latest = append(t.Latest, clip(s.Prompts[i].Text))
+		}
+	}
+	t.Tickets = tickets(s, extra)
+	return t
+}
+
+var acknowledgements = map[string]bool{
+	"ok": true, "okay": true, "yes": true, "y": true, "no": true, "continue": true, "go on": true,
+	"go ahead": true, "thanks": true, "thank you": true, "done": true, "next": true, "proceed": true,
+}
+
+func substantive(p string) bool {
+	t := strings.ToLower(strings.Trim(strings.TrimSpace(p), ".!"))
+	return len(t) > 3 && !acknowledgements[t]
+}
+
+var (
+	ticketKey = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-[0-9]{1,6}\b`)
+	// Keys that look like tickets but name standards and encodings.
+	notTickets = map[string]bool{"UTF": true, "SHA": true, "ISO": true, "RFC": true, "HTTP": true, "TLS": true,
+		"CVE": true, "AES": true, "PEP": true, "MD": true, "ES": true, "GPT": true, "X": true, "UCS": true,
+		"WIN": true, "COVID": true, "IPV": true, "H": true, "E": true, "GO": true}
+	// bd (beads) ids: named after `bd show|update|close…` or "bead".
+	beadCmd    = regexp.MustCompile(`\bbd\s+(?:show|update|close|start|reopen|dep\s+add|comments?)\s+([a-z][a-z0-9]*-[a-z0-9]+(?:\.[0-9]+)*)\b`)
+	beadPrompt = regexp.MustCompile(`(?i)\bbeads?\s+([a-z][a-z0-9]*-[a-z0-9]+(?:\.[0-9]+)*)\b`)
+)
+
+// tickets finds issue keys (ABC-123) in prompts and the branch, bead ids in
+// prompts and bd commands, and matches of the configured pattern, in order
+// of last mention.
+func tickets(s *transcript.Session, extra *regexp.Regexp) []string {
+	var seen []string
+	add := func(id string) {
+		if i := slices.Index(seen, id); i >= 0 {
+			seen = slices.Delete(seen, i, i+1)
+		}
+		seen = append(seen, id)
+	}
+	scan := func(text string) {
+		for _, m := range ticketKey.FindAllString(text, -1) {
+			if !notTickets[m[:strings.IndexByte(m, '-')]] {
+				add(m)
+			}
+		}
+		for _, m := range beadPrompt.FindAllStringSubmatch(text, -1) {
+			add(m[1])
+		}
+		if extra != nil {
+			for _, m := range extra.FindAllString(text, -1) {
+				add(m)
+			}
+		}
+	}
+	scan(s.GitBranch)
+	for _, p := range s.Prompts {
+		scan(p.Text)
+	}
+	for _, tc := range s.ToolCalls {
+		if tc.Name == "Bash" {
+			for _, m := range beadCmd.FindAllStringSubmatch(tc.Command, -1) {
+				add(m[1])
+			}
+		}
+	}
+	return last(seen, 5)
+}
+
+// constraintCue marks sentences in which the user tells the agent how to
+// work: never, always, don't, must, use X not Y...
+var constraintCue = regexp.MustCompile(`(?i)\b(never|always|don'?t|do not|must|mustn'?t|should ?n[o']t|make sure|ensure|only use|avoid|prefer|instead of|rather than|not allowed|no more than|at most|at least|without)\b|\buse\b[^.]*\bnot\b`)
+
+func constraints(prompts []transcript.Prompt) []string {
+	var out []string
+	for _, p := range prompts {
+		for _, sent := range transcript.Sentences(p.Text) {
+			if len(sent) > 400 || !constraintCue.MatchString(sent) {
+				continue
+			}
+			sent = clip(sent)
+			if i := slices.Index(out, sent); i >= 0 {
+				out = slices.Delete(out, i, i+1)
+			}
+			out = append(out, sent)
+		}
+	}
+	return last(out, maxConstraints)
+}
+
+// files splits the paths into changed ones and the most read of the rest,
+// relative to the project when inside it.
+func files(fs []transcript.FileStat, project string) ([]File, []string) {
+	rel := func(p string) string {
+		if project != "" && strings.HasPrefix(p, project+"/") {
+			return p[len(project)+1:]
+		}
+		return p
+	}
+	var changed []File
+	type read struct {
+		path string
+		n    int
+	}
+	var reads []read
+	for _, f := range fs {
+		if f.Write+f.Edit+f.Delete > 0 {
+			changed = append(changed, File{Path: rel(f.Path), Created: f.Created, Edits: f.Edit, Writes: f.Write, Deleted: f.Delete > 0 && f.Write == 0})
+		} else if f.Read > 0 {
+			reads = append(reads, read{rel(f.Path), f.Read})
+		}
+	}
+	slices.SortStableFunc(reads, func(a, b read) int { return b.n - a.n })
+	var key []string
+	for _, r := range reads[:min(len(reads), maxKeyReads)] {
+		key = append(key, r.path)
+	}
+	return last(changed, maxFiles), key
+}
+
+func commands(calls []transcript.ToolCall) []Command {
+	var out []Command
+	for _, tc := range calls {
+		if tc.Name != "Bash" || tc.Command == "" || !tc.Done {
+			continue
+		}
+		cmd := clip(tc.Command)
+		runs := 1
+		if i := slices.IndexFunc(out, func(c Command) bool { return c.Command == cmd }); i >= 0 {
+			runs += out[i].Runs
+			out = slices.Delete(out, i, i+1)
+		}
+		out = append(out, Command{Command: cmd, Description: clip(tc.Description), ExitCode: tc.ExitCode, Runs: runs})
+	}
+	return last(out, maxCommands)
+}
+
+// Results that are not failures of the work: the user said no, or a
+// sibling call failed.
+var notErrors = []string{"The user doesn't want to proceed", "[Request interrupted", "<tool_use_error>Sibling tool call errored"}
+
+func toolErrors(calls []transcript.ToolCall) []Error {
+	var out []Error
+	for i, tc := range calls {
+		if !tc.IsError || tc.Sidechain {
+			continue
+		}
+		skip := false
+		for _, p := range notErrors {
+			skip = skip || strings.HasPrefix(tc.ErrorText, p)
+		}
+		if skip {
+			continue
+		}
+		subject := tc.FilePath
+		if tc.Name == "Bash" {
+			subject = tc.Command
+		}
+		e := Error{Tool: tc.Name, Subject: clip(subject), Message: clipN(tc.ErrorText, 400)}
+		for _, later := range calls[i+1:] {
+			if later.Done && !later.IsError && sameWork(tc, later) {
+				e.Resolved = true
+				break
+			}
+		}
+		out = append(out, e)
+	}
+	return last(out, maxErrors)
+}
+
+// sameWork says whether a later call retried what a failed one attempted:
+// an edit of the same file, or a command with the same program and
+// subcommand ("go test ./x" then "go test ./...").
+func sameWork(failed, later transcript.ToolCall) bool {
+	switch failed.Name {
+	case "Bash":
+		return later.Name == "Bash" && commandKey(failed.Command) == commandKey(later.Command)
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		return later.FilePath == failed.FilePath && (later.Name == "Edit" || later.Name == "MultiEdit" || later.Name == "Write" || later.Name == "NotebookEdit")
+	}
+	return later.Name == failed.Name && later.FilePath == failed.FilePath
+}
+
+func commandKey(cmd string) string {
+	// The last simple command of a pipeline is usually a filter (| tail):
+	// the work is the first.
+	if i := strings.IndexAny(cmd, "|;&"); i >= 0 {
+		cmd = cmd[:i]
+	}
+	w := strings.Fields(cmd)
+	for len(w) > 0 && strings.Contains(w[0], "=") { // FOO=bar go test
+		w = w[1:]
+	}
+	if len(w) > 2 {
+		w = w[:2]
+	}
+	return strings.Join(w, " ")
+}
+
+var nextHeader = regexp.MustCompile(`(?i)^[#*\s]*(next steps?|next up|remaining( work| tasks)?|still to do|to do|todo|what's left|plan)\b[^a-z]*$`)
+var nextSentence = regexp.MustCompile(`(?i)^(next,? (i'll|i will|we'll|we will|let me)|then (i'll|i will|we'll)|after that,? (i'll|i will)|the next step is|i'll (now|next))\b`)
+var listItem = regexp.MustCompile(`^\s*(?:[-*•]|\d+[.)])\s+(.*)$`)
+
+// nextSteps reads the latest assistant texts for a "Next steps" list or
+// sentences that announce the next move, newest text first.
+func nextSteps(texts []transcript.Note) []string {
+	for i := len(texts) - 1; i >= 0; i-- {
+		var steps []string
+		lines := strings.Split(texts[i].Text, "\n")
+		for j := 0; j < len(lines); j++ {
+			if nextHeader.MatchString(strings.TrimSpace(lines[j])) {
+				for k := j + 1; k < len(lines); k++ {
+					m := listItem.FindStringSubmatch(lines[k])
+					if m == nil {
+						if strings.TrimSpace(lines[k]) == "" && len(steps) == 0 {
+							continue
+						}
+						break
+					}
+					steps = append(steps, clip(m[1]))
+				}
+			}
+		}
+		for _, sent := range transcript.Sentences(texts[i].Text) {
+			if nextSentence.MatchString(sent) {
+				steps = append(steps, clip(sent))
+			}
+		}
+		if len(steps) > 0 {
+			return steps[:min(len(steps), maxNextSteps)]
+		}
+	}
+	return nil
+}
+
+// redact passes every string of the checkpoint through f.
+func (c *Checkpoint) redact(f func(string) string) {
+	all := func(xs []string) {
+		for i := range xs {
+			xs[i] = f(xs[i])
+		}
+	}
+	c.Task.First = f(c.Task.First)
+	all(c.Task.Latest)
+	all(c.Constraints)
+	for i := range c.Todos {
+		c.Todos[i].Content = f(c.Todos[i].Content)
+	}
+	for i := range c.Files {
+		c.Files[i].Path = f(c.Files[i].Path)
+	}
+	all(c.KeyReads)
+	for i := range c.Commands {
+		c.Commands[i].Command = f(c.Commands[i].Command)
+		c.Commands[i].Description = f(c.Commands[i].Description)
+	}
+	for i := range c.Errors {
+		c.Errors[i].Subject = f(c.Errors[i].Subject)
+		c.Errors[i].Message = f(c.Errors[i].Message)
+	}
+	all(c.Decisions)
+	all(c.NextSteps)
+	all(c.Subagents)
+	c.LastReply = f(c.LastReply)
+	c.GitError = f(c.GitError)
+	if c.Git != nil {
+		g := *c.Git
+		g.Changes = slices.Clone(g.Changes)
+		for i := range g.Changes {
+			g.Changes[i].Path = f(g.Changes[i].Path)
+		}
+		g.Upstream = f(g.Upstream)
+		c.Git = &g
+	}
+}

@@ -1,0 +1,135 @@
+// Package checkpoint captures the working state of a coding session as a
+// structured record (the task and its ticket, the user's constraints,
+// todos, files changed, commands and how they ended, errors and whether
+// they were fixed, decisions and their reasons, git state, next steps) and
+// renders it three ways: in full as Markdown, as instructions that steer
+// the compaction summary, and as a restore that fits a token budget.
+//
+// Everything in a checkpoint is derived from the transcript engine and git,
+// never guessed, and passes through redaction before it is stored or shown.
+package checkpoint
+
+import (
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/git"
+)
+
+// Version changes when the meaning of a stored checkpoint changes.
+const Version = 1
+
+// Checkpoint is the working state of a session at one moment.
+type Checkpoint struct {
+	Version    int       `json:"version"`
+	ID         int64     `json:"id,omitempty"` // assigned by the store
+	Project    string    `json:"project"`
+	SessionID  string    `json:"session_id"`
+	Transcript string    `json:"transcript"`
+	CreatedAt  time.Time `json:"created_at"`
+	// Trigger is why it was taken: precompact-auto, precompact-manual,
+	// session-end, manual...
+	Trigger string  `json:"trigger"`
+	Context Context `json:"context"`
+
+	Task        Task        `json:"task"`
+	Constraints []string    `json:"constraints"`
+	Todos       []Todo      `json:"todos"`
+	Files       []File      `json:"files"`
+	KeyReads    []string    `json:"key_reads"`
+	Commands    []Command   `json:"commands"`
+	Errors      []Error     `json:"errors"`
+	Decisions   []string    `json:"decisions"`
+	NextSteps   []string    `json:"next_steps"`
+	LastReply   string      `json:"last_reply,omitempty"`
+	Git         *git.Status `json:"git,omitempty"`
+	GitError    string      `json:"git_error,omitempty"`
+	Subagents   []string    `json:"subagents"`
+	Compactions int         `json:"compactions"`
+}
+
+// Context is the meter's reading when the checkpoint was taken.
+type Context struct {
+	Tokens    int64   `json:"tokens"`
+	Window    int64   `json:"window"`
+	Threshold int64   `json:"threshold"`
+	Percent   float64 `json:"percent_of_window"`
+}
+
+// Task is what the session is about.
+type Task struct {
+	// First is the first substantive prompt.
+	First string `json:"first"`
+	// Latest are the latest prompts, newest last (the first excluded).
+	Latest []string `json:"latest"`
+	// Tickets are the issue keys and bead ids seen, most recent last.
+	Tickets []string `json:"tickets"`
+}
+
+// Todo is one item of the agent's list.
+type Todo struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// Open reports whether the todo still needs doing.
+func (t Todo) Open() bool { return t.Status != "completed" }
+
+// File is a path the session created, changed or deleted.
+type File struct {
+	Path    string `json:"path"`
+	Created bool   `json:"created,omitempty"`
+	Edits   int    `json:"edits,omitempty"`
+	Writes  int    `json:"writes,omitempty"`
+	Deleted bool   `json:"deleted,omitempty"`
+}
+
+// Command is a distinct shell command and how it last ended.
+type Command struct {
+	Command     string `json:"command"`
+	Description string `json:"description,omitempty"`
+	ExitCode    *int   `json:"exit_code"`
+	Runs        int    `json:"runs"`
+}
+
+// Error is a failed tool call and whether a later call of the same kind
+// succeeded.
+type Error struct {
+	Tool     string `json:"tool"`
+	Subject  string `json:"subject"` // the command or the path
+	Message  string `json:"message"`
+	Resolved bool   `json:"resolved"`
+}
+
+// OpenTodos are the todos not completed.
+func (c *Checkpoint) OpenTodos() []Todo {
+	var out []Todo
+	for _, t := range c.Todos {
+		if t.Open() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Unresolved are the errors no later call fixed.
+func (c *Checkpoint) Unresolved() []Error {
+	var out []Error
+	for _, e := range c.Errors {
+		if !e.Resolved {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Summary is a one-line description for listings.
+func (c *Checkpoint) Summary() string {
+	s := c.Task.First
+	if n := len(c.Task.Latest); n > 0 {
+		s = c.Task.Latest[n-1]
+	}
+	if len(c.Task.Tickets) > 0 {
+		s = c.Task.Tickets[len(c.Task.Tickets)-1] + ": " + s
+	}
+	return oneLine(s, 100)
+}

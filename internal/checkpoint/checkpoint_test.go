@@ -1,0 +1,252 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/fixtures"
+	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/transcript"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// sessionLines writes a transcript from (role, payload) steps and reads it.
+type step struct {
+	user    string // a prompt
+	text    string // assistant text
+	tool    string // assistant tool call: name
+	input   any
+	result  string // tool result for the call before
+	isError bool
+	tokens  int
+}
+
+func build(t *testing.T, steps []step) *transcript.Session {
+	t.Helper()
+	var lines []string
+	ts := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	n := 0
+	line := func(v map[string]any) {
+		n++
+		v["timestamp"] = ts.Add(time.Duration(n) * time.Minute).Format(time.RFC3339Nano)
+		v["cwd"] = "/work/shop"
+		v["sessionId"] = "sess-1"
+		v["gitBranch"] = "feat/BILL-482-export"
+		v["isSidechain"] = false
+		b, _ := json.Marshal(v)
+		lines = append(lines, string(b))
+	}
+	lastID := ""
+	for i, s := range steps {
+		usage := map[string]any{"input_tokens": 10, "cache_read_input_tokens": 1000 + 500*i}
+		switch {
+		case s.user != "":
+			line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": s.user}})
+		case s.text != "":
+			line(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("m%d", i), "model": "claude-opus-4-6", "role": "assistant",
+				"content": []any{map[string]any{"type": "text", "text": s.text}}, "usage": usage}})
+		case s.tool != "":
+			lastID = fmt.Sprintf("toolu_%d", i)
+			line(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("m%d", i), "model": "claude-opus-4-6", "role": "assistant",
+				"content": []any{map[string]any{"type": "tool_use", "id": lastID, "name": s.tool, "input": s.input}}, "usage": usage}})
+		case s.result != "":
+			line(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{
+				map[string]any{"type": "tool_result", "tool_use_id": lastID, "content": s.result, "is_error": s.isError}}}})
+		}
+	}
+	path := filepath.Join(t.TempDir(), "sess-1.jsonl")
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	sess := transcript.New(path)
+	var p transcript.Parser
+	if _, err := sess.Update(&p); err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+// planted is a session with one of each fact a checkpoint must keep.
+func planted(t *testing.T) *transcript.Session {
+	return build(t, []step{
+		{user: "Implement the CSV export for BILL-482. Never touch the migrations folder. Use pnpm, not npm."},
+		{text: "I'll look at the export package first."},
+		{tool: "Read", input: map[string]any{"file_path": "/work/shop/internal/export/export.go"}},
+		{result: "package export"},
+		{tool: "TodoWrite", input: map[string]any{"todos": []any{
+			map[string]any{"content": "Write the CSV encoder", "status": "completed", "activeForm": "Writing"},
+			map[string]any{"content": "Add export tests", "status": "in_progress", "activeForm": "Adding"},
+			map[string]any{"content": "Document the export flag", "status": "pending", "activeForm": "Documenting"},
+		}}},
+		{result: "Todos have been modified successfully"},
+		{tool: "Write", input: map[string]any{"file_path": "/work/shop/internal/export/csv.go", "content": "package export"}},
+		{result: "File created successfully"},
+		{text: "I'll use encoding/csv rather than hand-written quoting because it handles embedded newlines."},
+		{tool: "Bash", input: map[string]any{"command": "go test ./internal/export/...", "description": "Run export tests"}},
+		{result: "Exit code 1\n--- FAIL: TestCSVQuotes\n    csv_test.go:31: got \"a,b\" want \"\\\"a,b\\\"\"", isError: true},
+		{tool: "Edit", input: map[string]any{"file_path": "/work/shop/internal/export/csv.go", "old_string": "a", "new_string": "b"}},
+		{result: "The file has been updated"},
+		{tool: "Bash", input: map[string]any{"command": "go test ./internal/export/...", "description": "Run export tests"}},
+		{result: "ok  shop/internal/export 0.01s"},
+		{tool: "Bash", input: map[string]any{"command": "make lint", "description": "Lint"}},
+		{result: "Exit code 2\nexport.go:12: exported func Export should have comment", isError: true},
+		{user: "also make sure the header row is always written, even for empty exports. The API token is sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},
+		{text: "Understood.\n\nNext steps:\n1. Fix the lint warning in export.go\n2. Write the empty-export test\n3. Update docs/export.md"},
+	})
+}
+
+func input() Input {
+	return Input{
+		Project: "/work/shop", Trigger: "precompact-auto", Now: time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC),
+		Reading: meter.Reading{Tokens: 167094, Window: 200000, Threshold: 167000, PctWindow: 83.5},
+		Git: &git.Status{Branch: "feat/BILL-482-export", Head: "1a2b3c4d5e6f", DiffStat: "2 files changed, 40 insertions(+)",
+			Changes: []git.Change{{Path: "internal/export/csv.go", Code: "??"}, {Path: "internal/export/export.go", Code: ".M"}}},
+		Redact: func(s string) string {
+			return regexp.MustCompile(`sk-ant-[A-Za-z0-9-]+`).ReplaceAllString(s, "[REDACTED:anthropic-key]")
+		},
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.WriteFile(path, []byte(got), 0o644)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/checkpoint -update creates it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+func TestBuildPlanted(t *testing.T) {
+	c := Build(planted(t), input())
+	if got := c.Task.Tickets; !cmp.Equal(got, []string{"BILL-482"}) {
+		t.Errorf("tickets %v", got)
+	}
+	if !strings.HasPrefix(c.Task.First, "Implement the CSV export for BILL-482") {
+		t.Errorf("first %q", c.Task.First)
+	}
+	wantConstraints := []string{
+		"Never touch the migrations folder.",
+		"Use pnpm, not npm.",
+		"also make sure the header row is always written, even for empty exports.",
+	}
+	if diff := cmp.Diff(wantConstraints, c.Constraints); diff != "" {
+		t.Errorf("constraints (-want +got):\n%s", diff)
+	}
+	if open := c.OpenTodos(); len(open) != 2 || open[0].Content != "Add export tests" {
+		t.Errorf("open todos %+v", open)
+	}
+	if len(c.Files) != 1 || c.Files[0].Path != "internal/export/csv.go" || !c.Files[0].Created || c.Files[0].Edits != 1 {
+		t.Errorf("files %+v", c.Files)
+	}
+	if !cmp.Equal(c.KeyReads, []string{"internal/export/export.go"}) {
+		t.Errorf("key reads %v", c.KeyReads)
+	}
+	if len(c.Errors) != 2 || !c.Errors[0].Resolved || c.Errors[1].Resolved || c.Errors[1].Subject != "make lint" {
+		t.Errorf("errors %+v", c.Errors)
+	}
+	if len(c.Commands) != 2 || c.Commands[0].Runs != 2 || *c.Commands[0].ExitCode != 0 || *c.Commands[1].ExitCode != 2 {
+		t.Errorf("commands %+v", c.Commands)
+	}
+	if len(c.Decisions) != 1 || !strings.Contains(c.Decisions[0], "encoding/csv rather than hand-written quoting because") {
+		t.Errorf("decisions %v", c.Decisions)
+	}
+	if diff := cmp.Diff([]string{"Fix the lint warning in export.go", "Write the empty-export test", "Update docs/export.md"}, c.NextSteps); diff != "" {
+		t.Errorf("next steps (-want +got):\n%s", diff)
+	}
+	js, _ := json.Marshal(c)
+	if strings.Contains(string(js), "sk-ant-api03") {
+		t.Error("the secret survived into the checkpoint")
+	}
+}
+
+func TestRenderings(t *testing.T) {
+	c := Build(planted(t), input())
+	c.ID = 7
+	golden(t, "planted.md", c.Markdown())
+	restore := c.Restore(Compaction{Trigger: "auto", PreTokens: 167094, PostTokens: 9120}, DefaultRestoreBudget)
+	golden(t, "planted-restore.md", restore)
+	steer := c.Steer()
+	golden(t, "planted-steer.txt", steer)
+	if Tokens(restore) > DefaultRestoreBudget || Tokens(steer) > SteerBudget {
+		t.Errorf("restore %d tokens, steer %d tokens", Tokens(restore), Tokens(steer))
+	}
+	// Every planted fact is in the restore.
+	for _, fact := range []string{"BILL-482", "Never touch the migrations folder", "Use pnpm, not npm", "header row is always written",
+		"Add export tests", "csv.go", "go test ./internal/export/...", "make lint", "exit 2", "encoding/csv rather than",
+		"Fix the lint warning", "feat/BILL-482-export", "cairn show checkpoint 7", "Continue with the task"} {
+		if !strings.Contains(restore, fact) {
+			t.Errorf("restore lacks %q", fact)
+		}
+	}
+	for _, fact := range []string{"BILL-482", "Never touch the migrations folder", "Add export tests", "csv.go", "make lint", "encoding/csv"} {
+		if !strings.Contains(steer, fact) {
+			t.Errorf("steer lacks %q", fact)
+		}
+	}
+}
+
+func TestRestoreBudgetShrinksLowPriorityFirst(t *testing.T) {
+	c := Build(planted(t), input())
+	for i := 0; i < 40; i++ {
+		c.Files = append(c.Files, File{Path: fmt.Sprintf("/work/shop/generated/file%02d.go", i), Edits: 1})
+		c.Decisions = append(c.Decisions, fmt.Sprintf("Decision %d: keep going because reason number %d matters a lot for the design.", i, i))
+	}
+	for _, budget := range []int{1500, 600, 300} {
+		r := c.Restore(Compaction{Trigger: "auto"}, budget)
+		if Tokens(r) > budget {
+			t.Errorf("budget %d: restore is %d tokens", budget, Tokens(r))
+		}
+		if !strings.Contains(r, "BILL-482") || !strings.Contains(r, "Continue with the task") {
+			t.Errorf("budget %d: the task or the pointer went first:\n%s", budget, r)
+		}
+	}
+	r := c.Restore(Compaction{Trigger: "auto"}, 1500)
+	if !strings.Contains(r, "Never touch the migrations folder") {
+		t.Error("constraints dropped before decisions and files")
+	}
+	if strings.Contains(r, "Decision 0:") {
+		t.Error("the oldest decisions should go first")
+	}
+}
+
+// Real sessions: the restore and the steering text fit their budgets and
+// keep the task.
+func TestRealSessions(t *testing.T) {
+	dir, err := fixtures.Extract(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range fixtures.Compactions {
+		s := transcript.New(filepath.Join(dir, fx.Session+".jsonl"))
+		var p transcript.Parser
+		if _, err := s.Update(&p); err != nil {
+			t.Fatal(err)
+		}
+		c := Build(s, Input{Project: "/p", Trigger: "precompact-auto", Now: time.Now()})
+		r := c.Restore(Compaction{Trigger: fx.Trigger, PreTokens: fx.PreTokens}, DefaultRestoreBudget)
+		if Tokens(r) > DefaultRestoreBudget || !strings.Contains(r, "Asked first") {
+			t.Errorf("%s: restore %d tokens:\n%s", fx.Session[:8], Tokens(r), r)
+		}
+		if st := c.Steer(); Tokens(st) > SteerBudget {
+			t.Errorf("%s: steer %d tokens", fx.Session[:8], Tokens(st))
+		}
+		if len(c.Task.Tickets) == 0 {
+			t.Errorf("%s: no bead id found (prompts: %q)", fx.Session[:8], c.Task.First)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package checkpoint
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Markdown is the whole checkpoint for people: `cairn show checkpoint`.
+func (c *Checkpoint) Markdown() string {
+	var b strings.Builder
+	title := "Checkpoint"
+	if c.ID > 0 {
+		title += fmt.Sprintf(" %d", c.ID)
+	}
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	fmt.Fprintf(&b, "- taken: %s (%s)\n", c.CreatedAt.Format("2006-01-02 15:04:05 MST"), c.Trigger)
+	fmt.Fprintf(&b, "- session: %s\n", c.SessionID)
+	fmt.Fprintf(&b, "- project: %s\n", c.Project)
+	if c.Context.Window > 0 {
+		fmt.Fprintf(&b, "- context: %s of %s tokens (%.1f%%)", tokensK(c.Context.Tokens), tokensK(c.Context.Window), c.Context.Percent)
+		if c.Context.Threshold > 0 {
+			fmt.Fprintf(&b, ", auto-compact at %s", tokensK(c.Context.Threshold))
+		}
+		b.WriteByte('\n')
+	}
+	if c.Compactions > 0 {
+		fmt.Fprintf(&b, "- compactions so far: %d\n", c.Compactions)
+	}
+	secs := c.sections(true)
+	// In full, every error and the resolved ones too, and every command.
+	out := renderMarkdownSections(strings.TrimRight(b.String(), "\n"), secs, "")
+	var extra strings.Builder
+	if len(c.KeyReads) > 0 {
+		extra.WriteString("\n## Key files read\n")
+		for _, p := range c.KeyReads {
+			fmt.Fprintf(&extra, "- %s\n", p)
+		}
+	}
+	if len(c.Subagents) > 0 {
+		extra.WriteString("\n## Subagents launched\n")
+		for _, s := range c.Subagents {
+			fmt.Fprintf(&extra, "- %s\n", s)
+		}
+	}
+	if c.GitError != "" {
+		fmt.Fprintf(&extra, "\n## Git\n- not read: %s\n", c.GitError)
+	}
+	if extra.Len() > 0 {
+		out += extra.String()
+	}
+	return out
+}

@@ -1,0 +1,340 @@
+package checkpoint
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Tokens estimates the tokens a text costs the model. Paths, code and
+// numbers tokenize denser than prose; 3.5 bytes a token errs on the side of
+// counting too many, so a budget holds.
+func Tokens(s string) int { return int(math.Ceil(float64(len(s)) / 3.5)) }
+
+// section is a titled list whose items can be dropped to fit a budget.
+type section struct {
+	title string
+	items []string
+	// min is how many items the section keeps while others can still
+	// shrink; dropFront drops the oldest (first) items first.
+	min       int
+	dropFront bool
+	// prose renders the items as lines rather than a bulleted list.
+	prose bool
+}
+
+// fit renders head, the sections and tail within budget tokens: the
+// lowest-priority sections (last) shrink first, down to their minimum,
+// then lose their minimum too, and as a last resort long items are cut.
+func fit(head string, secs []section, tail string, budget int, render func(string, []section, string) string) string {
+	out := render(head, secs, tail)
+	shrink := func(floor func(section) int) bool {
+		for i := len(secs) - 1; i >= 0; i-- {
+			if len(secs[i].items) > floor(secs[i]) {
+				if secs[i].dropFront {
+					secs[i].items = secs[i].items[1:]
+				} else {
+					secs[i].items = secs[i].items[:len(secs[i].items)-1]
+				}
+				return true
+			}
+		}
+		return false
+	}
+	for Tokens(out) > budget && shrink(func(s section) int { return s.min }) {
+		out = render(head, secs, tail)
+	}
+	for Tokens(out) > budget && shrink(func(section) int { return 0 }) {
+		out = render(head, secs, tail)
+	}
+	for n := 200; Tokens(out) > budget && n >= 40; n /= 2 {
+		for i := range secs {
+			for j := range secs[i].items {
+				secs[i].items[j] = clipN(secs[i].items[j], n)
+			}
+		}
+		head = clipN(head, n*2)
+		out = render(head, secs, tail)
+	}
+	return out
+}
+
+func renderMarkdownSections(head string, secs []section, tail string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for _, s := range secs {
+		if len(s.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n## %s\n", s.title)
+		for i, it := range s.items {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			if !s.prose {
+				b.WriteString("- ")
+			}
+			b.WriteString(it)
+		}
+	}
+	if tail != "" {
+		b.WriteString("\n\n")
+		b.WriteString(tail)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+func renderSteerLines(head string, secs []section, tail string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for _, s := range secs {
+		if len(s.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n- %s: %s", s.title, strings.Join(s.items, "; "))
+	}
+	if tail != "" {
+		b.WriteString("\n")
+		b.WriteString(tail)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// Compaction describes the compaction a restore follows.
+type Compaction struct {
+	Trigger    string
+	PreTokens  int64
+	PostTokens int64
+}
+
+// DefaultRestoreBudget is the restore's size in tokens unless configured.
+const DefaultRestoreBudget = 1500
+
+// Restore is the text injected into the first request after a compaction:
+// what happened, then the working state by priority (task, constraints,
+// open todos, files changed, last commands and errors, decisions, git,
+// next steps), then where the full checkpoint is, within budget tokens.
+func (c *Checkpoint) Restore(comp Compaction, budget int) string {
+	if budget <= 0 {
+		budget = DefaultRestoreBudget
+	}
+	what := fmt.Sprintf("This session was just compacted (%s", orDefault(comp.Trigger, "compaction"))
+	if comp.PreTokens > 0 {
+		what += fmt.Sprintf(", %s", tokensK(comp.PreTokens))
+		if comp.PostTokens > 0 {
+			what += " → " + tokensK(comp.PostTokens)
+		}
+		what += " tokens"
+	}
+	what += "). The summary above may have dropped specifics; this is the working state cairn saved just before it. Treat it as your own notes."
+	head := "# Restored working state (cairn)\n\n" + what
+	tail := fmt.Sprintf("Full checkpoint: `cairn show checkpoint %s`. Continue with the task above.", c.ref())
+	return fit(head, c.sections(true), tail, budget, renderMarkdownSections)
+}
+
+// SteerBudget is the size of the steering text in tokens.
+const SteerBudget = 400
+
+// Steer is the text printed at PreCompact, which Claude Code appends to the
+// summariser's instructions: the specifics the summary must keep.
+func (c *Checkpoint) Steer() string {
+	head := "When you write the summary, keep these specifics from the conversation, verbatim where quoted (cairn):"
+	secs := c.sections(false)
+	// The summariser has the conversation: names and short quotes suffice.
+	keep := map[string]bool{"Task": true, "User constraints": true, "Open todos": true, "Files changed": true,
+		"Unresolved errors": true, "Decisions": true, "Next steps": true}
+	var steer []section
+	for _, s := range secs {
+		if keep[s.title] {
+			for i := range s.items {
+				s.items[i] = clipN(s.items[i], 160)
+			}
+			steer = append(steer, s)
+		}
+	}
+	return fit(head, steer, "", SteerBudget, renderSteerLines)
+}
+
+// ref names the checkpoint for `cairn show checkpoint`.
+func (c *Checkpoint) ref() string {
+	if c.ID > 0 {
+		return fmt.Sprint(c.ID)
+	}
+	return "--session " + c.SessionID
+}
+
+// sections lists the checkpoint's content by priority. With forRestore,
+// errors are split from commands as the restore shows them.
+func (c *Checkpoint) sections(forRestore bool) []section {
+	var secs []section
+	var task []string
+	if len(c.Task.Tickets) > 0 {
+		task = append(task, "Ticket: "+strings.Join(c.Task.Tickets, ", "))
+	}
+	if c.Task.First != "" {
+		task = append(task, "Asked first: "+quote(c.Task.First))
+	}
+	for i, p := range c.Task.Latest {
+		label := "Then: "
+		if i == len(c.Task.Latest)-1 {
+			label = "Latest request: "
+		}
+		task = append(task, label+quote(p))
+	}
+	secs = append(secs, section{title: "Task", items: task, min: len(task), prose: false})
+	secs = append(secs, section{title: "User constraints", items: quoteAll(c.Constraints), min: len(c.Constraints), dropFront: true})
+	var todos []string
+	for _, t := range c.OpenTodos() {
+		todos = append(todos, fmt.Sprintf("[%s] %s", t.Status, t.Content))
+	}
+	secs = append(secs, section{title: "Open todos", items: todos, min: min(len(todos), 5)})
+	var files []string
+	for _, f := range c.Files {
+		files = append(files, fileLine(f))
+	}
+	secs = append(secs, section{title: "Files changed", items: files, min: min(len(files), 8), dropFront: true})
+	var errs []string
+	for _, e := range c.Errors {
+		if e.Resolved && !forRestore {
+			continue
+		}
+		errs = append(errs, errorLine(e))
+	}
+	if forRestore {
+		var cmds []string
+		for _, cm := range c.Commands {
+			cmds = append(cmds, commandLine(cm))
+		}
+		secs = append(secs, section{title: "Last commands", items: cmds, min: min(len(cmds), 3), dropFront: true})
+		secs = append(secs, section{title: "Errors", items: errs, min: min(len(errs), 2), dropFront: true})
+	} else {
+		secs = append(secs, section{title: "Unresolved errors", items: errs, min: min(len(errs), 1), dropFront: true})
+	}
+	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true})
+	if forRestore && c.Git != nil {
+		secs = append(secs, section{title: "Git", items: gitLines(c), min: 1, prose: true})
+	}
+	secs = append(secs, section{title: "Next steps", items: c.NextSteps, min: min(len(c.NextSteps), 3)})
+	if forRestore && c.LastReply != "" {
+		secs = append(secs, section{title: "Where things stood (your last message)", items: []string{oneLine(c.LastReply, 400)}, prose: true})
+	}
+	// Copy the item slices: fit shrinks them in place.
+	for i := range secs {
+		secs[i].items = append([]string(nil), secs[i].items...)
+	}
+	return secs
+}
+
+func fileLine(f File) string {
+	var notes []string
+	switch {
+	case f.Deleted:
+		notes = append(notes, "deleted")
+	case f.Created:
+		notes = append(notes, "created")
+	}
+	if f.Edits > 0 {
+		notes = append(notes, plural(f.Edits, "edit"))
+	}
+	if f.Writes > 1 || (f.Writes == 1 && !f.Created) {
+		notes = append(notes, plural(f.Writes, "write"))
+	}
+	if len(notes) == 0 {
+		return f.Path
+	}
+	return f.Path + " (" + strings.Join(notes, ", ") + ")"
+}
+
+func commandLine(c Command) string {
+	s := "`" + oneLine(c.Command, 160) + "` → "
+	if c.ExitCode == nil {
+		s += "no exit code (stopped or refused)"
+	} else {
+		s += fmt.Sprintf("exit %d", *c.ExitCode)
+	}
+	if c.Runs > 1 {
+		s += fmt.Sprintf(" (%d runs)", c.Runs)
+	}
+	return s
+}
+
+func errorLine(e Error) string {
+	state := "unresolved"
+	if e.Resolved {
+		state = "fixed later"
+	}
+	subject := e.Subject
+	if e.Tool == "Bash" {
+		subject = "`" + oneLine(subject, 120) + "`"
+	}
+	return fmt.Sprintf("%s (%s %s): %s", state, e.Tool, subject, oneLine(e.Message, 200))
+}
+
+func gitLines(c *Checkpoint) []string {
+	g := c.Git
+	s := "branch " + orDefault(g.Branch, "(detached)")
+	if g.Head != "" {
+		s += " at " + g.Head
+	}
+	if g.DiffStat != "" {
+		s += "; " + g.DiffStat
+	}
+	lines := []string{s}
+	if len(g.Changes) > 0 {
+		var ps []string
+		for _, ch := range g.Changes[:min(len(g.Changes), 12)] {
+			ps = append(ps, ch.Path)
+		}
+		more := ""
+		if len(g.Changes) > 12 {
+			more = fmt.Sprintf(" and %d more", len(g.Changes)-12)
+		}
+		lines = append(lines, "uncommitted: "+strings.Join(ps, ", ")+more)
+	} else {
+		lines = append(lines, "working tree clean")
+	}
+	return lines
+}
+
+func quote(s string) string { return "“" + oneLine(s, 400) + "”" }
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = quote(x)
+	}
+	return out
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+func tokensK(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// oneLine flattens s to one line of at most n bytes.
+func oneLine(s string, n int) string {
+	return clipN(strings.Join(strings.Fields(s), " "), n)
+}
