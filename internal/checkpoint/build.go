@@ -55,7 +55,11 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	for _, t := range s.Todos {
 		c.Todos = append(c.Todos, Todo{Content: clip(t.Content), Status: t.Status})
 	}
-	c.Files, c.KeyReads = files(s.Files, in.Project)
+	base := s.CWD // where the session ran: its paths are relative to it
+	if base == "" {
+		base = in.Project
+	}
+	c.Files, c.KeyReads = files(s.Files, base)
 	c.Commands = commands(s.ToolCalls)
 	c.Errors = toolErrors(s.ToolCalls)
 	for _, d := range last(s.Decisions, maxDecisions) {
@@ -201,7 +205,7 @@ func constraints(prompts []transcript.Prompt) []string {
 }
 
 // files splits the paths into changed ones and the most read of the rest,
-// relative to the project when inside it.
+// relative to the session's directory when inside it.
 func files(fs []transcript.FileStat, project string) ([]File, []string) {
 	rel := func(p string) string {
 		if project != "" && strings.HasPrefix(p, project+"/") {

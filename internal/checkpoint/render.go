@@ -338,3 +338,12 @@ func orDefault(s, d string) string {
 func oneLine(s string, n int) string {
 	return clipN(strings.Join(strings.Fields(s), " "), n)
 }
+
+// Resume is the text `cairn resume` prints: the working state of an
+// earlier session, to continue it in a new one.
+func (c *Checkpoint) Resume(budget int) string {
+	head := fmt.Sprintf("# Resuming earlier work (cairn)\n\nSession %s left this working state (checkpoint %d, %s, %s).",
+		c.SessionID, c.ID, c.CreatedAt.Format("2006-01-02 15:04 MST"), c.Trigger)
+	tail := fmt.Sprintf("Full checkpoint: `cairn show checkpoint %s`. Check the git state above against the work tree, then continue with the task.", c.ref())
+	return fit(head, c.sections(true), tail, budget, renderMarkdownSections)
+}

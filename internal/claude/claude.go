@@ -48,16 +48,18 @@ const maxKey = 200
 
 // ProjectDir finds the transcript folder of the project that contains cwd:
 // cwd's own, else the nearest parent's that exists (Claude Code names the
-// folder after the directory it was started in, often the repository root).
-func ProjectDir(configDir, cwd string) (string, bool) {
-	root := filepath.Join(configDir, "projects")
+// folder after the directory it was started in, often the repository
+// root). It also returns that directory, the project's root; when no
+// folder exists it returns cwd's would-be folder, cwd and false.
+func ProjectDir(configDir, cwd string) (folder, root string, ok bool) {
+	projects := filepath.Join(configDir, "projects")
 	for dir := filepath.Clean(cwd); ; {
-		if p, ok := projectFolder(root, ProjectKey(dir)); ok {
-			return p, true
+		if p, ok := projectFolder(projects, ProjectKey(dir)); ok {
+			return p, dir, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return filepath.Join(root, ProjectKey(filepath.Clean(cwd))), false
+			return filepath.Join(projects, ProjectKey(filepath.Clean(cwd))), filepath.Clean(cwd), false
 		}
 		dir = parent
 	}

@@ -28,11 +28,11 @@ func TestProjectDirWalksUp(t *testing.T) {
 	cfg := t.TempDir()
 	root := filepath.Join(cfg, "projects", ProjectKey("/work/repo"))
 	os.MkdirAll(root, 0o755)
-	if got, ok := ProjectDir(cfg, "/work/repo/internal/pkg"); !ok || got != root {
-		t.Errorf("from a subdirectory: %q %v", got, ok)
+	if got, dir, ok := ProjectDir(cfg, "/work/repo/internal/pkg"); !ok || got != root || dir != "/work/repo" {
+		t.Errorf("from a subdirectory: %q %q %v", got, dir, ok)
 	}
-	if got, ok := ProjectDir(cfg, "/elsewhere"); ok || got != filepath.Join(cfg, "projects", "-elsewhere") {
-		t.Errorf("no project: %q %v", got, ok)
+	if got, dir, ok := ProjectDir(cfg, "/elsewhere"); ok || got != filepath.Join(cfg, "projects", "-elsewhere") || dir != "/elsewhere" {
+		t.Errorf("no project: %q %q %v", got, dir, ok)
 	}
 }
 
@@ -42,7 +42,7 @@ func TestProjectDirLongPath(t *testing.T) {
 	key := ProjectKey(long)
 	dir := filepath.Join(cfg, "projects", key[:maxKey]+"-1a2b3c")
 	os.MkdirAll(dir, 0o755)
-	if got, ok := ProjectDir(cfg, long); !ok || got != dir {
+	if got, _, ok := ProjectDir(cfg, long); !ok || got != dir {
 		t.Errorf("long path: %q %v, want %q", got, ok, dir)
 	}
 }

@@ -58,6 +58,14 @@ func commands() []command {
 		{"status", "[--session ID | --transcript PATH] [--json]", "show how full the context is, its trend and compactions", runStatus},
 		{"sessions", "[--json] [-n N]", "list this project's recent sessions", runSessions},
 		{"report", "PATH|ID [--json]", "show a session's timeline: context per turn, compactions, tools, files, errors", runReport},
+		{"install", "[--user]", "wire cairn's hooks into this project's .claude/settings.json (or the user's)", runInstall},
+		{"uninstall", "[--user]", "remove exactly what install added", runUninstall},
+		{"doctor", "", "check the wiring, where state lives, and how each hook last ran", runDoctor},
+		{"checkpoint", "[--session ID | --transcript PATH] [--json]", "capture the working state now", runCheckpoint},
+		{"checkpoints", "[--json] [-n N]", "list this project's checkpoints", runCheckpoints},
+		{"show", "checkpoint [ID] [--session ID] [--json]", "print a checkpoint (default: the latest) as Markdown", runShow},
+		{"resume", "[--json]", "print the latest checkpoint of this project as text to continue from", runResume},
+		{"hook", "EVENT", "handle a Claude Code hook event (run by Claude Code)", runHook},
 		{"version", "", "print cairn's version", func(_ context.Context, a *App, _ []string) error {
 			fmt.Fprintf(a.Stdout, "cairn %s\n", Version)
 			return nil

@@ -6,8 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 
+	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/transcript"
@@ -19,8 +23,13 @@ type env struct {
 	projectDir string
 	projectOK  bool
 	cwd        string
-	store      state.Store
-	settings   meter.Settings
+	// root is the project's directory: the working directory, or the
+	// parent Claude Code was started in.
+	root     string
+	stateDir string
+	store    state.Store
+	settings meter.Settings
+	keeper   *continuity.Keeper
 }
 
 func (a *App) env() (*env, error) {
@@ -40,8 +49,43 @@ func (a *App) env() (*env, error) {
 	for _, w := range warns {
 		fmt.Fprintf(a.Stderr, "cairn: warning: %s\n", w)
 	}
-	pd, ok := claude.ProjectDir(cfg, cwd)
-	return &env{configDir: cfg, projectDir: pd, projectOK: ok, cwd: cwd, store: state.Store{Dir: sd}, settings: set}, nil
+	pd, root, ok := claude.ProjectDir(cfg, cwd)
+	e := &env{configDir: cfg, projectDir: pd, projectOK: ok, cwd: cwd, root: root, stateDir: sd, store: state.Store{Dir: sd}, settings: set}
+	k, err := a.newKeeper(e)
+	if err != nil {
+		return nil, err
+	}
+	e.keeper = k
+	return e, nil
+}
+
+// newKeeper configures the continuity operations from the environment.
+func (a *App) newKeeper(e *env) (*continuity.Keeper, error) {
+	data, err := continuity.DataDir(a.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	k := &continuity.Keeper{
+		State: e.store, DBPath: filepath.Join(data, "cairn.db"), Settings: e.settings,
+		RestoreBudget: checkpoint.DefaultRestoreBudget, Now: a.Now, Warn: a.Stderr,
+	}
+	if v := a.Getenv("CAIRN_RESTORE_BUDGET"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 100 {
+			fmt.Fprintf(a.Stderr, "cairn: warning: ignoring CAIRN_RESTORE_BUDGET=%q: give a number of tokens, at least 100\n", v)
+		} else {
+			k.RestoreBudget = n
+		}
+	}
+	if v := a.Getenv("CAIRN_TICKET_PATTERN"); v != "" {
+		re, err := regexp.Compile(v)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "cairn: warning: ignoring CAIRN_TICKET_PATTERN: %v\n", err)
+		} else {
+			k.Tickets = re
+		}
+	}
+	return k, nil
 }
 
 // locate turns --session/--transcript/an argument into a transcript path.
@@ -82,70 +126,13 @@ func (e *env) locate(id, path string) (string, error) {
 	return ss[0].Path, nil
 }
 
-// load brings the session of the transcript at path up to date. With full
-// unset it works on the light session of the state's head (recent turns,
-// compactions, the first prompt; no tool calls, files or subagents),
-// reading only what was appended since the head was written.
+// load brings the session of the transcript at path up to date (see
+// continuity.Keeper.Load).
 func (a *App) load(e *env, path string, full bool) (*transcript.Session, error) {
-	var p transcript.Parser
-	if !full {
-		if h := e.store.LoadHeader(path); h != nil {
-			if h.UpToDate() {
-				return h, nil
-			}
-			res, err := h.Update(&p)
-			if err != nil {
-				return nil, readError(path, err)
-			}
-			if !res.Rebuilt {
-				a.saved(e.store.SaveHead(h))
-				return h, nil
-			}
-			// The file was replaced: h now holds a complete cold read.
-			a.saved(e.store.Save(h))
-			return h, nil
-		}
+	s, err := e.keeper.Load(path, full)
+	var h *continuity.HintError
+	if errors.As(err, &h) {
+		return nil, withHint(h.Err, "%s", h.Hint)
 	}
-	s := e.store.Load(path)
-	if s == nil {
-		s = transcript.New(path)
-	}
-	res, err := s.Update(&p)
-	if err != nil {
-		return nil, readError(path, err)
-	}
-	changed := res.Read > 0 || res.Rebuilt
-	if full {
-		before := subagentOffsets(s)
-		if err := s.UpdateSubagents(&p); err != nil {
-			fmt.Fprintf(a.Stderr, "cairn: warning: %s\n", err)
-		}
-		changed = changed || subagentOffsets(s) != before
-	}
-	if changed || e.store.LoadHeader(path) == nil {
-		a.saved(e.store.Save(s))
-	}
-	return s, nil
-}
-
-func readError(path string, err error) error {
-	if errors.Is(err, fs.ErrPermission) {
-		return withHint(fmt.Errorf("cannot read %s: %w", path, err), "check the file's permissions")
-	}
-	return fmt.Errorf("read transcript: %w", err)
-}
-
-// saved reports a state that could not be written: the answer stands.
-func (a *App) saved(err error) {
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "cairn: warning: could not save state (%v); the next run reads the transcript again\n", err)
-	}
-}
-
-func subagentOffsets(s *transcript.Session) int64 {
-	var n int64
-	for _, a := range s.Subagents {
-		n += a.Session.Offset + 1
-	}
-	return n
+	return s, err
 }

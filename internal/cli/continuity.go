@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/hook"
+	"github.com/cairn-agent/cairn/internal/sqlite"
+)
+
+// runHook is `cairn hook EVENT`, which Claude Code runs. It always exits
+// 0: a failure is logged, never shown to the agent.
+func runHook(ctx context.Context, a *App, args []string) error {
+	if len(args) != 1 {
+		return usageError{"give the hook event, as `cairn install` wires it"}
+	}
+	e, err := a.env()
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "cairn hook: %v\n", err)
+		return nil
+	}
+	e.keeper.Warn = nil // a hook's stderr is not the place; the log is
+	r := &hook.Runner{Keeper: e.keeper, Stdin: a.Stdin, Stdout: a.Stdout, Getenv: a.Getenv, Now: a.Now, Dir: e.stateDir}
+	r.Run(ctx, args[0])
+	return nil
+}
+
+// runCheckpoint is `cairn checkpoint`: capture the working state now.
+func runCheckpoint(ctx context.Context, a *App, args []string) error {
+	fs := newFlags("checkpoint")
+	id := fs.String("session", "", "session id (or a unique prefix)")
+	path := fs.String("transcript", "", "transcript path")
+	asJSON := fs.Bool("json", false, "print the checkpoint as JSON")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	e, err := a.env()
+	if err != nil {
+		return err
+	}
+	defer e.keeper.Close()
+	p, err := e.locate(*id, *path)
+	if err != nil {
+		return err
+	}
+	c, err := e.keeper.Capture(ctx, e.root, p, "manual")
+	if err != nil {
+		return dbError(err)
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, c)
+	}
+	fmt.Fprintf(a.Stdout, "checkpoint %d saved: %s\n", c.ID, c.Summary())
+	fmt.Fprintf(a.Stdout, "see it with: cairn show checkpoint %d\n", c.ID)
+	return nil
+}
+
+type checkpointLine struct {
+	ID        int64     `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	Trigger   string    `json:"trigger"`
+	SessionID string    `json:"session_id"`
+	Tokens    int64     `json:"context_tokens"`
+	Task      string    `json:"task"`
+}
+
+// runCheckpoints is `cairn checkpoints`: this project's checkpoints.
+func runCheckpoints(ctx context.Context, a *App, args []string) error {
+	fs := newFlags("checkpoints")
+	asJSON := fs.Bool("json", false, "print JSON")
+	n := fs.Int("n", 20, "how many")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	e, err := a.env()
+	if err != nil {
+		return err
+	}
+	defer e.keeper.Close()
+	db, err := e.keeper.DB(ctx)
+	if err != nil {
+		return dbError(err)
+	}
+	recs, err := db.Checkpoints(ctx, e.root, *n)
+	if err != nil {
+		return dbError(err)
+	}
+	lines := []checkpointLine{}
+	for _, r := range recs {
+		lines = append(lines, checkpointLine{ID: r.ID, CreatedAt: r.CreatedAt, Trigger: r.Trigger, SessionID: r.SessionID, Tokens: r.ContextTokens, Task: r.Task})
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, lines)
+	}
+	if len(lines) == 0 {
+		fmt.Fprintf(a.Stdout, "no checkpoints yet for %s (cairn checkpoint takes one; the hooks take them at compaction and session end)\n", e.root)
+		return nil
+	}
+	fmt.Fprintf(a.Stdout, "%5s  %-16s  %-18s  %-8s  %8s  %s\n", "ID", "TAKEN", "TRIGGER", "SESSION", "CONTEXT", "TASK")
+	for _, l := range lines {
+		fmt.Fprintf(a.Stdout, "%5d  %-16s  %-18s  %-8s  %8s  %s\n", l.ID, l.CreatedAt.In(a.Loc).Format("2006-01-02 15:04"), l.Trigger, short(l.SessionID), commas(l.Tokens), oneLine(l.Task, 70))
+	}
+	return nil
+}
+
+// runShow is `cairn show checkpoint [ID]`.
+func runShow(ctx context.Context, a *App, args []string) error {
+	fs := newFlags("show")
+	asJSON := fs.Bool("json", false, "print JSON")
+	session := fs.String("session", "", "the latest checkpoint of this session")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 || rest[0] != "checkpoint" || len(rest) > 2 {
+		return usageError{"say what to show: cairn show checkpoint [ID]"}
+	}
+	e, err := a.env()
+	if err != nil {
+		return err
+	}
+	defer e.keeper.Close()
+	db, err := e.keeper.DB(ctx)
+	if err != nil {
+		return dbError(err)
+	}
+	var rec sqlite.Checkpoint
+	switch {
+	case len(rest) == 2:
+		id, perr := strconv.ParseInt(rest[1], 10, 64)
+		if perr != nil {
+			return usageError{fmt.Sprintf("%q is not a checkpoint id (a number, as cairn checkpoints lists them)", rest[1])}
+		}
+		rec, err = db.Checkpoint(ctx, id)
+	case *session != "":
+		rec, err = db.LatestCheckpoint(ctx, e.root, *session)
+	default:
+		rec, err = db.LatestCheckpoint(ctx, e.root, "")
+	}
+	if errors.Is(err, sqlite.ErrNotFound) {
+		return withHint(errors.New("no such checkpoint"), "cairn checkpoints lists this project's checkpoints")
+	}
+	if err != nil {
+		return dbError(err)
+	}
+	c, err := continuity.FromRecord(rec)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, c)
+	}
+	fmt.Fprint(a.Stdout, c.Markdown())
+	return nil
+}
+
+// runResume is `cairn resume`: the latest checkpoint of the project as
+// text to continue from.
+func runResume(ctx context.Context, a *App, args []string) error {
+	fs := newFlags("resume")
+	asJSON := fs.Bool("json", false, "print JSON")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	e, err := a.env()
+	if err != nil {
+		return err
+	}
+	defer e.keeper.Close()
+	c, text, err := e.keeper.Resume(ctx, e.root)
+	if errors.Is(err, sqlite.ErrNotFound) {
+		return withHint(fmt.Errorf("no checkpoint for %s yet", e.root), "checkpoints are taken at compaction and session end once `cairn install` has wired the hooks; `cairn checkpoint` takes one now")
+	}
+	if err != nil {
+		return dbError(err)
+	}
+	if *asJSON {
+		return writeJSON(a.Stdout, map[string]any{"checkpoint": c, "text": text})
+	}
+	fmt.Fprint(a.Stdout, text)
+	return nil
+}
+
+func dbError(err error) error {
+	var h *continuity.HintError
+	if errors.As(err, &h) {
+		return withHint(h.Err, "%s", h.Hint)
+	}
+	return withHint(err, "if the database is locked by a hung process, retry; if it is damaged, move it aside and cairn starts a new one")
+}

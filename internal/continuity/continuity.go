@@ -1,0 +1,252 @@
+// Package continuity keeps a session's thread through compaction and across
+// sessions. It is the domain behind both the hooks and the commands: it
+// brings sessions up to date from their state, captures checkpoints into
+// the store, decides whether a compaction still needs its restore (once,
+// and only once), and points a new session at the work of the last one.
+package continuity
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/redact"
+	"github.com/cairn-agent/cairn/internal/sqlite"
+	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+// Keeper holds what the operations need; build it once per process.
+type Keeper struct {
+	State    state.Store
+	DBPath   string
+	Settings meter.Settings
+	// RestoreBudget is the restore's size in tokens.
+	RestoreBudget int
+	// Tickets is an extra ticket id pattern (CAIRN_TICKET_PATTERN).
+	Tickets *regexp.Regexp
+	// GitTimeout bounds reading the work tree's state.
+	GitTimeout time.Duration
+	Now        func() time.Time
+	// Warn receives what went wrong but did not stop the operation.
+	Warn io.Writer
+
+	db *sqlite.DB
+}
+
+// DataDir is where cairn keeps durable data: $XDG_DATA_HOME/cairn, else
+// ~/.local/share/cairn.
+func DataDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "cairn"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither XDG_DATA_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".local", "share", "cairn"), nil
+}
+
+// DB opens the store on first use.
+func (k *Keeper) DB(ctx context.Context) (*sqlite.DB, error) {
+	if k.db != nil {
+		return k.db, nil
+	}
+	db, err := sqlite.Open(ctx, k.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	db.Now = k.Now
+	k.db = db
+	return db, nil
+}
+
+// Close closes the store if it was opened.
+func (k *Keeper) Close() error {
+	if k.db == nil {
+		return nil
+	}
+	err := k.db.Close()
+	k.db = nil
+	return err
+}
+
+func (k *Keeper) warn(format string, args ...any) {
+	if k.Warn != nil {
+		fmt.Fprintf(k.Warn, format+"\n", args...)
+	}
+}
+
+// Load brings the session of the transcript at path up to date. With full
+// unset it works on the light session of the state's head (recent turns,
+// compactions, the first prompt; no tool calls, files or subagents),
+// reading only what was appended since the head was written.
+func (k *Keeper) Load(path string, full bool) (*transcript.Session, error) {
+	var p transcript.Parser
+	if !full {
+		if h := k.State.LoadHeader(path); h != nil {
+			if h.UpToDate() {
+				return h, nil
+			}
+			res, err := h.Update(&p)
+			if err != nil {
+				return nil, ReadError(path, err)
+			}
+			if !res.Rebuilt {
+				k.saved(k.State.SaveHead(h))
+				return h, nil
+			}
+			// The file was replaced: h now holds a complete cold read.
+			k.saved(k.State.Save(h))
+			return h, nil
+		}
+	}
+	s := k.State.Load(path)
+	if s == nil {
+		s = transcript.New(path)
+	}
+	res, err := s.Update(&p)
+	if err != nil {
+		return nil, ReadError(path, err)
+	}
+	changed := res.Read > 0 || res.Rebuilt
+	if full {
+		before := subagentOffsets(s)
+		if err := s.UpdateSubagents(&p); err != nil {
+			k.warn("cairn: warning: %s", err)
+		}
+		changed = changed || subagentOffsets(s) != before
+	}
+	if changed || k.State.LoadHeader(path) == nil {
+		k.saved(k.State.Save(s))
+	}
+	return s, nil
+}
+
+// ReadError words a failure to read a transcript for the user.
+func ReadError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return &HintError{Err: fmt.Errorf("cannot read %s: %w", path, err), Hint: "check the file's permissions"}
+	}
+	return fmt.Errorf("read transcript: %w", err)
+}
+
+// HintError is an error with a line telling the user what to do.
+type HintError struct {
+	Err  error
+	Hint string
+}
+
+func (e *HintError) Error() string { return e.Err.Error() }
+func (e *HintError) Unwrap() error { return e.Err }
+
+// saved reports a state that could not be written: the answer stands.
+func (k *Keeper) saved(err error) {
+	if err != nil {
+		k.warn("cairn: warning: could not save state (%v); the next run reads the transcript again", err)
+	}
+}
+
+func subagentOffsets(s *transcript.Session) int64 {
+	var n int64
+	for _, a := range s.Subagents {
+		n += a.Session.Offset + 1
+	}
+	return n
+}
+
+// Capture builds a checkpoint of the session at path, with the work tree's
+// state, and stores it. The checkpoint is redacted before it is stored.
+func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
+	s, err := k.Load(path, true)
+	if err != nil {
+		return checkpoint.Checkpoint{}, err
+	}
+	reading, _ := meter.Measure(s, k.Settings)
+	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, Tickets: k.Tickets, Redact: redact.String}
+	if project != "" {
+		gctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
+		st, err := git.Read(gctx, project)
+		cancel()
+		if err == nil {
+			in.Git = &st
+		} else if !errors.Is(err, git.ErrNotRepo) {
+			in.GitErr = err
+		}
+	}
+	c := checkpoint.Build(s, in)
+	db, err := k.DB(ctx)
+	if err != nil {
+		return c, err
+	}
+	id, err := db.AddCheckpoint(ctx, toRecord(c))
+	if err != nil {
+		return c, err
+	}
+	c.ID = id
+	return c, nil
+}
+
+func (k *Keeper) gitTimeout() time.Duration {
+	if k.GitTimeout > 0 {
+		return k.GitTimeout
+	}
+	return 2 * time.Second
+}
+
+func toRecord(c checkpoint.Checkpoint) sqlite.Checkpoint {
+	body, _ := json.Marshal(c)
+	return sqlite.Checkpoint{
+		Project: c.Project, SessionID: c.SessionID, CreatedAt: c.CreatedAt, Trigger: c.Trigger,
+		ContextTokens: c.Context.Tokens, Task: c.Summary(), Body: body,
+	}
+}
+
+// FromRecord decodes a stored checkpoint.
+func FromRecord(r sqlite.Checkpoint) (checkpoint.Checkpoint, error) {
+	var c checkpoint.Checkpoint
+	if err := json.Unmarshal(r.Body, &c); err != nil {
+		return c, fmt.Errorf("checkpoint %d: %w", r.ID, err)
+	}
+	c.ID = r.ID
+	return c, nil
+}
+
+// maxSummaries is how many compaction summaries a session keeps.
+const maxSummaries = 20
+
+// KeepSummary stores the summary Claude Code wrote for a compaction
+// (PostCompact's compact_summary), redacted, beside the session's state.
+func (k *Keeper) KeepSummary(path, trigger, summary string) error {
+	if strings.TrimSpace(summary) == "" {
+		return nil
+	}
+	file := k.State.File(path) + ".summaries"
+	var kept []map[string]string
+	if data, err := os.ReadFile(file); err == nil {
+		json.Unmarshal(data, &kept)
+	}
+	kept = append(kept, map[string]string{"time": k.Now().UTC().Format(time.RFC3339), "trigger": trigger, "summary": redact.String(summary)})
+	if len(kept) > maxSummaries {
+		kept = kept[len(kept)-maxSummaries:]
+	}
+	data, err := json.Marshal(kept)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	return state.WriteAtomic(file, data, true)
+}

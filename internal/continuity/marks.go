@@ -1,0 +1,71 @@
+package continuity
+
+import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/state"
+)
+
+// marks is what the hooks remember about a session between processes:
+// which compactions were restored, and the context at the last prompt (to
+// see a compaction that left no boundary). It is a few bytes in a file of
+// its own, read on every prompt, so it has a plain line format:
+//
+//	cairn-marks 1
+//	restored c1 c2 d17
+//	prompt <tokens> <turns>
+type marks struct {
+	restored     []string
+	promptTokens int64
+	promptTurns  int
+}
+
+const marksMagic = "cairn-marks 1"
+
+func (k *Keeper) marksFile(path string) string { return k.State.File(path) + ".marks" }
+
+func (k *Keeper) loadMarks(path string) marks {
+	var m marks
+	data, err := os.ReadFile(k.marksFile(path))
+	if err != nil {
+		return m
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) == 0 || lines[0] != marksMagic {
+		return m
+	}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "restored":
+			m.restored = append(m.restored, f[1:]...)
+		case "prompt":
+			if len(f) == 3 {
+				m.promptTokens, _ = strconv.ParseInt(f[1], 10, 64)
+				m.promptTurns, _ = strconv.Atoi(f[2])
+			}
+		}
+	}
+	return m
+}
+
+func (k *Keeper) saveMarks(path string, m marks) error {
+	var b strings.Builder
+	b.WriteString(marksMagic + "\n")
+	if len(m.restored) > 0 {
+		b.WriteString("restored " + strings.Join(m.restored, " ") + "\n")
+	}
+	b.WriteString("prompt " + strconv.FormatInt(m.promptTokens, 10) + " " + strconv.Itoa(m.promptTurns) + "\n")
+	if err := os.MkdirAll(k.State.Dir+"/sessions", 0o700); err != nil {
+		return err
+	}
+	return state.WriteAtomic(k.marksFile(path), []byte(b.String()), false)
+}
+
+func (m marks) wasRestored(key string) bool { return slices.Contains(m.restored, key) }

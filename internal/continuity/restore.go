@@ -1,0 +1,132 @@
+package continuity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/sqlite"
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+// Where a restore can be made.
+const (
+	AtSessionStart = "session-start"
+	AtPrompt       = "prompt"
+)
+
+// A context drop without a compact_boundary counts as a compaction when
+// the context at the previous prompt was at least dropMin tokens and fell
+// to under dropRatio of it.
+const (
+	dropMin   = 20000
+	dropRatio = 0.5
+)
+
+// Detected is a compaction that may need its restore.
+type Detected struct {
+	Key        string // c<N> for the Nth boundary, d<turns> for a drop
+	Trigger    string
+	PreTokens  int64
+	PostTokens int64
+	Fallback   bool // seen only as a drop in the context
+}
+
+// detect finds the latest compaction of the session not restored yet. At a
+// prompt it also compares the context with the previous prompt's.
+func detect(s *transcript.Session, m marks, at string, reading meter.Reading) (Detected, bool) {
+	if n := len(s.Compactions); n > 0 {
+		c := s.Compactions[n-1]
+		key := fmt.Sprintf("c%d", n)
+		if !m.wasRestored(key) {
+			return Detected{Key: key, Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}, true
+		}
+	}
+	if at == AtPrompt && m.promptTokens >= dropMin && reading.Source == "usage" &&
+		float64(reading.Tokens) < dropRatio*float64(m.promptTokens) && s.NumTurns() > m.promptTurns &&
+		!boundarySince(s, m.promptTurns) {
+		return Detected{Key: fmt.Sprintf("d%d", s.NumTurns()), Trigger: "detected", PreTokens: m.promptTokens,
+			PostTokens: reading.Tokens, Fallback: true}, true
+	}
+	return Detected{}, false
+}
+
+func boundarySince(s *transcript.Session, turns int) bool {
+	for _, c := range s.Compactions {
+		if c.TurnsBefore >= turns {
+			return true
+		}
+	}
+	return false
+}
+
+// Restore returns the restore text for the latest compaction of the
+// session at path if it has not been restored yet, marking it restored;
+// "" when there is nothing to restore. Exactly one call ever returns the
+// text for a compaction, whichever process makes it.
+func (k *Keeper) Restore(ctx context.Context, project, path, at string) (string, error) {
+	s, err := k.Load(path, false)
+	if err != nil {
+		return "", err
+	}
+	m := k.loadMarks(path)
+	reading, _ := meter.Measure(s, k.Settings)
+	d, found := detect(s, m, at, reading)
+	if at == AtPrompt {
+		m.promptTokens, m.promptTurns = reading.Tokens, s.NumTurns()
+	}
+	if !found {
+		if at == AtPrompt {
+			return "", k.saveMarks(path, m)
+		}
+		return "", nil
+	}
+	db, err := k.DB(ctx)
+	if err != nil {
+		return "", err
+	}
+	first, err := db.ClaimRestore(ctx, sessionKey(s, path), d.Key)
+	if err != nil {
+		return "", err
+	}
+	m.restored = append(m.restored, d.Key)
+	if err := k.saveMarks(path, m); err != nil {
+		k.warn("cairn: warning: could not save marks: %v", err)
+	}
+	if !first {
+		return "", nil
+	}
+	c, err := k.checkpointFor(ctx, db, project, path, s)
+	if err != nil {
+		return "", err
+	}
+	return c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens}, k.RestoreBudget), nil
+}
+
+func sessionKey(s *transcript.Session, path string) string {
+	if s.SessionID != "" {
+		return s.SessionID
+	}
+	return path
+}
+
+// checkpointFor is the checkpoint a restore shows: the one PreCompact took
+// moments ago, or, when there is none (the hook did not run, or the
+// compaction left no boundary), one captured now. The transcript still
+// holds everything from before the compaction, so nothing is lost either
+// way.
+func (k *Keeper) checkpointFor(ctx context.Context, db *sqlite.DB, project, path string, s *transcript.Session) (checkpoint.Checkpoint, error) {
+	rec, err := db.LatestCheckpoint(ctx, project, sessionKey(s, path))
+	if err == nil && rec.Trigger != "" && len(rec.Trigger) > 10 && rec.Trigger[:10] == "precompact" && k.Now().Sub(rec.CreatedAt) < 15*time.Minute {
+		if c, err := FromRecord(rec); err == nil {
+			return c, nil
+		}
+	}
+	if err != nil && !errors.Is(err, sqlite.ErrNotFound) {
+		k.warn("cairn: warning: %v", err)
+	}
+	return k.Capture(ctx, project, path, "restore")
+}

@@ -1,0 +1,100 @@
+package continuity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/sqlite"
+)
+
+// PointerAge is how old another session's checkpoint may be for a new
+// session to be pointed at it.
+const PointerAge = 7 * 24 * time.Hour
+
+// Pointer returns a short note for a session starting in project about the
+// latest checkpoint another session left there, once per session and
+// checkpoint; "" when there is none.
+func (k *Keeper) Pointer(ctx context.Context, project, sessionID string) (string, error) {
+	if project == "" || sessionID == "" {
+		return "", nil
+	}
+	db, err := k.DB(ctx)
+	if err != nil {
+		return "", err
+	}
+	rec, err := db.LatestFromOtherSession(ctx, project, sessionID, k.Now().Add(-PointerAge))
+	if errors.Is(err, sqlite.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	first, err := db.ClaimPointer(ctx, sessionID, rec.ID)
+	if err != nil || !first {
+		return "", err
+	}
+	c, err := FromRecord(rec)
+	if err != nil {
+		return "", err
+	}
+	return pointerText(c, k.Now()), nil
+}
+
+func pointerText(c checkpoint.Checkpoint, now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cairn: an earlier session in this project (%s ago, checkpoint %d) was working on: %s.",
+		ago(now.Sub(c.CreatedAt)), c.ID, strings.TrimSuffix(c.Summary(), "."))
+	if open := c.OpenTodos(); len(open) > 0 {
+		var ts []string
+		for _, t := range open[:min(len(open), 3)] {
+			ts = append(ts, t.Content)
+		}
+		fmt.Fprintf(&b, " Open todos: %s.", strings.Join(ts, "; "))
+	}
+	if len(c.Files) > 0 {
+		var fs []string
+		for _, f := range c.Files[max(0, len(c.Files)-4):] {
+			fs = append(fs, f.Path)
+		}
+		fmt.Fprintf(&b, " Files it changed: %s.", strings.Join(fs, ", "))
+	}
+	fmt.Fprintf(&b, " If this session continues that work, `cairn resume` prints its full state (or `cairn show checkpoint %d`).", c.ID)
+	return b.String()
+}
+
+// ResumeBudget is the size in tokens of `cairn resume`'s text.
+const ResumeBudget = 4000
+
+// Resume returns the full text of the latest checkpoint of the project
+// (any session), to paste into a new session or read.
+func (k *Keeper) Resume(ctx context.Context, project string) (checkpoint.Checkpoint, string, error) {
+	db, err := k.DB(ctx)
+	if err != nil {
+		return checkpoint.Checkpoint{}, "", err
+	}
+	rec, err := db.LatestCheckpoint(ctx, project, "")
+	if err != nil {
+		return checkpoint.Checkpoint{}, "", err
+	}
+	c, err := FromRecord(rec)
+	if err != nil {
+		return c, "", err
+	}
+	return c, c.Resume(ResumeBudget), nil
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "moments"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}

@@ -1,0 +1,372 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/state"
+	_ "modernc.org/sqlite"
+)
+
+// world is one machine: a state dir, a database, projects and transcripts.
+type world struct {
+	t    *testing.T
+	dir  string
+	now  time.Time
+	logs *bytes.Buffer
+}
+
+func newWorld(t *testing.T) *world {
+	return &world{t: t, dir: t.TempDir(), now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), logs: &bytes.Buffer{}}
+}
+
+func (w *world) stateDir() string { return filepath.Join(w.dir, "state") }
+func (w *world) dbPath() string   { return filepath.Join(w.dir, "data", "cairn.db") }
+
+// run runs one hook process's worth of work and returns its stdout.
+func (w *world) run(event string, payload any) string {
+	w.t.Helper()
+	data, ok := payload.([]byte)
+	if !ok {
+		data, _ = json.Marshal(payload)
+	}
+	var out bytes.Buffer
+	r := w.runner(bytes.NewReader(data), &out)
+	if code := r.Run(context.Background(), event); code != 0 {
+		w.t.Fatalf("exit %d", code)
+	}
+	return out.String()
+}
+
+func (w *world) runner(stdin io.Reader, stdout io.Writer) *Runner {
+	k := &continuity.Keeper{State: state.Store{Dir: w.stateDir()}, DBPath: w.dbPath(),
+		RestoreBudget: checkpoint.DefaultRestoreBudget, Now: func() time.Time { return w.now }}
+	return &Runner{Keeper: k, Stdin: stdin, Stdout: stdout, Getenv: func(string) string { return "" },
+		Now: func() time.Time { return w.now }, Dir: w.stateDir()}
+}
+
+func (w *world) log() string {
+	data, _ := os.ReadFile(filepath.Join(w.stateDir(), "cairn.log"))
+	return string(data)
+}
+
+// transcript writes a session's lines; each call appends.
+type session struct {
+	w       *world
+	id      string
+	path    string
+	project string
+	n       int
+}
+
+func (w *world) session(id string) *session {
+	project := filepath.Join(w.dir, "proj")
+	os.MkdirAll(project, 0o755)
+	return &session{w: w, id: id, path: filepath.Join(w.dir, id+".jsonl"), project: project}
+}
+
+func (s *session) add(v map[string]any) {
+	s.n++
+	v["sessionId"] = s.id
+	v["cwd"] = s.project
+	v["timestamp"] = time.Date(2026, 3, 1, 11, 0, s.n, 0, time.UTC).Format(time.RFC3339Nano)
+	if _, ok := v["isSidechain"]; !ok {
+		v["isSidechain"] = false
+	}
+	b, _ := json.Marshal(v)
+	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		s.w.t.Fatal(err)
+	}
+	f.Write(append(b, '\n'))
+	f.Close()
+}
+
+func (s *session) prompt(text string) {
+	s.add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}})
+}
+
+func (s *session) reply(text string, tokens int) {
+	s.add(map[string]any{"type": "assistant", "message": map[string]any{"id": fmt.Sprintf("m%d", s.n), "model": "claude-opus-4-6",
+		"role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}},
+		"usage": map[string]any{"input_tokens": tokens}}})
+}
+
+func (s *session) boundary(trigger string, pre, post int) {
+	s.add(map[string]any{"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+		"compactMetadata": map[string]any{"trigger": trigger, "preTokens": pre, "postTokens": post}})
+	s.add(map[string]any{"type": "user", "isCompactSummary": true, "message": map[string]any{"role": "user",
+		"content": "This session is being continued from a previous conversation that ran out of context. FAKE SUMMARY"}})
+}
+
+func (s *session) payload(event string, extra map[string]any) map[string]any {
+	p := map[string]any{"session_id": s.id, "transcript_path": s.path, "cwd": s.project, "hook_event_name": event}
+	for k, v := range extra {
+		p[k] = v
+	}
+	return p
+}
+
+func restored(t *testing.T, out string) string {
+	t.Helper()
+	if out == "" {
+		return ""
+	}
+	var v struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("stdout is not hook JSON: %v\n%s", err, out)
+	}
+	return v.HookSpecificOutput.AdditionalContext
+}
+
+func TestCompactionCycle(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-a")
+	s.prompt("Fix BILL-482. Never push to main.")
+	s.reply("I'll use a feature branch because main is protected.", 150000)
+
+	steer := w.run("PreCompact", s.payload("PreCompact", map[string]any{"trigger": "auto"}))
+	if !strings.Contains(steer, "BILL-482") || !strings.Contains(steer, "Never push to main") || strings.HasPrefix(steer, "{") {
+		t.Errorf("PreCompact printed %q; want plain steering text", steer)
+	}
+	s.boundary("auto", 167500, 9000)
+
+	text := restored(t, w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})))
+	for _, want := range []string{"auto, 167,500 → 9,000 tokens", "BILL-482", "Never push to main", "feature branch because main is protected", "cairn show checkpoint 1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("restore lacks %q:\n%s", want, text)
+		}
+	}
+	if checkpoint.Tokens(text) > checkpoint.DefaultRestoreBudget {
+		t.Errorf("restore is %d tokens", checkpoint.Tokens(text))
+	}
+	// Never twice: not at the next prompt, not at another SessionStart.
+	s.prompt("go on")
+	if out := w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)); out != "" {
+		t.Errorf("restored again at the prompt: %s", out)
+	}
+	if out := w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})); out != "" {
+		t.Errorf("restored again at SessionStart: %s", out)
+	}
+	if l := w.log(); l != "" {
+		t.Errorf("log: %s", l)
+	}
+}
+
+// When SessionStart did not restore (older clients did not run it after a
+// compaction), the next prompt does.
+func TestRestoreAtPrompt(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-b")
+	s.prompt("Port the parser to Go. Always keep the fuzz target green.")
+	s.reply("Porting.", 120000)
+	s.boundary("manual", 120500, 8000)
+	s.prompt("continue")
+	text := restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)))
+	if !strings.Contains(text, "manual, 120,500 → 8,000") || !strings.Contains(text, "Always keep the fuzz target green") {
+		t.Errorf("restore at prompt:\n%s", text)
+	}
+	if out := w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)); out != "" {
+		t.Errorf("restored twice: %s", out)
+	}
+}
+
+// A compaction that left no boundary is seen as a sharp drop of the
+// context between two prompts.
+func TestDropFallback(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-c")
+	s.prompt("Write the migration for ORD-77.")
+	s.reply("Working on it.", 150000)
+	if out := w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)); out != "" {
+		t.Fatalf("restore without a compaction: %s", out)
+	}
+	s.prompt("next")
+	s.reply("Continuing.", 30000)
+	s.prompt("and?")
+	text := restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)))
+	if !strings.Contains(text, "ORD-77") || !strings.Contains(text, "compacted (detected") {
+		t.Errorf("no fallback restore:\n%s", text)
+	}
+	s.prompt("more")
+	if out := w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)); out != "" {
+		t.Errorf("fallback restored twice: %s", out)
+	}
+}
+
+func TestPointerForAnotherSession(t *testing.T) {
+	w := newWorld(t)
+	a := w.session("sess-old")
+	a.prompt("Implement rate limiting for API-9.")
+	a.reply("Done with the middleware.", 50000)
+	w.run("SessionEnd", a.payload("SessionEnd", map[string]any{"reason": "other"}))
+
+	b := w.session("sess-new")
+	b.prompt("hi")
+	text := restored(t, w.run("SessionStart", b.payload("SessionStart", map[string]any{"source": "startup"})))
+	if !strings.Contains(text, "API-9") || !strings.Contains(text, "cairn resume") {
+		t.Errorf("pointer:\n%s", text)
+	}
+	if out := w.run("SessionStart", b.payload("SessionStart", map[string]any{"source": "resume"})); out != "" {
+		t.Errorf("pointer shown twice: %s", out)
+	}
+	// The session that wrote the checkpoint is not pointed at itself.
+	if out := w.run("SessionStart", a.payload("SessionStart", map[string]any{"source": "resume"})); out != "" {
+		t.Errorf("pointer to itself: %s", out)
+	}
+}
+
+// Two sessions in one project at once never mix their state.
+func TestConcurrentSessions(t *testing.T) {
+	w := newWorld(t)
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	for i, ticket := range []string{"ALPHA-1", "BETA-2"} {
+		s := w.session(fmt.Sprintf("sess-%d", i))
+		s.prompt("Work on " + ticket + ".")
+		s.reply("ok", 160000)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 5; j++ {
+				w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil))
+				w.run("PostToolUse", s.payload("PostToolUse", map[string]any{"tool_name": "Bash"}))
+			}
+			w.run("PreCompact", s.payload("PreCompact", map[string]any{"trigger": "auto"}))
+			s.boundary("auto", 167100, 9000)
+			outs[i] = restored(t, w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})))
+		}()
+	}
+	wg.Wait()
+	if !strings.Contains(outs[0], "ALPHA-1") || strings.Contains(outs[0], "BETA-2") ||
+		!strings.Contains(outs[1], "BETA-2") || strings.Contains(outs[1], "ALPHA-1") {
+		t.Errorf("restores mixed:\n--- 0\n%s\n--- 1\n%s", outs[0], outs[1])
+	}
+	if l := w.log(); l != "" {
+		t.Errorf("log: %s", l)
+	}
+}
+
+func TestFailuresExitZeroAndLog(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-f")
+	s.prompt("something")
+	cases := []struct {
+		name    string
+		event   string
+		payload any
+		log     string
+	}{
+		{"not json", "UserPromptSubmit", []byte("{half"), "payload is not the JSON object"},
+		{"no transcript path", "UserPromptSubmit", map[string]any{"session_id": "x"}, "no transcript_path"},
+		{"missing transcript", "PreCompact", map[string]any{"session_id": "x", "transcript_path": filepath.Join(w.dir, "gone.jsonl"), "cwd": w.dir}, "read transcript"},
+		{"unknown event", "Frobnicate", s.payload("Frobnicate", nil), "unknown hook event"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if out := w.run(tc.event, tc.payload); out != "" {
+				t.Errorf("stdout %q", out)
+			}
+			if !strings.Contains(w.log(), tc.log) {
+				t.Errorf("log lacks %q:\n%s", tc.log, w.log())
+			}
+			if run, ok := LastRun(w.stateDir(), tc.event); !ok || !strings.Contains(run.Err, tc.log) {
+				t.Errorf("run record %+v", run)
+			}
+		})
+	}
+}
+
+// A stdin that never ends: the hook answers within its budget anyway.
+func TestBudget(t *testing.T) {
+	w := newWorld(t)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out bytes.Buffer
+	r := w.runner(pr, &out)
+	r.Budget = 200 * time.Millisecond
+	start := time.Now()
+	if code := r.Run(context.Background(), "UserPromptSubmit"); code != 0 || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q", code, out.String())
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v with a 200ms budget", took)
+	}
+	if !strings.Contains(w.log(), "budget") {
+		t.Errorf("log: %s", w.log())
+	}
+}
+
+// A database another process holds locked: the hook gives up within its
+// budget, prints nothing and logs why.
+func TestLockedDatabase(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-l")
+	s.prompt("Fix LOCK-1.")
+	s.reply("ok", 1000)
+	w.run("SessionEnd", s.payload("SessionEnd", nil)) // creates the database
+	db, err := sql.Open("sqlite", w.dbPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+	var out bytes.Buffer
+	r := w.runner(bytes.NewReader(mustJSON(s.payload("PreCompact", map[string]any{"trigger": "auto"}))), &out)
+	r.Budget = time.Second
+	start := time.Now()
+	r.Run(context.Background(), "PreCompact")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	if w.log() == "" {
+		t.Error("nothing logged")
+	}
+}
+
+func TestSecretsNeverLeave(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-s")
+	secret := "ghp_" + strings.Repeat("a1B2", 9)
+	s.prompt("Deploy with GITHUB_TOKEN=" + secret + " and never log it. <private>my home address is 1 Main St</private>")
+	s.reply("ok", 150000)
+	steer := w.run("PreCompact", s.payload("PreCompact", map[string]any{"trigger": "manual"}))
+	s.boundary("manual", 150000, 8000)
+	text := restored(t, w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})))
+	for name, out := range map[string]string{"steer": steer, "restore": text} {
+		if strings.Contains(out, secret) || strings.Contains(out, "1 Main St") {
+			t.Errorf("%s leaks:\n%s", name, out)
+		}
+	}
+	raw, _ := os.ReadFile(w.dbPath())
+	if bytes.Contains(raw, []byte(secret)) || bytes.Contains(raw, []byte("1 Main St")) {
+		t.Error("the database holds the secret")
+	}
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }

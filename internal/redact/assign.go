@@ -1,0 +1,742 @@
+package redact
+
+import "strings"
+
+// Assignments whose key names a secret have their value redacted and their
+// key kept, in the forms a coding agent sees:
+//
+//	DB_PASSWORD=hunter2               .env, shell, docker -e, URL queries
+//	export API_KEY="..."              shell
+//	password: hunter2                 YAML, HTTP headers (X-Api-Key: ...)
+//	"client_secret": "..."            JSON, also inside JSON strings (\"...\")
+//	token := "..."  secret = '...'    code
+//	--password value  --token=value   command-line flags
+//	<password>...</password>          XML
+//	Password=...;                     connection strings
+//
+// What a key must look like is in classifyKey. A value is kept when it is
+// plainly not a secret: empty, a placeholder (isPlaceholder), a reference
+// to another name that holds the secret (password=password, self.token,
+// process.env.API_KEY), a call (os.Getenv("TOKEN")), a type (token: string)
+// or, after "key:", a sentence ("Password: must be 8 characters").
+
+// keyAnchors are the words whose presence makes an identifier worth a look.
+// They are searched in lower case; classifyKey decides.
+var keyAnchors = [...]string{"secret", "token", "passw", "pwd", "passphrase", "key", "credential", "dsn", "connection"}
+
+func assignments(s, lower string) string {
+	var next [len(keyAnchors)]int
+	for i, a := range keyAnchors {
+		next[i] = strings.Index(lower, a)
+	}
+	var edits []edit
+	cursor := 0 // everything before it has been read as a key or a value
+	for {
+		best := -1
+		for i, p := range next {
+			if p >= 0 && (best < 0 || p < next[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		p := next[best]
+		from := max(p+1, cursor)
+		if k := strings.Index(lower[from:], keyAnchors[best]); k >= 0 {
+			next[best] = from + k
+		} else {
+			next[best] = -1
+		}
+		if p < cursor {
+			continue
+		}
+		keyStart, keyEnd := p, p+len(keyAnchors[best])
+		for keyStart > cursor && isKeyByte(s[keyStart-1]) && !escapeEndsAt(s, keyStart) {
+			keyStart--
+		}
+		for keyEnd < len(s) && isKeyByte(s[keyEnd]) {
+			keyEnd++
+		}
+		cursor = keyEnd
+		kind, ok := classifyKey(s[keyStart:keyEnd], lower[keyStart:keyEnd])
+		if !ok {
+			continue
+		}
+		e, found, end := assignment(s, keyStart, keyEnd, kind, lineValued(lower[keyStart:keyEnd]))
+		cursor = max(cursor, end)
+		if found {
+			edits = append(edits, e)
+		}
+	}
+	return applyUnsorted(s, edits)
+}
+
+func isKeyByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c == '.' }
+
+// assignment reads the separator and value after the key s[keyStart:keyEnd].
+// It returns the edit for the value, whether there is one, and where reading
+// stopped.
+func assignment(s string, keyStart, keyEnd int, kind string, line bool) (edit, bool, int) {
+	key := s[keyStart:keyEnd]
+	pos := keyEnd
+	quotedKey := false
+	var inString string // the quote of a string the key sits in, unclosed after it
+	if q := quoteBefore(s, keyStart); q != "" {
+		if strings.HasPrefix(s[keyEnd:], q) {
+			quotedKey = true
+			pos += len(q)
+		} else {
+			inString = q
+		}
+	}
+	sp := skipBytes(s, pos, " \t")
+	var sep byte
+	if sp < len(s) {
+		c1 := byte(0)
+		if sp+1 < len(s) {
+			c1 = s[sp+1]
+		}
+		switch s[sp] {
+		case '=':
+			if c1 != '=' && c1 != '>' && c1 != '~' {
+				sep, sp = '=', sp+1
+			}
+		case ':':
+			switch {
+			case c1 == '=':
+				sep, sp = '=', sp+2
+			case c1 != ':' && !strings.HasPrefix(s[sp+1:], "//"):
+				sep, sp = ':', sp+1
+			}
+		case '>':
+			if sp == keyEnd && keyStart > 0 && s[keyStart-1] == '<' {
+				sep, sp = '>', sp+1
+			}
+		}
+	}
+	if sep == 0 {
+		// A flag takes its value after a blank: --password hunter2.
+		if key[0] != '-' || quotedKey || sp == pos || sp >= len(s) {
+			return edit{}, false, sp
+		}
+		sep = ' '
+	}
+	if sep != '>' {
+		sp = skipBytes(s, sp, " \t")
+	}
+	return value(s, sp, sep, valueContext{key: key, kind: kind, line: line, quotedKey: quotedKey, inString: inString, keyStart: keyStart})
+}
+
+type valueContext struct {
+	key, kind string
+	line      bool // the value is the rest of the line
+	quotedKey bool
+	inString  string
+	keyStart  int
+}
+
+// maxWord bounds how far a value without quotes is read again for keys
+// inside it, so that a pathological line cannot make the scan quadratic.
+const maxWord = 1024
+
+// value reads the value at s[v] after the separator sep. It returns the
+// edit, whether there is one, and where to look for the next key. A value
+// read up to a blank can swallow the next key (TOKEN=a,PASSWORD=b), so
+// after a value without quotes the search goes on from its start, and
+// overlapping edits merge.
+func value(s string, v int, sep byte, c valueContext) (edit, bool, int) {
+	none := func(end int) (edit, bool, int) { return edit{}, false, end }
+	if v >= len(s) || s[v] == '\n' || s[v] == '\r' || (s[v] == '\\' && lineEnd(s, v) == v) {
+		return none(v)
+	}
+	if m := markerAt(s, v); m > 0 {
+		return none(v + m)
+	}
+	red := func(start, end, next int) (edit, bool, int) {
+		return edit{start, end, marker(c.kind)}, true, next
+	}
+
+	if q := quoteAt(s, v); q != "" {
+		if q == c.inString {
+			// The quote closes the string that holds the key:
+			// fmt.Print("password: ", pw).
+			return none(v + len(q))
+		}
+		start := v + len(q)
+		end, next := closeQuote(s, start, q)
+		content := s[start:end]
+		if content == "" || isMarker(content) || isPlaceholder(content) || isReference(content, c.key) {
+			return none(next)
+		}
+		return red(start, end, next)
+	}
+
+	if sep == '>' {
+		e := v
+		for e < len(s) && s[e] != '<' && s[e] != '\n' && s[e] != '\r' {
+			e++
+		}
+		if t := s[v:e]; isPlaceholder(t) || isReference(t, c.key) {
+			return none(e)
+		}
+		return red(v, e, e)
+	}
+
+	if sep == ':' && isBlockIndicator(s, v) {
+		if start, end, ok := blockScalar(s, c.keyStart, v); ok {
+			if t := s[start:end]; isMarker(t) {
+				return none(end)
+			}
+			return red(start, end, end)
+		}
+		return none(v + 1)
+	}
+
+	if codeEnd(s, v) > 0 {
+		// A call's arguments may hold assignments of their own:
+		// connect(password="...").
+		return none(v)
+	}
+
+	e := v
+	if c.line {
+		for e < len(s) && s[e] != '\n' && s[e] != '\r' && !isQuote(s[e]) && !escapeAt(s, e) {
+			e++
+		}
+		if t := strings.TrimRight(s[v:e], " \t"); !isPlaceholder(t) {
+			return red(v, v+len(t), e)
+		}
+		return none(e)
+	}
+	for e < len(s) && !isSpace(s[e]) && !isQuote(s[e]) && !escapeAt(s, e) {
+		if sep == '=' && (s[e] == '&' || s[e] == ';') {
+			break
+		}
+		e++
+	}
+	if e-v > maxWord {
+		return red(v, e, e)
+	}
+	t := trimPunct(s[v:e])
+	stripped := len(t) < e-v
+	if t == "" || isPlaceholder(t) || isReference(t, c.key) {
+		return none(v)
+	}
+	switch sep {
+	case ':':
+		if isTypeName(t) {
+			// token: str = "..." (Python) or token: string; (TypeScript).
+			a := skipBytes(s, e, " \t")
+			if a+1 < len(s) && s[a] == '=' && s[a+1] != '=' {
+				return value(s, skipBytes(s, a+1, " \t"), '=', c)
+			}
+			return none(v)
+		}
+		if !c.quotedKey && !stripped && isPlainWord(t) && !looksLikeCredential(t) {
+			// "Password: must be at least 8 characters." A marker stands
+			// for a word that was there.
+			if a := skipBytes(s, e, " \t"); a < len(s) && (isAlnum(s[a]) || markerAt(s, a) > 0) {
+				return none(v)
+			}
+		}
+	case ' ':
+		if t[0] == '-' || isStopword(t) {
+			// "--token -v" or "pass --token to the command".
+			return none(v)
+		}
+	}
+	return red(v, v+len(t), v)
+}
+
+// trimPunct drops the punctuation that ends a value in code or a sentence
+// (a trailing comma, a closing bracket of the enclosing call) but keeps
+// brackets the value opened itself, as in ${TOKEN}.
+func trimPunct(t string) string {
+	for t != "" {
+		var open byte
+		switch t[len(t)-1] {
+		case ',', ';':
+			t = t[:len(t)-1]
+			continue
+		case ')':
+			open = '('
+		case ']':
+			open = '['
+		case '}':
+			open = '{'
+		default:
+			return t
+		}
+		if strings.Count(t, string(open)) >= strings.Count(t, string(t[len(t)-1])) {
+			return t
+		}
+		t = t[:len(t)-1]
+	}
+	return t
+}
+
+// quoteBefore returns the quote (with the backslashes that escape it) that
+// ends just before s[i], or "".
+func quoteBefore(s string, i int) string {
+	if i == 0 || !isQuote(s[i-1]) {
+		return ""
+	}
+	j := i - 1
+	for j > 0 && s[j-1] == '\\' {
+		j--
+	}
+	return s[j:i]
+}
+
+// quoteAt returns the quote (with any backslashes that escape it, as in a
+// JSON string holding JSON) that starts at s[i], or "".
+func quoteAt(s string, i int) string {
+	j := i
+	for j < len(s) && s[j] == '\\' {
+		j++
+	}
+	if j < len(s) && isQuote(s[j]) {
+		return s[i : j+1]
+	}
+	return ""
+}
+
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+
+// closeQuote finds the quote q that closes a string starting at s[i]: the
+// same quote escaped by exactly as many backslashes. It returns the end of
+// the content and the index after the closing quote. An unclosed string
+// runs to the end of the line. A quote that is escaped differently may be
+// a closing quote after a literal backslash, which makes the redacted span
+// too long rather than too short.
+func closeQuote(s string, i int, q string) (int, int) {
+	qc := q[len(q)-1]
+	k := len(q) - 1
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '\n', '\r':
+			return j, j
+		case qc:
+			if backslashesBefore(s, i, j) == k {
+				return j - k, j + 1
+			}
+		case '\\':
+			// Inside a JSON string (k > 0), an escaped newline of the
+			// enclosing document ends the line: \n when k is 1, \\n when
+			// k is 3.
+			if k > 0 && (j == i || s[j-1] != '\\') {
+				r := 0
+				for j+r < len(s) && s[j+r] == '\\' {
+					r++
+				}
+				if r == (k+1)/2 && j+r < len(s) && (s[j+r] == 'n' || s[j+r] == 'r') {
+					return j, j
+				}
+			}
+		}
+	}
+	return len(s), len(s)
+}
+
+func backslashesBefore(s string, from, j int) int {
+	b := 0
+	for j-1-b >= from && s[j-1-b] == '\\' {
+		b++
+	}
+	return b
+}
+
+// codeEnd returns the end of a call, index or composite literal starting at
+// s[i], such as os.Getenv("TOKEN") or cfg["password"], or 0. The brackets
+// must balance on the line: "Xy(9!kz" is a password.
+func codeEnd(s string, i int) int {
+	if !isAlpha(s[i]) && s[i] != '_' {
+		return 0
+	}
+	j := i
+	for j < len(s) && (isAlnum(s[j]) || s[j] == '_' || s[j] == '.' || s[j] == '$') {
+		j++
+	}
+	if j >= len(s) || (s[j] != '(' && s[j] != '[' && s[j] != '{') {
+		return 0
+	}
+	depth := 0
+	var quote byte
+	for ; j < len(s) && s[j] != '\n' && s[j] != '\r'; j++ {
+		c := s[j]
+		if c == '\\' {
+			j++
+			continue
+		}
+		if quote != 0 {
+			if c == quote {
+				quote = 0
+			}
+			continue
+		}
+		switch c {
+		case '"', '\'', '`':
+			quote = c
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return 0
+}
+
+// isBlockIndicator reports whether a YAML block scalar (| or >) starts at
+// s[i].
+func isBlockIndicator(s string, i int) bool {
+	if s[i] != '|' && s[i] != '>' {
+		return false
+	}
+	j := i + 1
+	for j < len(s) && (s[j] == '-' || s[j] == '+' || isDigit(s[j])) {
+		j++
+	}
+	j = skipBytes(s, j, " \t")
+	return j >= len(s) || s[j] == '\n' || s[j] == '\r' || s[j] == '#'
+}
+
+// blockScalar returns the span of the lines of a YAML block scalar that
+// follows the key at s[keyStart]: the next lines indented more than the key.
+func blockScalar(s string, keyStart, v int) (int, int, bool) {
+	lineStart := strings.LastIndexByte(s[:keyStart], '\n') + 1
+	indent := keyStart - lineStart
+	nl := strings.IndexByte(s[v:], '\n')
+	if nl < 0 {
+		return 0, 0, false
+	}
+	start, end := -1, -1
+	for p := v + nl + 1; p < len(s); {
+		e := strings.IndexByte(s[p:], '\n')
+		if e < 0 {
+			e = len(s)
+		} else {
+			e += p
+		}
+		line := strings.TrimRight(s[p:e], "\r")
+		text := strings.TrimLeft(line, " ")
+		if text != "" {
+			if len(line)-len(text) <= indent {
+				break
+			}
+			if start < 0 {
+				start = p + len(line) - len(text)
+			}
+			end = p + len(line)
+		}
+		p = e + 1
+	}
+	return start, end, start >= 0
+}
+
+// isPlaceholder reports whether v is plainly not a secret: a variable or
+// template to be filled in, a mask, or a word that stands for no value.
+//
+// "changeme" and the like are kept on purpose: they are shipped defaults
+// and documentation, and marking them would suggest a leak that is not
+// there. A real secret that is spelled like a variable ($Secret9) or looks
+// like <this> is missed; both are rare, while $VAR and <your-key> are
+// everywhere.
+func isPlaceholder(v string) bool {
+	if v == "" {
+		return true
+	}
+	last := v[len(v)-1]
+	switch {
+	case v[0] == '$':
+		return isVariable(v[1:])
+	case v[0] == '<' && last == '>' && onlyBytes(v[1:len(v)-1], " _.-"),
+		len(v) >= 4 && strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") && onlyBytes(v[2:len(v)-2], " _.-|$"),
+		v[0] == '{' && last == '}' && isName(v[1:len(v)-1]), // {api_key} in an f-string
+		len(v) == 2 && v[0] == '%',                           // %s
+		strings.HasPrefix(v, "%(") && strings.HasSuffix(v, ")s"):
+		return true
+	}
+	if len(v) >= 3 && strings.Trim(v, "xX*.#_-") == "" && strings.Trim(v, "_-") != "" {
+		return true
+	}
+	switch lowerASCII(v) {
+	case "changeme", "change-me", "change_me", "changeit", "placeholder", "redacted",
+		"replaceme", "replace-me", "replace_me", "none", "null", "nil", "undefined",
+		"true", "false", "todo", "tbd":
+		return true
+	}
+	// your-api-key, YOUR_TOKEN_HERE, your password.
+	return len(v) > 4 && hasPrefixFold(v, "your") && strings.IndexByte("-_ ", v[4]) >= 0
+}
+
+// onlyBytes reports whether v holds only letters, digits and bytes of set.
+// Placeholders are short names; one that holds '=' or a quote may hold an
+// assignment too.
+func onlyBytes(v, set string) bool {
+	for i := 0; i < len(v); i++ {
+		if !isAlnum(v[i]) && strings.IndexByte(set, v[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// isVariable reports whether v, after a '$', is one shell or PowerShell
+// variable or command substitution and nothing more. A default value is a
+// value: ${DB_PASSWORD:-hunter2} is redacted.
+func isVariable(v string) bool {
+	switch {
+	case strings.HasPrefix(v, "{"):
+		inner := strings.TrimSuffix(v[1:], "}")
+		if len(inner) == len(v)-1 {
+			return false
+		}
+		i := 0
+		for i < len(inner) && (isAlnum(inner[i]) || inner[i] == '_') {
+			i++
+		}
+		return i == len(inner) || inner[i] == ':' && i+1 < len(inner) && (inner[i+1] == '?' || inner[i+1] == '+')
+	case strings.HasPrefix(v, "("):
+		return strings.HasSuffix(v, ")")
+	case hasPrefixFold(v, "env:"):
+		v = v[4:]
+	}
+	return isName(v)
+}
+
+// isName reports whether v is one identifier, possibly dotted.
+func isName(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isAlnum(c) && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// isReference reports whether the value v is the name of something that
+// holds the secret rather than the secret: password=password,
+// self.token = token, token: process.env.GITHUB_TOKEN, apiKey: apiKey,
+// key=OPENAI_API_KEY. Names with digits or dashes are taken for values:
+// "super-secret-key" and "s3cr3t_token" are what people use as secrets.
+func isReference(v, key string) bool {
+	if !isAlpha(v[0]) && v[0] != '_' {
+		return false
+	}
+	dotted, camel, upperSnake := false, false, true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '.':
+			dotted = true
+		case c == '_':
+		case isLower(c):
+			upperSnake = false
+			if i+1 < len(v) && isUpper(v[i+1]) {
+				camel = true
+			}
+		case isUpper(c):
+		default:
+			return false
+		}
+	}
+	k := strings.TrimLeft(key, "-")
+	if strings.EqualFold(v, k) || strings.EqualFold(v, k[strings.LastIndexByte(k, '.')+1:]) {
+		return true
+	}
+	if !dotted && !camel && !(upperSnake && strings.IndexByte(v, '_') >= 0) {
+		return false
+	}
+	_, named := classifyKey(v, lowerASCII(v))
+	return named
+}
+
+// isTypeName reports whether t, after "key:", is a type rather than a
+// value: token: string, password: str, secret: Option<String>.
+func isTypeName(t string) bool {
+	t = strings.TrimLeft(t, "&*?")
+	if i := strings.IndexAny(t, "<[|?("); i > 0 {
+		t = t[:i]
+	}
+	switch lowerASCII(t) {
+	case "string", "str", "bool", "boolean", "int", "integer", "number", "any", "unknown",
+		"bytes", "object", "secretstr", "secretstring", "secretbytes", "text", "option",
+		"optional", "secret", "maybe", "nullable", "vec", "box", "array", "list", "uuid",
+		"char", "byte", "rune":
+		return true
+	}
+	return false
+}
+
+// looksLikeCredential reports whether a word in a sentence after "key:" is
+// a credential rather than a word: it has letters and digits.
+func looksLikeCredential(t string) bool {
+	return len(t) >= 6 && hasDigit(t) && hasAlpha(t)
+}
+
+// isPlainWord reports whether t could be a word of a sentence: letters,
+// digits and the punctuation inside words, not "a=b" or "host:port".
+func isPlainWord(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; !isAlnum(c) && c < 0x80 && strings.IndexByte("-'.!?", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// isStopword reports whether the word after a flag is prose, as in "pass
+// --token to the command".
+func isStopword(t string) bool {
+	switch lowerASCII(t) {
+	case "a", "an", "the", "to", "and", "or", "is", "are", "was", "be", "with", "for", "when",
+		"if", "in", "on", "of", "as", "at", "by", "from", "that", "this", "it", "flag", "option",
+		"argument", "arg", "parameter", "param", "value", "instead", "only", "must", "should",
+		"can", "will", "not", "also", "so", "but", "then", "which", "you", "we", "i", "here",
+		"there", "option.", "flag.", "flag,", "option,":
+		return true
+	}
+	return false
+}
+
+// classifyKey reports whether key names a secret, and which marker kind its
+// value gets. key is split into words at '_', '-', '.', camelCase and digits
+// (lower is key in lower case, for comparisons). A word that names a
+// secret is one of:
+//
+//	*password*, *passwd*, *passphrase*, pwd      -> password
+//	*secret* (not secrets, secretary), token, *token (accessToken),
+//	*credential*, dsn, connection string,
+//	api/access/private/auth/signing/encryption/master key  -> secret
+//
+// "tokens" is not: input_tokens and max_tokens fill every transcript. The
+// key is not a secret when a later word says it is about the secret rather
+// than the secret itself (token_type, password_file, secret_name,
+// TOKEN_URL, --password-stdin), or an earlier one counts or pages
+// (max_token, next_page_token). PWD alone is the shell's working
+// directory. AWS secret keys get their own kind.
+func classifyKey(key, lower string) (string, bool) {
+	var buf [16][2]int
+	parts := keyParts(key, buf[:0])
+	word := func(i int) string {
+		if i >= len(parts) {
+			return ""
+		}
+		return lower[parts[i][0]:parts[i][1]]
+	}
+	hit, kind := -1, ""
+	for i := range parts {
+		p, next := word(i), word(i+1)
+		switch {
+		case strings.Contains(p, "password") || strings.Contains(p, "passwd") ||
+			strings.Contains(p, "passphrase") || p == "pwd":
+			kind = KindPassword
+		case strings.Contains(p, "secret") && !strings.HasSuffix(p, "secrets") && !strings.HasPrefix(p, "secretar"),
+			p == "token",
+			strings.HasSuffix(p, "token") && !pagingWord(strings.TrimSuffix(p, "token")),
+			strings.Contains(p, "credential"),
+			p == "dsn",
+			p == "connectionstring" || p == "connstring",
+			(p == "connection" || p == "conn") && next == "string",
+			next == "key" && keyQualifier(p),
+			strings.Contains(p, "apikey") || strings.Contains(p, "accesskey") || strings.Contains(p, "privatekey"),
+			strings.HasSuffix(p, "key") && keyQualifier(strings.TrimSuffix(p, "key")):
+			kind = KindSecret
+		default:
+			continue
+		}
+		hit = i
+		break
+	}
+	if hit < 0 {
+		return "", false
+	}
+	if len(parts) == 1 && word(0) == "pwd" && key[0] != '-' {
+		return "", false
+	}
+	for i := range parts {
+		w := word(i)
+		if (i > hit && aboutWord(w)) || (i < hit && pagingWord(w)) {
+			return "", false
+		}
+	}
+	if kind == KindSecret && strings.Contains(lower, "secret") &&
+		(strings.Contains(lower, "aws") || strings.Contains(lower, "secretaccesskey")) {
+		kind = KindAWSSecret
+	}
+	return kind, true
+}
+
+// lineValued reports whether the key's value is a connection string, which
+// has blanks and semicolons of its own and runs to the end of the line.
+func lineValued(lowerKey string) bool {
+	return strings.Contains(lowerKey, "dsn") || strings.Contains(lowerKey, "connection") || strings.Contains(lowerKey, "connstr")
+}
+
+func keyQualifier(w string) bool {
+	switch w {
+	case "api", "access", "private", "auth", "signing", "encryption", "master", "secret", "account":
+		return true
+	}
+	return false
+}
+
+// pagingWord: a word before "token" that makes it a counter or a cursor.
+func pagingWord(w string) bool {
+	switch w {
+	case "max", "min", "num", "no", "page", "next", "continuation", "cancellation", "sync":
+		return true
+	}
+	return false
+}
+
+// aboutWord: a word after the secret's name that makes the key describe
+// the secret (where it is, what it is called, how long it lives) rather
+// than hold it.
+func aboutWord(w string) bool {
+	switch w {
+	case "path", "file", "filename", "files", "dir", "directory", "url", "uri", "endpoint",
+		"host", "hostname", "name", "arn", "ref", "type", "kind", "count",
+		"length", "len", "size", "limit", "max", "min", "ttl", "expiry", "expires",
+		"expiration", "expire", "expired", "lifetime", "timeout", "age", "at", "helper",
+		"process", "command", "cmd", "env", "var", "header", "field", "param", "prefix",
+		"mode", "format", "policy", "version", "location", "source", "provider", "hint",
+		"label", "stdin", "from", "prompt", "rotation", "required", "enabled", "regex",
+		"pattern", "manager", "selector", "usage", "budget", "cost", "limits", "index":
+		return true
+	}
+	return false
+}
+
+// keyParts splits key into words at non-alphanumerics, camelCase humps
+// (APIKey is API Key) and between letters and digits.
+func keyParts(key string, buf [][2]int) [][2]int {
+	start := -1
+	for i := 0; i <= len(key); i++ {
+		if i == len(key) || !isAlnum(key[i]) {
+			if start >= 0 {
+				buf = append(buf, [2]int{start, i})
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		c, p := key[i], key[i-1]
+		if isDigit(c) != isDigit(p) ||
+			isUpper(c) && isLower(p) ||
+			isUpper(c) && isUpper(p) && i+1 < len(key) && isLower(key[i+1]) {
+			buf = append(buf, [2]int{start, i})
+			start = i
+		}
+	}
+	return buf
+}

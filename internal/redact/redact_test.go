@@ -1,0 +1,246 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// Fake credentials. The prefixes are split so that secret scanners reading
+// this file do not take them for real ones.
+var fakes = map[string]string{
+	"ant":    "sk-" + "ant-api03-" + "Xq3vB8nLk2PzR7tY5wJd9Fh4Gm6Cs1Ae0Ui8Ob3Nv7Kx2Lz5Qp9Wr4Ty6Es1Dg-AA",
+	"proj":   "sk-" + "proj-" + "T4bLm8Qz2Xv6Nc1Rk9Pw3Js7Hd5Gf0Ay4Ue8Io2_Zt6Wq",
+	"openai": "sk-" + "Abc123Def456Ghi789Jkl012Mno345Pqr678Stu901Vwx2",
+	"akia":   "AK" + "IA" + "Q3EGRIBPTX7YUW2N",
+	"asia":   "AS" + "IA" + "Y4FHSJCQUZ8VXK3M",
+	"ghp":    "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5",
+	"gho":    "gh" + "o_" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9",
+	"ghs":    "gh" + "s_" + "Mn4Bv5Cx6Za7Sd8Fg9Hj0Kl1Qw2Er3Ty4Ui5O",
+	"pat":    "github" + "_pat_" + "11ABCDEFG0abcdefghijkl_MnOpQrStUvWxYz0123456789abcdefghijKLMNOPQRstuvwx",
+	"glpat":  "gl" + "pat-" + "xK9mQ2vR7tL4pW8nZ3jF",
+	"slack":  "xo" + "xb-" + "1234567890-0987654321098-AbCdEfGhIjKlMnOpQrStUvWx",
+	"google": "AI" + "za" + "SyD3x7Kq9Lm2Np4Rs6Tu8Vw0Xy1Za3Bc5De",
+	"stripe": "sk" + "_live_" + "51HxYzAbCdEfGhIjKlMnOpQrStUv",
+	"rk":     "rk" + "_live_" + "51HxYzAbCdEfGhIjKlMnOpQr",
+	"npm":    "np" + "m_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Y",
+	"jwt":    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+	"pemrsa": "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2f\nq1x8WmOjJ4bQhF0yFvN0x9Yy\n-----END RSA PRIVATE KEY-----",
+	"pemesc": `-----BEGIN ` + `PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n`,
+	"pemssh": "-----BEGIN " + "OPENSSH PRIVATE KEY-----\r\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\r\n-----END OPENSSH PRIVATE KEY-----",
+}
+
+// expand replaces {name} with the fake credential of that name.
+func expand(s string) string {
+	for name, v := range fakes {
+		s = strings.ReplaceAll(s, "{"+name+"}", v)
+	}
+	return s
+}
+
+type testCase struct {
+	name, in, want string
+}
+
+// cases are the behaviour of String; want == "" means the input is kept.
+var cases = []testCase{
+	// <private> blocks.
+	{"private", "keep <private>my card is 4111</private> this", "keep  this"},
+	{"private case", "a<PRIVATE>x</Private>b", "ab"},
+	{"private unterminated", "a<private>the rest goes", "a"},
+	{"private nested", "a<private>1<private>2</private>3</private>b", "ab"},
+	{"private repeated", "<private>1</private>a<private>2</private>b", "ab"},
+	{"private joined tag", "<priv<private>x</private>ate>hidden</private>shown", "shown"},
+	{"private stray close", "a</private>b", ""},
+	{"private not a tag", "<privateer> and < private> and <private >", ""},
+	{"private then secret", "<private>x</private>token={ghp}", "token=[REDACTED:github-token]"},
+
+	// Vendor tokens.
+	{"anthropic", "ANTHROPIC_API_KEY={ant}", "ANTHROPIC_API_KEY=[REDACTED:anthropic-key]"},
+	{"anthropic in prose", "I used {ant} to call the API.", "I used [REDACTED:anthropic-key] to call the API."},
+	{"openai project", `client = OpenAI(api_key="{proj}")`, `client = OpenAI(api_key="[REDACTED:openai-key]")`},
+	{"openai legacy", "key: {openai}", "key: [REDACTED:openai-key]"},
+	{"aws access key id", `"AccessKeyId": "{akia}",`, `"AccessKeyId": "[REDACTED:aws-key]",`},
+	{"aws session key id", "aws_access_key_id={asia}", "aws_access_key_id=[REDACTED:aws-key]"},
+	{"github classic", "git push https://{ghp}@github.com/o/r.git", "git push https://[REDACTED:github-token]@github.com/o/r.git"},
+	{"github oauth", "gho: {gho}", "gho: [REDACTED:github-token]"},
+	{"github app in url", "https://x-access-token:{ghs}@github.com/o/r", "https://x-access-token:[REDACTED:github-token]@github.com/o/r"},
+	{"github fine-grained", "GH_TOKEN={pat}", "GH_TOKEN=[REDACTED:github-token]"},
+	{"gitlab", "curl --header 'PRIVATE-TOKEN: {glpat}' https://gitlab.com/api", "curl --header 'PRIVATE-TOKEN: [REDACTED:gitlab-token]' https://gitlab.com/api"},
+	{"slack", "SLACK_BOT={slack}", "SLACK_BOT=[REDACTED:slack-token]"},
+	{"google", `"apiKey":"{google}"`, `"apiKey":"[REDACTED:google-api-key]"`},
+	{"stripe live", "stripe.api_key = '{stripe}'", "stripe.api_key = '[REDACTED:stripe-key]'"},
+	{"stripe restricted", "{rk}", "[REDACTED:stripe-key]"},
+	{"npm", "//registry.npmjs.org/:_authToken={npm}", "//registry.npmjs.org/:_authToken=[REDACTED:npm-token]"},
+	{"jwt", "id_token: {jwt}", "id_token: [REDACTED:jwt]"},
+	{"jwt in sentence", "The cookie was {jwt}.", "The cookie was [REDACTED:jwt]."},
+	{"jwt unsigned", "t=eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0. next", "t=[REDACTED:jwt] next"},
+
+	// Look-alikes that are not credentials.
+	{"git sha", "commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)", ""},
+	{"uuid", `"sessionId":"ae4a77f8-aedd-4bc1-888f-c94edc91af04"`, ""},
+	{"base64 data", `"data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="`, ""},
+	{"base64 json", "eyJhbGciOiJIUzI1NiJ9 is the header alone", ""},
+	{"dotted base64 file", "eyJmb28iOiJiYXIifQ.json.gz", ""},
+	{"sk words", "pip install scikit-learn sk-learn; task-2024a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6 desk-lamp", ""},
+	{"sk kebab", "sk-ant-colony-simulation sk-proj-overview-document", ""},
+	{"risk live", "risk_live_dashboard2024AbcdefGhijkl network_live_", ""},
+	{"xoxo", "xoxo-gossip-girl-fan-club", ""},
+	{"slovakia", "SLOVAKIAQ3EGRIBPTX7YUW2N ASIA_PACIFIC_REGION_12345", ""},
+	{"aws too long", "AKIAQ3EGRIBPTX7YUW2NXYZ", ""},
+	{"npm config", "npm_config_cache=/home/u/.npm npm_package_version=1.2.3", ""},
+	{"short gh", "ghp_short and ghp_ prefix", ""},
+	{"hex", "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", ""},
+
+	// PEM private keys.
+	{"pem", "key:\n{pemrsa}\ndone", "key:\n[REDACTED:private-key]\ndone"},
+	{"pem escaped in json", `{"private_key": "{pemesc}", "client_email": "x@y.iam"}`, `{"private_key": "[REDACTED:secret]", "client_email": "x@y.iam"}`},
+	{"pem crlf", "{pemssh}\r\n", "[REDACTED:private-key]\r\n"},
+	{"pem unterminated", "cat id_rsa\n-----BEGIN " + "OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXkt\n...(truncated)", "cat id_rsa\n[REDACTED:private-key]"},
+	{"pem header in code", `if strings.HasPrefix(s, "-----BEGIN RSA PRIVATE KEY-----") {`, ""},
+	{"pem header quoted pair", `begin, end := "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----"`, ""},
+	{"certificate", "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----", ""},
+	{"public key", "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYI\n-----END PUBLIC KEY-----", ""},
+
+	// Passwords in URLs.
+	{"url password", "DATABASE_URL=postgres://app:s3cr3t-Pw@db.internal:5432/app", "DATABASE_URL=postgres://app:[REDACTED:password]@db.internal:5432/app"},
+	{"url password with at", "mongodb://admin:p@ss@w0rd@mongo:27017/", "mongodb://admin:[REDACTED:password]@mongo:27017/"},
+	{"url empty user", "redis://:hunter2@cache:6379/0", "redis://:[REDACTED:password]@cache:6379/0"},
+	{"url escaped slashes", `{"url":"amqp:\/\/guest:g2uest9@rabbit\/vhost"}`, `{"url":"amqp:\/\/guest:[REDACTED:password]@rabbit\/vhost"}`},
+	{"url in json string", `"dsn_url": "mysql://root:rootpw1@tcp(localhost:3306)/db"`, `"dsn_url": "mysql://root:[REDACTED:password]@tcp(localhost:3306)/db"`},
+	{"url port", "https://example.com:8443/path?q=1#frag", ""},
+	{"url user only", "ssh://git@github.com/org/repo.git and git@github.com:org/repo.git", ""},
+	{"url at in path", "https://github.com/foo@bar and https://www.npmjs.com/package/@scope/pkg", ""},
+	{"url password variable", "redis://:${REDIS_PASSWORD}@redis:6379", ""},
+	{"url mention", "see http://example.com: mail me at bob@example.com", ""},
+	{"ipv6", "http://[::1]:8080/health", ""},
+
+	// Authorization headers.
+	{"bearer header", "Authorization: Bearer abcdef123456", "Authorization: Bearer [REDACTED:bearer-token]"},
+	{"bearer curl", `curl -H "Authorization: Bearer ya29.a0AfH6SMBx-K_dQ" https://api`, `curl -H "Authorization: Bearer [REDACTED:bearer-token]" https://api`},
+	{"bearer json", `{"headers":{"Authorization":"Bearer 0123456789abcdef"}}`, `{"headers":{"Authorization":"Bearer [REDACTED:bearer-token]"}}`},
+	{"bearer escaped json", `{\"Authorization\": \"Bearer opaque-token-9\"}`, `{\"Authorization\": \"Bearer [REDACTED:bearer-token]\"}`},
+	{"bearer jwt", "authorization: bearer {jwt}", "authorization: bearer [REDACTED:jwt]"},
+	{"basic", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:basic-auth]"},
+	{"token scheme", "Authorization: Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", "Authorization: Token [REDACTED:auth-token]"},
+	{"raw authorization", "Authorization: 0f1e2d3c4b5a69788796a5b4c3d2e1f0", "Authorization: [REDACTED:auth-token]"},
+	{"bearer log", "sending Bearer a1b2c3d4e5f6g7h8i9j0k1l2 to upstream", "sending Bearer [REDACTED:bearer-token] to upstream"},
+	{"bearer prose", "Bearer tokens go in the Authorization header; Bearer authentication is OAuth's.", ""},
+	{"bearer code", `req.Header.Set("Authorization", "Bearer "+token)`, ""},
+	{"bearer f-string", `headers = {"Authorization": f"Bearer {api_key}"}`, ""},
+	{"bearer variable", `curl -H "Authorization: Bearer $TOKEN" -H 'Authorization: Bearer <token>'`, ""},
+	{"authorization prose", "Authorization: required for all endpoints.\nauthorization: handled by middleware", ""},
+	{"digest", `Authorization: Digest username="Mufasa", realm="x"`, ""},
+
+	// Assignments: .env and shell.
+	{"env", "DB_PASSWORD=hunter2\nAPI_KEY=abc123\nDEBUG=true", "DB_PASSWORD=[REDACTED:password]\nAPI_KEY=[REDACTED:secret]\nDEBUG=true"},
+	{"env export quoted", `export STRIPE_SECRET="abc def 123"`, `export STRIPE_SECRET="[REDACTED:secret]"`},
+	{"env single quoted", "export CLIENT_SECRET='s3cr3t'", "export CLIENT_SECRET='[REDACTED:secret]'"},
+	{"aws secret", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [REDACTED:aws-secret-key]"},
+	{"aws json", `"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY",`, `"SecretAccessKey": "[REDACTED:aws-secret-key]",`},
+	{"session token", `"SessionToken": "FwoGZXIvYXdzEBYaDH..."`, `"SessionToken": "[REDACTED:secret]"`},
+	{"docker env", "docker run -e POSTGRES_PASSWORD=pg-pass-1 -p 5432:5432 postgres", "docker run -e POSTGRES_PASSWORD=[REDACTED:password] -p 5432:5432 postgres"},
+	{"dsn", "SENTRY_DSN=https://abc123@o0.ingest.sentry.io/42", "SENTRY_DSN=[REDACTED:secret]"},
+	{"connection string", "ConnectionString: Server=db;User Id=sa;Password=Str0ng!;", "ConnectionString: [REDACTED:secret]"},
+	{"connection string password", `conn = "Server=db;Database=x;User Id=sa;Password=Str0ng!;"`, `conn = "Server=db;Database=x;User Id=sa;Password=[REDACTED:password];"`},
+	{"query string", "GET /v1/data?api_key=abc123&page=2", "GET /v1/data?api_key=[REDACTED:secret]&page=2"},
+	{"auth token", "AUTH_TOKEN=tok_live_99 AUTH_KEY=k-77", "AUTH_TOKEN=[REDACTED:secret] AUTH_KEY=[REDACTED:secret]"},
+	{"pwd word", "DB_PWD=s3cret", "DB_PWD=[REDACTED:password]"},
+	{"passphrase", "GPG_PASSPHRASE=correct-horse-battery", "GPG_PASSPHRASE=[REDACTED:password]"},
+	{"credentials", "REGISTRY_CREDENTIALS=user:pa55", "REGISTRY_CREDENTIALS=[REDACTED:secret]"},
+	{"private key name", "PRIVATE_KEY=0x4c0883a69102937d6231471b5dbb6204fe512961708279f1d9c5f7e1c2c1c2c1", "PRIVATE_KEY=[REDACTED:secret]"},
+	{"powershell", `$env:OPENAI_API_KEY = "abc123"`, `$env:OPENAI_API_KEY = "[REDACTED:secret]"`},
+
+	// Assignments: YAML, JSON, headers, XML.
+	{"yaml", "db:\n  user: app\n  password: hunter2\n  host: db", "db:\n  user: app\n  password: [REDACTED:password]\n  host: db"},
+	{"yaml list item", "- client_secret: abc123", "- client_secret: [REDACTED:secret]"},
+	{"yaml block", "password: |\n  line one\n  line two\nnext: 1", "password: |\n  [REDACTED:password]\nnext: 1"},
+	{"k8s secret", "data:\n  password: cGFzc3dvcmQ=\n", "data:\n  password: [REDACTED:password]\n"},
+	{"json", `{"username": "bob", "password": "hunter2"}`, `{"username": "bob", "password": "[REDACTED:password]"}`},
+	{"json no space", `{"access_token":"abc.def","token_type":"Bearer","expires_in":3599}`, `{"access_token":"[REDACTED:secret]","token_type":"Bearer","expires_in":3599}`},
+	{"json escaped", `"content":"{\"api_key\": \"abc123\", \"n\": 1}"`, `"content":"{\"api_key\": \"[REDACTED:secret]\", \"n\": 1}"`},
+	{"json escaped newline", `"text":"TOKEN=abc123\nDEBUG=1"`, `"text":"TOKEN=[REDACTED:secret]\nDEBUG=1"`},
+	{"json number", `{"pin_password": 123456}`, `{"pin_password": [REDACTED:password]}`},
+	{"python dict", `creds = {'password': 'hunter2', 'user': 'bob'}`, `creds = {'password': '[REDACTED:password]', 'user': 'bob'}`},
+	{"header", "X-Api-Key: 5f4dcc3b5aa765d61d8327deb882cf99", "X-Api-Key: [REDACTED:secret]"},
+	{"xml", "<password>hunter2</password>", "<password>[REDACTED:password]</password>"},
+	{"properties", "spring.datasource.password=hunter2", "spring.datasource.password=[REDACTED:password]"},
+	{"toml", `api_key = "abc123"`, `api_key = "[REDACTED:secret]"`},
+
+	// Assignments: code.
+	{"go literal", `token := "abc123"`, `token := "[REDACTED:secret]"`},
+	{"python literal", `SECRET_KEY = 'django-insecure-abc'`, `SECRET_KEY = '[REDACTED:secret]'`},
+	{"js object", "const cfg = { apiKey: 'abc123', region: 'us' };", "const cfg = { apiKey: '[REDACTED:secret]', region: 'us' };"},
+	{"python typed", `password: str = "hunter2"`, `password: str = "[REDACTED:password]"`},
+	{"kebab secret", "JWT_SECRET=super-secret-key", "JWT_SECRET=[REDACTED:secret]"},
+
+	// Flags.
+	{"flag space", "mysql --password hunter2 --user root", "mysql --password [REDACTED:password] --user root"},
+	{"flag equals", "gh auth login --with-token=abc123 --token=xyz789", "gh auth login --with-token=[REDACTED:secret] --token=[REDACTED:secret]"},
+	{"flag quoted", `psql --password "p w"`, `psql --password "[REDACTED:password]"`},
+	{"flag single dash", "cmd -password s3cret", "cmd -password [REDACTED:password]"},
+
+	// Names of secrets without a secret.
+	{"identifier", "def login(username, password):\n    if password == \"\":\n        return check(password)", ""},
+	{"go struct", "type Config struct {\n\tPassword string `json:\"password,omitempty\"`\n\tToken    string `yaml:\"token\"`\n}", ""},
+	{"prose", "The token expires after an hour; rotate the password and keep the secret safe.", ""},
+	{"prose colon", "Password: must be at least 8 characters.\nToken: see the settings page", ""},
+	{"usage", `"usage":{"input_tokens":3,"cache_creation_input_tokens":1234,"output_tokens":5,"max_tokens":4096}`, ""},
+	{"compact metadata", `"compactMetadata":{"trigger":"auto","preTokens":167000}`, ""},
+	{"token type", `"token_type": "Bearer", "token_count": 12, "nextPageToken": "CAESBggBEAEYAQ"`, ""},
+	{"about the secret", "PASSWORD_FILE=/run/secrets/db\nTOKEN_URL=https://auth.example.com/token\nGOOGLE_APPLICATION_CREDENTIALS_PATH=/etc/gcp.json\nsecret_name: prod-db", ""},
+	{"password stdin", "echo $PW | docker login --password-stdin -u bob", ""},
+	{"placeholders", "API_KEY=\nTOKEN=${GITHUB_TOKEN}\nPASSWORD=$DB_PASSWORD\nSECRET=<your-secret>\nCLIENT_SECRET=xxxxxxxx\napi_key: \"{{ .Values.apiKey }}\"\npassword: changeme\ntoken: null\nsecret: '********'\nAPI_KEY=your-api-key-here", ""},
+	{"references", "password=password\nself.token = token\napiKey: process.env.API_KEY,\nsecret: config.client_secret\nkey := OPENAI_API_KEY\nhashed := hashPassword\nconst token = getToken();\npassword = os.environ[\"DB_PASSWORD\"]\ntoken = resp.json()[\"access_token\"]", ""},
+	{"types", "interface Creds {\n  token: string;\n  password?: string;\n  secret: Option<String>,\n}\ndef f(token: str) -> None:", ""},
+	{"code strings", `fmt.Println("password: ", pw)` + "\n" + `log("token: " + tok + " expired")` + "\n" + `raise ValueError("invalid password")`, ""},
+	{"comparisons", `if token == "" || password != confirm { return }` + "\nconst f = token => token.trim()", ""},
+	{"flag prose", "pass --token to the command, or --password instead; see `--api-key` below", ""},
+	{"shell pwd", "PWD=/work/main\nOLDPWD=/home/u", ""},
+	{"paths", "/home/u/.config/secret/token.json ./keys/api_key.txt ~/.aws/credentials", ""},
+	{"html", `<input type="password" name="password" autocomplete="current-password">`, ""},
+	{"go test output", "--- PASS: TestPasswordHash (0.00s)\nok  \tgithub.com/x/auth\t0.01s", ""},
+	{"git credential helper", "git config --global credential.helper store\ncredential.helper=osxkeychain", ""},
+	{"secretary", "secretary: Jane Doe", ""},
+}
+
+func TestString(t *testing.T) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in, want := expand(tc.in), expand(tc.want)
+			if tc.want == "" {
+				want = in
+			}
+			if got := String(in); got != want {
+				t.Errorf("String(%q)\n got %q\nwant %q", in, got, want)
+			}
+		})
+	}
+}
+
+func TestPrivate(t *testing.T) {
+	for _, tc := range []testCase{
+		{"none", "no tags here", "no tags here"},
+		{"keeps secrets", "token={ghp} <private>x</private>", "token={ghp} "},
+		{"unterminated", "a <Private> b", "a "},
+		{"nested", "<private><private>x</private>y</private>z", "z"},
+		{"joined", "<priv<private>x</private>ate>y", ""},
+		{"nested unterminated", "<private>a</priv<private>b</private>ate>c", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, want := expand(tc.in), expand(tc.want)
+			if got := Private(in); got != want {
+				t.Errorf("Private(%q) = %q, want %q", in, got, want)
+			}
+		})
+	}
+}
+
+func TestIdempotent(t *testing.T) {
+	for _, tc := range cases {
+		in := expand(tc.in)
+		once := String(in)
+		if twice := String(once); twice != once {
+			t.Errorf("%s: String is not idempotent:\n once %q\ntwice %q", tc.name, once, twice)
+		}
+	}
+}

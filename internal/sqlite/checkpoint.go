@@ -1,0 +1,182 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Checkpoint is a saved working state of one agent session.
+type Checkpoint struct {
+	ID            int64
+	Project       string // absolute project directory
+	SessionID     string
+	CreatedAt     time.Time // stored to the millisecond; returned in UTC
+	Trigger       string    // "precompact-auto", "precompact-manual", "session-end", "manual", "pressure-L1", ...
+	ContextTokens int64
+	Task          string // one line, for listings
+	Body          []byte // JSON owned by the caller; nil in listings
+}
+
+// AddCheckpoint stores c and returns its new ID. A zero CreatedAt means now.
+func (db *DB) AddCheckpoint(ctx context.Context, c Checkpoint) (int64, error) {
+	if c.CreatedAt.IsZero() {
+		c.CreatedAt = db.Now()
+	}
+	if c.Body == nil {
+		c.Body = []byte{}
+	}
+	conn, err := db.conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("add checkpoint: %w", err)
+	}
+	defer conn.Close()
+	res, err := conn.ExecContext(ctx, `INSERT INTO checkpoints
+		(project, session_id, created_at, trigger, context_tokens, task, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		c.Project, c.SessionID, millis(c.CreatedAt), c.Trigger, c.ContextTokens, c.Task, c.Body)
+	if err != nil {
+		return 0, fmt.Errorf("add checkpoint: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("add checkpoint: %w", err)
+	}
+	return id, nil
+}
+
+const (
+	listColumns = "id, project, session_id, created_at, trigger, context_tokens, task"
+	newestFirst = " ORDER BY created_at DESC, id DESC"
+)
+
+// Checkpoint returns the checkpoint with the given ID.
+func (db *DB) Checkpoint(ctx context.Context, id int64) (Checkpoint, error) {
+	c, err := db.checkpoint(ctx, "WHERE id = ?", id)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint %d: %w", id, err)
+	}
+	return c, nil
+}
+
+// LatestCheckpoint returns the newest checkpoint of the project, from the
+// given session, or from any session if sessionID is "".
+func (db *DB) LatestCheckpoint(ctx context.Context, project, sessionID string) (Checkpoint, error) {
+	c, err := db.checkpoint(ctx, "WHERE project = ?1 AND (?2 = '' OR session_id = ?2)"+newestFirst, project, sessionID)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("latest checkpoint: %w", err)
+	}
+	return c, nil
+}
+
+// LatestFromOtherSession returns the newest checkpoint of the project made by
+// a session other than sessionID at or after since.
+func (db *DB) LatestFromOtherSession(ctx context.Context, project, sessionID string, since time.Time) (Checkpoint, error) {
+	c, err := db.checkpoint(ctx, "WHERE project = ? AND session_id <> ? AND created_at >= ?"+newestFirst,
+		project, sessionID, millis(since))
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("latest checkpoint of another session: %w", err)
+	}
+	return c, nil
+}
+
+// checkpoint returns the first checkpoint, body included, that the query
+// from where on selects.
+func (db *DB) checkpoint(ctx context.Context, where string, args ...any) (Checkpoint, error) {
+	conn, err := db.conn(ctx)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	defer conn.Close()
+	var c Checkpoint
+	var created int64
+	err = conn.QueryRowContext(ctx, "SELECT "+listColumns+", body FROM checkpoints "+where+" LIMIT 1", args...).
+		Scan(&c.ID, &c.Project, &c.SessionID, &created, &c.Trigger, &c.ContextTokens, &c.Task, &c.Body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Checkpoint{}, ErrNotFound
+	}
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	c.CreatedAt = fromMillis(created)
+	return c, nil
+}
+
+// Checkpoints lists the project's checkpoints newest first, at most limit of
+// them (all if limit <= 0), without their bodies.
+func (db *DB) Checkpoints(ctx context.Context, project string, limit int) ([]Checkpoint, error) {
+	if limit <= 0 {
+		limit = -1 // no limit, to SQLite
+	}
+	conn, err := db.conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list checkpoints: %w", err)
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, "SELECT "+listColumns+" FROM checkpoints WHERE project = ?"+newestFirst+" LIMIT ?",
+		project, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list checkpoints: %w", err)
+	}
+	defer rows.Close()
+	var list []Checkpoint
+	for rows.Next() {
+		var c Checkpoint
+		var created int64
+		if err := rows.Scan(&c.ID, &c.Project, &c.SessionID, &created, &c.Trigger, &c.ContextTokens, &c.Task); err != nil {
+			return nil, fmt.Errorf("list checkpoints: %w", err)
+		}
+		c.CreatedAt = fromMillis(created)
+		list = append(list, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list checkpoints: %w", err)
+	}
+	return list, nil
+}
+
+// ClaimRestore records that compaction key of the session has been restored
+// and reports whether this call was the first to do so, across all processes.
+func (db *DB) ClaimRestore(ctx context.Context, sessionID, key string) (first bool, err error) {
+	first, err = db.claim(ctx, "INSERT INTO restore_claims (session_id, key, claimed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+		sessionID, key, millis(db.Now()))
+	if err != nil {
+		return false, fmt.Errorf("claim restore: %w", err)
+	}
+	return first, nil
+}
+
+// ClaimPointer records that the session has been shown the resume pointer to
+// the checkpoint and reports whether this call was the first to do so. The
+// checkpoint must exist.
+func (db *DB) ClaimPointer(ctx context.Context, sessionID string, checkpointID int64) (first bool, err error) {
+	first, err = db.claim(ctx, "INSERT INTO pointer_claims (session_id, checkpoint_id, claimed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+		sessionID, checkpointID, millis(db.Now()))
+	if code(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
+		err = fmt.Errorf("checkpoint %d: %w", checkpointID, ErrNotFound)
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim pointer: %w", err)
+	}
+	return first, nil
+}
+
+// claim runs an insert that does nothing on a duplicate key: the one call
+// whose insert added the row is the first, however many processes race.
+func (db *DB) claim(ctx context.Context, insert string, args ...any) (bool, error) {
+	conn, err := db.conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	res, err := conn.ExecContext(ctx, insert, args...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
