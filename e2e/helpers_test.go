@@ -274,6 +274,13 @@ func runCairn(s *claudecode.Session, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, built.bin, args...)
 	cmd.Dir = s.ProjectDir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.HomeDir, "CLAUDE_CONFIG_DIR=" + s.ConfigDir, "TMPDIR=" + s.TempDir}
+	// cairn's own settings given to the client (state and data dirs,
+	// CAIRN_*) apply to the commands a test runs as well as to the hooks.
+	for _, kv := range s.Env {
+		if strings.HasPrefix(kv, "XDG_") || strings.HasPrefix(kv, "CAIRN_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

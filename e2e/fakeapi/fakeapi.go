@@ -86,6 +86,8 @@ type Request struct {
 	// Body is the parsed JSON body, nil when the body was empty or not JSON.
 	// Copies of a Request share it: treat it as read-only.
 	Body map[string]any
+	// Size is the length of the raw body in bytes.
+	Size int
 	// Model and Stream are copied out of Body for convenience.
 	Model  string
 	Stream bool
@@ -264,6 +266,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		Method: r.Method,
 		Path:   r.URL.Path,
 		Query:  r.URL.RawQuery,
+		Size:   len(raw),
 	}
 	if len(bytes.TrimSpace(raw)) > 0 {
 		var body map[string]any

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/git"
@@ -23,6 +24,12 @@ type Input struct {
 	Tickets *regexp.Regexp
 	// Redact cleans every string kept; nil keeps them as they are.
 	Redact func(string) string
+}
+
+// lazy compiles a pattern on first use: hooks that never build a
+// checkpoint should not pay for compiling them at start-up.
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // Limits that keep a checkpoint a summary, not a copy of the session.
@@ -62,9 +69,13 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	c.Files, c.KeyReads = files(s.Files, base)
 	c.Commands = commands(s.ToolCalls)
 	c.Errors = toolErrors(s.ToolCalls)
-	for _, d := range last(s.Decisions, maxDecisions) {
+	for _, d := range s.Decisions {
+		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
+			c.Decisions = slices.Delete(c.Decisions, i, i+1)
+		}
 		c.Decisions = append(c.Decisions, d.Text)
 	}
+	c.Decisions = last(c.Decisions, maxDecisions)
 	if n := len(s.LastTexts); n > 0 {
 		c.LastReply = clipN(s.LastTexts[n-1].Text, 600)
 		c.NextSteps = nextSteps(s.LastTexts)
@@ -133,14 +144,14 @@ func substantive(p string) bool {
 }
 
 var (
-	ticketKey = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-[0-9]{1,6}\b`)
+	ticketKey = lazy(`\b[A-Z][A-Z0-9]{1,9}-[0-9]{1,6}\b`)
 	// Keys that look like tickets but name standards and encodings.
 	notTickets = map[string]bool{"UTF": true, "SHA": true, "ISO": true, "RFC": true, "HTTP": true, "TLS": true,
 		"CVE": true, "AES": true, "PEP": true, "MD": true, "ES": true, "GPT": true, "X": true, "UCS": true,
 		"WIN": true, "COVID": true, "IPV": true, "H": true, "E": true, "GO": true}
 	// bd (beads) ids: named after `bd show|update|close…` or "bead".
-	beadCmd    = regexp.MustCompile(`\bbd\s+(?:show|update|close|start|reopen|dep\s+add|comments?)\s+([a-z][a-z0-9]*-[a-z0-9]+(?:\.[0-9]+)*)\b`)
-	beadPrompt = regexp.MustCompile(`(?i)\bbeads?\s+([a-z][a-z0-9]*-[a-z0-9]+(?:\.[0-9]+)*)\b`)
+	beadCmd    = lazy(`\bbd\s+(?:show|update|close|start|reopen|dep\s+add|comments?)\s+([a-z][a-z0-9]*-[a-z0-9]+(?:\.[0-9]+)*)\b`)
+	beadPrompt = lazy(`(?i)\bbeads?\s+([a-z][a-z0-9]*-[a-z0-9]+(?:\.[0-9]+)*)\b`)
 )
 
 // tickets finds issue keys (ABC-123) in prompts and the branch, bead ids in
@@ -155,12 +166,12 @@ func tickets(s *transcript.Session, extra *regexp.Regexp) []string {
 		seen = append(seen, id)
 	}
 	scan := func(text string) {
-		for _, m := range ticketKey.FindAllString(text, -1) {
+		for _, m := range ticketKey().FindAllString(text, -1) {
 			if !notTickets[m[:strings.IndexByte(m, '-')]] {
 				add(m)
 			}
 		}
-		for _, m := range beadPrompt.FindAllStringSubmatch(text, -1) {
+		for _, m := range beadPrompt().FindAllStringSubmatch(text, -1) {
 			add(m[1])
 		}
 		if extra != nil {
@@ -174,8 +185,8 @@ func tickets(s *transcript.Session, extra *regexp.Regexp) []string {
 		scan(p.Text)
 	}
 	for _, tc := range s.ToolCalls {
-		if tc.Name == "Bash" {
-			for _, m := range beadCmd.FindAllStringSubmatch(tc.Command, -1) {
+		if tc.Name == "Bash" && strings.Contains(tc.Command, "bd ") {
+			for _, m := range beadCmd().FindAllStringSubmatch(tc.Command, -1) {
 				add(m[1])
 			}
 		}
@@ -185,13 +196,13 @@ func tickets(s *transcript.Session, extra *regexp.Regexp) []string {
 
 // constraintCue marks sentences in which the user tells the agent how to
 // work: never, always, don't, must, use X not Y...
-var constraintCue = regexp.MustCompile(`(?i)\b(never|always|don'?t|do not|must|mustn'?t|should ?n[o']t|make sure|ensure|only use|avoid|prefer|instead of|rather than|not allowed|no more than|at most|at least|without)\b|\buse\b[^.]*\bnot\b`)
+var constraintCue = lazy(`(?i)\b(never|always|don'?t|do not|must|mustn'?t|should ?n[o']t|make sure|ensure|only use|avoid|prefer|instead of|rather than|not allowed|no more than|at most|at least|without)\b|\buse\b[^.]*\bnot\b`)
 
 func constraints(prompts []transcript.Prompt) []string {
 	var out []string
 	for _, p := range prompts {
 		for _, sent := range transcript.Sentences(p.Text) {
-			if len(sent) > 400 || !constraintCue.MatchString(sent) {
+			if len(sent) > 400 || !constraintCue().MatchString(sent) {
 				continue
 			}
 			sent = clip(sent)
@@ -313,9 +324,9 @@ func commandKey(cmd string) string {
 	return strings.Join(w, " ")
 }
 
-var nextHeader = regexp.MustCompile(`(?i)^[#*\s]*(next steps?|next up|remaining( work| tasks)?|still to do|to do|todo|what's left|plan)\b[^a-z]*$`)
-var nextSentence = regexp.MustCompile(`(?i)^(next,? (i'll|i will|we'll|we will|let me)|then (i'll|i will|we'll)|after that,? (i'll|i will)|the next step is|i'll (now|next))\b`)
-var listItem = regexp.MustCompile(`^\s*(?:[-*•]|\d+[.)])\s+(.*)$`)
+var nextHeader = lazy(`(?i)^[#*\s]*(next steps?|next up|remaining( work| tasks)?|still to do|to do|todo|what's left|plan)\b[^a-z]*$`)
+var nextSentence = lazy(`(?i)^(next,? (i'll|i will|we'll|we will|let me)|then (i'll|i will|we'll)|after that,? (i'll|i will)|the next step is|i'll (now|next))\b`)
+var listItem = lazy(`^\s*(?:[-*•]|\d+[.)])\s+(.*)$`)
 
 // nextSteps reads the latest assistant texts for a "Next steps" list or
 // sentences that announce the next move, newest text first.
@@ -324,9 +335,9 @@ func nextSteps(texts []transcript.Note) []string {
 		var steps []string
 		lines := strings.Split(texts[i].Text, "\n")
 		for j := 0; j < len(lines); j++ {
-			if nextHeader.MatchString(strings.TrimSpace(lines[j])) {
+			if nextHeader().MatchString(strings.TrimSpace(lines[j])) {
 				for k := j + 1; k < len(lines); k++ {
-					m := listItem.FindStringSubmatch(lines[k])
+					m := listItem().FindStringSubmatch(lines[k])
 					if m == nil {
 						if strings.TrimSpace(lines[k]) == "" && len(steps) == 0 {
 							continue
@@ -338,7 +349,7 @@ func nextSteps(texts []transcript.Note) []string {
 			}
 		}
 		for _, sent := range transcript.Sentences(texts[i].Text) {
-			if nextSentence.MatchString(sent) {
+			if nextSentence().MatchString(sent) {
 				steps = append(steps, clip(sent))
 			}
 		}

@@ -96,15 +96,14 @@ func (k *Keeper) Load(path string, full bool) (*transcript.Session, error) {
 	var p transcript.Parser
 	if !full {
 		if h := k.State.LoadHeader(path); h != nil {
-			if h.UpToDate() {
-				return h, nil
-			}
 			res, err := h.Update(&p)
 			if err != nil {
 				return nil, ReadError(path, err)
 			}
 			if !res.Rebuilt {
-				k.saved(k.State.SaveHead(h))
+				if res.Read > 0 {
+					k.saved(k.State.SaveHead(h))
+				}
 				return h, nil
 			}
 			// The file was replaced: h now holds a complete cold read.

@@ -1,6 +1,7 @@
 // Package sqlite is cairn's durable store: checkpoints of an agent's working
-// state, the claims that make a restore or a resume pointer happen once, and
-// the last run of each hook. It wraps modernc.org/sqlite (pure Go, no cgo).
+// state, and the claims that make a restore or a resume pointer happen once.
+// (Hook runs are recorded in small files instead: the hottest hooks never
+// open the database.) It wraps modernc.org/sqlite (pure Go, no cgo).
 //
 // The store is opened by many short-lived processes at once (every hook is a
 // fresh process), so the database is in WAL mode, writers take the write lock
@@ -76,7 +77,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	db := &DB{Now: time.Now, db: sqldb, path: path}
-	if err := db.migrate(ctx); err != nil {
+	if err := db.migrateRetrying(ctx); err != nil {
 		sqldb.Close()
 		if code(err) == sqlite3.SQLITE_NOTADB {
 			return nil, fmt.Errorf("open database %s: the file is not a SQLite database; move it aside and cairn will create a new one", path)
@@ -125,6 +126,26 @@ func (db *DB) conn(ctx context.Context) (*sql.Conn, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// migrateRetrying runs migrate until it is not refused with SQLITE_BUSY or
+// ctx ends. When processes open a new database at the same moment, the
+// switch to WAL mode and the first read can meet another connection's lock
+// without SQLite's busy handler waiting for it.
+func (db *DB) migrateRetrying(ctx context.Context) error {
+	wait := 5 * time.Millisecond
+	for {
+		err := db.migrate(ctx)
+		if code(err) != sqlite3.SQLITE_BUSY && code(err) != sqlite3.SQLITE_LOCKED {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
 }
 
 // migrate applies the embedded migrations not yet recorded in schema_version,

@@ -77,7 +77,8 @@ func openTest(t testing.TB) *DB {
 
 func TestOpenTwice(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "new", "cairn.db")
+	// A new directory, and characters that would break a file: URI unescaped.
+	path := filepath.Join(t.TempDir(), "new dir?#%41", "cairn.db")
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +98,9 @@ func TestOpenTwice(t *testing.T) {
 	defer db.Close()
 	if _, err := db.Checkpoint(ctx, id); err != nil {
 		t.Errorf("checkpoint written before reopening: %v", err)
+	}
+	if head, _ := os.ReadFile(path); !bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
+		t.Errorf("no database at the path given, %s", path)
 	}
 	var versions int
 	if err := db.db.QueryRow("SELECT count(*) FROM schema_version").Scan(&versions); err != nil {
@@ -294,9 +298,6 @@ func TestLocked(t *testing.T) {
 			_, err := db.ClaimPointer(ctx, "s", id)
 			return err
 		}},
-		{"RecordHookRun", func(ctx context.Context) error {
-			return db.RecordHookRun(ctx, HookRun{Event: "Stop", SessionID: "s"})
-		}},
 	}
 	for _, lock := range []string{"IMMEDIATE", "EXCLUSIVE"} {
 		t.Run(lock, func(t *testing.T) {
@@ -405,6 +406,38 @@ func BenchmarkOpenLatestClose(b *testing.B) {
 		}
 		if err := db.Close(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Hooks of several sessions can be the first to open a database at the
+// same moment: none of them may fail on the other's lock.
+func TestConcurrentFirstOpen(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		path := filepath.Join(t.TempDir(), "fresh.db")
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				db, err := Open(ctx, path)
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer db.Close()
+				if _, err := db.AddCheckpoint(ctx, Checkpoint{Project: "/p", SessionID: "s", Trigger: "t"}); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: %v", round, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,8 @@ func TestUntrustedStateIsDiscarded(t *testing.T) {
 		{"garbage", "not a header\n", "not json"},
 		{"empty", "", ""},
 		{"half written", string(goodHead[:len(goodHead)/2]), string(goodBody[:len(goodBody)/2])},
-		{"other version", strings.Replace(string(goodHead), headerMagic+" 1 ", headerMagic+" 999 ", 1), strings.Replace(string(goodBody), `"version":1`, `"version":999`, 1)},
+		{"other version", strings.Replace(string(goodHead), fmt.Sprintf("%s %d ", headerMagic, transcript.StateVersion), headerMagic+" 999 ", 1),
+			strings.Replace(string(goodBody), fmt.Sprintf(`"version":%d`, transcript.StateVersion), `"version":999`, 1)},
 		{"other path", strings.ReplaceAll(string(goodHead), "abc.jsonl", "zzz.jsonl"), strings.ReplaceAll(string(goodBody), "abc.jsonl", "zzz.jsonl")},
 		{"other kind", strings.ReplaceAll(string(goodHead), headerMagic, "something-else"), strings.ReplaceAll(string(goodBody), bodyKind, "something-else")},
 	}

@@ -12,14 +12,14 @@ import "time"
 
 // StateVersion changes whenever Session's meaning or shape changes; saved
 // state of another version is discarded and rebuilt.
-const StateVersion = 1
+const StateVersion = 2
 
 // Limits that keep the derived state small whatever the transcript's size.
 const (
 	maxPromptBytes  = 2000
 	maxErrorBytes   = 500
 	maxCommandBytes = 500
-	maxSummaryBytes = 64 << 10
+	maxSummaryBytes = 2 << 10 // an excerpt: PostCompact keeps the whole summary
 	maxBadLines     = 100
 	maxDecisions    = 30
 	maxLastTexts    = 3

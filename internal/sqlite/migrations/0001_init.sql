@@ -27,13 +27,3 @@ CREATE TABLE pointer_claims (
 	claimed_at    INTEGER NOT NULL,
 	PRIMARY KEY (session_id, checkpoint_id)
 ) WITHOUT ROWID;
-
--- The latest run and latest error of each hook event, overwritten in place.
-CREATE TABLE hook_runs (
-	event           TEXT PRIMARY KEY,
-	session_id      TEXT NOT NULL,      -- of the last run
-	last_run        INTEGER NOT NULL,
-	last_duration   INTEGER NOT NULL,   -- nanoseconds
-	last_err        TEXT NOT NULL,      -- '' if no run has failed yet
-	last_err_at     INTEGER             -- NULL if no run has failed yet
-) WITHOUT ROWID;

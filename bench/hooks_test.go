@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// hookBench is one project with a copy of the 100 MB transcript whose state
+// is saved, as a long session looks to its hooks.
+type hookBench struct {
+	b       *testing.B
+	dir     string
+	path    string
+	project string
+	env     []string
+}
+
+func newHookBench(b *testing.B) *hookBench {
+	buildBinaries(b)
+	dir := b.TempDir()
+	h := &hookBench{b: b, dir: dir, path: filepath.Join(dir, "session.jsonl"), project: filepath.Join(dir, "proj")}
+	data, err := os.ReadFile(work.bigPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(h.path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	os.MkdirAll(h.project, 0o755)
+	git := exec.Command("git", "init", "-q", h.project)
+	if out, err := git.CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v %s", err, out)
+	}
+	h.env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
+		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "CLAUDE_PROJECT_DIR="+h.project)
+	// Saved state, every compaction in the file already restored, a
+	// PreCompact checkpoint in the database: a hook's steady state.
+	h.run("PreCompact", map[string]any{"trigger": "auto"})
+	h.run("SessionStart", map[string]any{"source": "compact"})
+	h.run("UserPromptSubmit", nil)
+	return h
+}
+
+// run runs one hook process and returns its stdout.
+func (h *hookBench) run(event string, extra map[string]any) []byte {
+	p := map[string]any{"session_id": "bench", "transcript_path": h.path, "cwd": h.project, "hook_event_name": event}
+	for k, v := range extra {
+		p[k] = v
+	}
+	payload, _ := json.Marshal(p)
+	cmd := exec.Command(work.cairn, "hook", event)
+	cmd.Env = h.env
+	cmd.Stdin = bytes.NewReader(payload)
+	out, err := cmd.Output()
+	if err != nil {
+		h.b.Fatalf("cairn hook %s: %v", event, err)
+	}
+	if log, _ := os.ReadFile(filepath.Join(h.dir, "state", "cairn", "cairn.log")); len(log) > 0 {
+		h.b.Fatalf("cairn hook %s logged: %s", event, log)
+	}
+	return out
+}
+
+func (h *hookBench) appendLines(data []byte) {
+	f, err := os.OpenFile(h.path, os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		h.b.Fatal(err)
+	}
+	f.Write(data)
+	f.Close()
+}
+
+// BenchmarkHookUserPromptSubmit: one more turn was appended since the last
+// hook; no compaction to restore.
+func BenchmarkHookUserPromptSubmit(b *testing.B) {
+	h := newHookBench(b)
+	for b.Loop() {
+		b.StopTimer()
+		h.appendLines(work.turn)
+		b.StartTimer()
+		if out := h.run("UserPromptSubmit", map[string]any{"prompt": "go on"}); len(out) != 0 {
+			b.Fatalf("unexpected output %s", out)
+		}
+	}
+}
+
+// BenchmarkHookPostToolUse: one more turn appended since the last hook.
+func BenchmarkHookPostToolUse(b *testing.B) {
+	h := newHookBench(b)
+	for b.Loop() {
+		b.StopTimer()
+		h.appendLines(work.turn)
+		b.StartTimer()
+		h.run("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}})
+	}
+}
+
+// BenchmarkHookPreCompact: a checkpoint of the whole 100 MB session, with
+// git and the database, and the steering text.
+func BenchmarkHookPreCompact(b *testing.B) {
+	h := newHookBench(b)
+	for b.Loop() {
+		if out := h.run("PreCompact", map[string]any{"trigger": "auto"}); !bytes.Contains(out, []byte("keep these specifics")) {
+			b.Fatalf("no steering text: %s", out)
+		}
+	}
+}
+
+// boundary is a compaction as Claude Code writes it.
+var boundary = []byte(`{"type":"system","subtype":"compact_boundary","content":"Conversation compacted","isSidechain":false,"compactMetadata":{"trigger":"auto","preTokens":167200,"postTokens":9100},"timestamp":"2026-03-01T12:00:00Z"}
+{"type":"user","isSidechain":false,"isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context. Summary."},"timestamp":"2026-03-01T12:00:01Z"}
+`)
+
+// BenchmarkHookSessionStartCompact: a new compaction each time, restored
+// from the PreCompact checkpoint.
+func BenchmarkHookSessionStartCompact(b *testing.B) {
+	h := newHookBench(b)
+	for b.Loop() {
+		b.StopTimer()
+		h.appendLines(boundary)
+		h.run("PreCompact", map[string]any{"trigger": "auto"})
+		b.StartTimer()
+		if out := h.run("SessionStart", map[string]any{"source": "compact"}); !bytes.Contains(out, []byte("Restored working state")) {
+			b.Fatalf("no restore: %s", out)
+		}
+	}
+}

@@ -1,0 +1,386 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cairn-agent/cairn/e2e/claudecode"
+	"github.com/cairn-agent/cairn/e2e/fakeapi"
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+)
+
+// checkRestored checks what the model got in the first request after the
+// compaction: cairn's restore, once, with every planted fact, within the
+// token ceiling; and that the next request did not get it again.
+func checkRestored(t *testing.T, p *play, o outcome) {
+	t.Helper()
+	if o.FirstCopies != 1 {
+		where := "no later request carried it either"
+		if o.ArrivedAt > 0 {
+			where = "it arrived in the request after the compaction numbered " + itoa(o.ArrivedAt) +
+				" (#" + itoa(o.First.Seq+o.ArrivedAt-1) + " or later), as " + o.ArrivedVia + " hook context"
+		}
+		t.Errorf("%s: the first request after the compaction (#%d) carries %d copies of cairn's restore, want 1; %s",
+			p.sc.Name, o.First.Seq, o.FirstCopies, where)
+	}
+	var missing []string
+	for _, f := range p.sc.Facts {
+		if !o.Present[f.Name] {
+			missing = append(missing, f.Name)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%s: the first request after the compaction lacks %d of %d planted facts: %s",
+			p.sc.Name, len(missing), len(p.sc.Facts), strings.Join(missing, "; "))
+	}
+	if !strings.Contains(o.FirstText, "cairn show checkpoint") {
+		t.Errorf("%s: the first request after the compaction does not point at `cairn show checkpoint`", p.sc.Name)
+	}
+	if n := checkpoint.Tokens(o.CairnText()); n > maxRestoreTokens {
+		t.Errorf("%s: cairn's text in the first request after the compaction is %d tokens (restore %d, steering %d), want at most %d",
+			p.sc.Name, n, checkpoint.Tokens(o.Restore), checkpoint.Tokens(o.Steer), maxRestoreTokens)
+	}
+	if !o.HasSecond {
+		t.Errorf("%s: no second request after the compaction to check the restore is not repeated", p.sc.Name)
+	} else if o.SecondCopies > 1 || (o.FirstCopies == 1 && o.SecondCopies != 1) {
+		// The client keeps hook context in the conversation: the second
+		// request repeats the first one's copy, and must not add another.
+		t.Errorf("%s: the second request after the compaction (#%d) carries %d copies of the restore (the first carried %d); restored more than once",
+			p.sc.Name, o.Second.Seq, o.SecondCopies, o.FirstCopies)
+	}
+	if o.Restore != "" {
+		t.Logf("%s: restore in request #%d, %d tokens (cairn's estimate), steering echoed: %d tokens:\n%s",
+			p.sc.Name, o.First.Seq, checkpoint.Tokens(o.Restore), checkpoint.Tokens(o.Steer), o.Restore)
+	}
+}
+
+// checkBoundary checks the client really compacted the way the scenario
+// meant, so a restore is not credited to the wrong path.
+func checkBoundary(t *testing.T, p *play) {
+	t.Helper()
+	bs := boundaries(readTranscript(t, p.s.MustTranscript(t)))
+	if len(bs) != 1 || bs[0].CompactMetadata == nil || bs[0].CompactMetadata.Trigger != p.sc.Trigger {
+		t.Fatalf("%s: transcript has %d compact_boundary lines (%+v), want one with trigger %s", p.sc.Name, len(bs), bs, p.sc.Trigger)
+	}
+}
+
+// TestRestoreAfterAutoCompaction plants facts, lets the client compact on
+// its own, and checks the first request after the compaction restores
+// them, once, within 1,500 tokens.
+func TestRestoreAfterAutoCompaction(t *testing.T) {
+	t.Parallel()
+	sc := billingScenario("BILL-482", "auto")
+	s := newProject(t, sc.Files)
+	installCairn(t, s)
+	p := newPlay(t, sc, s)
+	p.mustRun(t)
+	checkBoundary(t, p)
+	checkRestored(t, p, p.outcome(t))
+}
+
+// TestRestoreAfterManualCompaction is the same through /compact.
+func TestRestoreAfterManualCompaction(t *testing.T) {
+	t.Parallel()
+	sc := ratesScenario("PAY-1193", "manual")
+	s := newProject(t, sc.Files)
+	installCairn(t, s)
+	p := newPlay(t, sc, s)
+	p.mustRun(t)
+	checkBoundary(t, p)
+	checkRestored(t, p, p.outcome(t))
+}
+
+// TestCompactionSteering checks that the compaction request itself asks
+// the summariser, under "Additional Instructions:", to keep the ticket and
+// the user's constraints, after an automatic compaction and after /compact
+// with the user's own instructions (which must survive beside cairn's).
+func TestCompactionSteering(t *testing.T) {
+	t.Parallel()
+	for _, sc := range []scenario{billingScenario("BILL-903", "auto"), ratesScenario("PAY-2024", "manual")} {
+		if sc.Trigger == "manual" {
+			sc.CompactArgs = "keep the test names"
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			s := newProject(t, sc.Files)
+			installCairn(t, s)
+			p := newPlay(t, sc, s)
+			p.mustRun(t)
+			o := p.outcome(t)
+			txt := lastUser(o.Compaction)
+			_, instr, ok := strings.Cut(txt, "Additional Instructions:\n")
+			if !ok {
+				t.Fatalf("the compaction request has no Additional Instructions; its last user message ends:\n%s", tailString(txt, 600))
+			}
+			if sc.CompactArgs != "" && !strings.Contains(instr, sc.CompactArgs) {
+				t.Errorf("the user's /compact instructions %q are gone from the Additional Instructions:\n%s", sc.CompactArgs, instr)
+			}
+			steer := findSteer(instr)
+			if steer == "" {
+				t.Fatalf("no cairn steering under Additional Instructions:\n%s", instr)
+			}
+			for _, f := range sc.Facts {
+				if strings.HasPrefix(f.Name, "ticket") || strings.HasPrefix(f.Name, "constraint") {
+					if !f.in(steer) {
+						t.Errorf("cairn's steering lacks the %s:\n%s", f.Name, steer)
+					}
+				}
+			}
+			if n := checkpoint.Tokens(steer); n > checkpoint.SteerBudget {
+				t.Errorf("steering is %d tokens, over its budget of %d", n, checkpoint.SteerBudget)
+			}
+			t.Logf("steering (%d tokens):\n%s", checkpoint.Tokens(steer), steer)
+		})
+	}
+}
+
+// TestConcurrentSessions runs two sessions at once in one project, each
+// with its own ticket and its own fake API (the fake's script is one
+// queue), sharing the project, Claude Code's config and cairn's state and
+// database. Both compact automatically; each must get its own working
+// state back and nothing of the other's.
+func TestConcurrentSessions(t *testing.T) {
+	t.Parallel()
+	scA := billingScenario("BILL-482", "auto")
+	scB := ratesScenario("PAY-1193", "auto")
+	files := map[string]string{}
+	for _, sc := range []scenario{scA, scB} {
+		for k, v := range sc.Files {
+			files[k] = v
+		}
+	}
+	sa := newProject(t, files)
+	installCairn(t, sa)
+	sb := *sa
+	sb.Env = append([]string(nil), sa.Env...)
+	pa, pb := newPlay(t, scA, sa), newPlay(t, scB, &sb)
+
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, p := range []*play{pa, pb} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = p.run()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if pa.s.ID == pb.s.ID {
+		t.Fatalf("both plays ran session %s", pa.s.ID)
+	}
+	for _, c := range []struct {
+		p             *play
+		mine, theirs  string
+		theirSessions string
+	}{{pa, "BILL-482", "PAY-1193", pb.s.ID}, {pb, "PAY-1193", "BILL-482", pa.s.ID}} {
+		checkBoundary(t, c.p)
+		o := c.p.outcome(t)
+		checkRestored(t, c.p, o)
+		if !strings.Contains(o.FirstText, c.mine) {
+			t.Errorf("%s: its first request after the compaction lacks its own ticket %s", c.p.sc.Name, c.mine)
+		}
+		// Wherever the restore arrived, it must be this session's.
+		for _, r := range c.p.fake.OfKind(fakeapi.Main) {
+			if r.Seq < o.Compaction.Seq {
+				continue
+			}
+			text := messagesText(r.Body)
+			if strings.Contains(text, c.theirs) {
+				i := strings.Index(text, c.theirs)
+				t.Errorf("%s: request #%d after the compaction carries the other session's ticket %s: …%s…",
+					c.p.sc.Name, r.Seq, c.theirs, text[max(0, i-300):min(len(text), i+100)])
+			}
+			if rs := findRestore(text); rs != "" && !strings.Contains(rs, c.mine) {
+				t.Errorf("%s: the restore in request #%d lacks its own ticket %s:\n%s", c.p.sc.Name, r.Seq, c.mine, rs)
+			}
+		}
+	}
+}
+
+// TestInstallUninstall installs cairn into a settings file written by hand
+// (a user hook, keys Claude Code does not know), runs a session that must
+// really go through cairn's hooks (and the user's), then uninstalls: the
+// file must be back byte for byte, and the next session must not run
+// cairn.
+func TestInstallUninstall(t *testing.T) {
+	t.Parallel()
+	s := newProject(t, nil)
+	settingsPath := filepath.Join(s.ProjectDir, ".claude", "settings.json")
+	// In the layout Claude Code writes (2 spaces), as a careful user would.
+	original := `{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": {
+    "allow": [
+      "Bash(echo:*)"
+    ]
+  },
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "echo ran >> user-hook.log",
+            "timeout": 7
+          }
+        ]
+      }
+    ]
+  },
+  "x-team": {
+    "owner": "billing",
+    "ratio": 1.50,
+    "note": "caf\u00e9 \"quoted\""
+  },
+  "spinnerTipsEnabled": false
+}
+`
+	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settingsPath, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	installCairn(t, s)
+	installed, err := os.ReadFile(settingsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{built.bin + " hook PreCompact", built.bin + " hook SessionStart", "echo ran >> user-hook.log", `"x-team"`} {
+		if !bytes.Contains(installed, []byte(want)) {
+			t.Errorf("installed settings lack %q:\n%s", want, installed)
+		}
+	}
+
+	fake := fakeapi.New(fakeapi.Options{})
+	t.Cleanup(fake.Close)
+	s.BaseURL = fake.URL
+	fake.Enqueue(
+		fakeapi.Reply{Tools: []fakeapi.ToolUse{bash("toolu_echo", "echo hello", "Say hello")}, Usage: usageAt(3000)},
+		fakeapi.Reply{Text: "Said hello.", Usage: usageAt(3100)},
+		fakeapi.Reply{Text: "Still here.", Usage: usageAt(3200)},
+	)
+	s.MustTurn(t, "Say hello for TEST-12.")
+	s.MustTurn(t, "Again?")
+	if n := fake.Pending(); n > 0 {
+		t.Errorf("%d scripted replies unused", n)
+	}
+	if _, err := os.Stat(filepath.Join(s.ProjectDir, "user-hook.log")); err != nil {
+		t.Errorf("the user's own PostToolUse hook did not run beside cairn's: %v", err)
+	}
+
+	// The hooks ran: cairn keeps a record per event and the session's
+	// state where the client's environment told it to.
+	ran := map[string]bool{}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"} {
+		if _, err := os.Stat(filepath.Join(stateDir(s), "hooks", ev)); err != nil {
+			t.Errorf("cairn's %s hook did not run (no record under %s): %v", ev, stateDir(s), err)
+		}
+		ran[ev] = true
+	}
+	if heads, _ := filepath.Glob(filepath.Join(stateDir(s), "sessions", s.ID+"*.head")); len(heads) == 0 {
+		t.Errorf("no session state for %s under %s", s.ID, stateDir(s))
+	}
+	if _, err := os.Stat(filepath.Join(dataDir(s), "cairn.db")); err != nil {
+		t.Errorf("no database under %s (the SessionEnd checkpoint): %v", dataDir(s), err)
+	}
+	if out, err := runCairn(s, "doctor"); err != nil {
+		t.Errorf("cairn doctor after a session with cairn installed: %v", err)
+	} else {
+		doc := string(out)
+		for ev := range ran {
+			if !strings.Contains(doc, ev+": last ran") {
+				t.Errorf("cairn doctor does not show %s ran:\n%s", ev, doc)
+			}
+		}
+		if strings.Contains(doc, "last error") {
+			t.Errorf("cairn doctor reports a hook error after an ordinary session:\n%s", doc)
+		}
+		t.Logf("cairn doctor:\n%s", doc)
+	}
+	if out, err := runCairn(s, "checkpoints", "--json"); err != nil || !bytes.Contains(out, []byte("TEST-12")) {
+		t.Errorf("cairn checkpoints after the session: %v\n%s", err, out)
+	}
+
+	if out, err := runCairn(s, "uninstall"); err != nil {
+		t.Fatal(err)
+	} else {
+		t.Logf("cairn uninstall: %s", out)
+	}
+	after, err := os.ReadFile(settingsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, []byte(original)) {
+		t.Errorf("settings after install and uninstall differ from the hand-written file:\n--- want\n%s\n--- got\n%s", original, after)
+	}
+
+	// Uninstalled: another turn runs no cairn hook.
+	before := hookRecords(t, s)
+	fake.Enqueue(fakeapi.Reply{Text: "Bye.", Usage: usageAt(3300)})
+	s.MustTurn(t, "Bye.")
+	if got := hookRecords(t, s); got != before {
+		t.Errorf("cairn's hooks ran after cairn uninstall:\nbefore:\n%s\nafter:\n%s", before, got)
+	}
+}
+
+// hookRecords is the content of cairn's hook run records.
+func hookRecords(t *testing.T, s *claudecode.Session) string {
+	t.Helper()
+	var b strings.Builder
+	files, _ := filepath.Glob(filepath.Join(stateDir(s), "hooks", "*"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		b.WriteString(filepath.Base(f) + ": " + string(data))
+	}
+	return b.String()
+}
+
+// TestWithoutCairn runs the auto-compaction scenario with no cairn
+// installed, for comparison: the bench must be one that loses facts (the
+// fake's summary is poor), or the tests above would prove nothing.
+func TestWithoutCairn(t *testing.T) {
+	t.Parallel()
+	sc := billingScenario("BILL-482", "auto")
+	s := newProject(t, sc.Files)
+	p := newPlay(t, sc, s)
+	p.mustRun(t)
+	checkBoundary(t, p)
+	o := p.outcome(t)
+	n := count(sc, o.Present)
+	share := float64(n) / float64(len(sc.Facts))
+	var kept, lost []string
+	for _, f := range sc.Facts {
+		if o.Present[f.Name] {
+			kept = append(kept, f.Name)
+		} else {
+			lost = append(lost, f.Name)
+		}
+	}
+	t.Logf("without cairn the first request after the compaction (#%d, %d bytes) carries %d of %d planted facts (%.0f%%); kept by the client: %s; lost: %s",
+		o.First.Seq, o.First.Size, n, len(sc.Facts), 100*share, strings.Join(kept, ", "), strings.Join(lost, ", "))
+	if o.FirstCopies > 0 || o.ArrivedAt > 0 {
+		t.Errorf("a cairn restore reached the model with cairn not installed")
+	}
+	if _, err := os.Stat(stateDir(s)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cairn state exists with cairn not installed: %v", err)
+	}
+	if share >= 0.95 {
+		t.Errorf("without cairn %.0f%% of the facts survive the compaction: the bench does not test recall", 100*share)
+	}
+	if o.Present["ticket"] || o.Present["constraint: pnpm"] {
+		t.Errorf("the poor summary should lose the ticket and the constraints; present: %v", o.Present)
+	}
+}
+
+var _ = context.Background
