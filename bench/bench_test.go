@@ -78,7 +78,10 @@ func buildBinaries(b *testing.B) {
 		return
 	}
 	work.cairn = filepath.Join(work.dir, "cairn")
-	out, err := exec.Command("go", "build", "-o", work.cairn, "github.com/cairn-agent/cairn/cmd/cairn").CombinedOutput()
+	// Built as the README installs it: static, without cgo.
+	build := exec.Command("go", "build", "-o", work.cairn, "github.com/cairn-agent/cairn/cmd/cairn")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
 	if err != nil {
 		b.Fatalf("build cairn: %v\n%s", err, out)
 	}
@@ -88,6 +91,7 @@ func buildBinaries(b *testing.B) {
 	os.WriteFile(filepath.Join(hdir, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644)
 	work.hello = filepath.Join(work.dir, "hello-bin")
 	cmd := exec.Command("go", "build", "-o", work.hello, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Dir = hdir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build hello: %v\n%s", err, out)

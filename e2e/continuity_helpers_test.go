@@ -218,33 +218,43 @@ func installCairn(t *testing.T, s *claudecode.Session) string {
 	return string(out)
 }
 
-// run sends every turn, the compaction's included. It returns an error
-// rather than failing the test so that it can run in a goroutine.
-func (p *play) run() error {
-	send := func(ts []turn) error {
-		for _, tn := range ts {
-			p.fake.Enqueue(tn.Replies...)
-			start := time.Now()
-			res, err := p.s.Turn(context.Background(), tn.Prompt)
-			p.turns = append(p.turns, time.Since(start))
-			if err != nil {
-				return fmt.Errorf("%s: turn %q: %w\n%s", p.sc.Name, tn.Prompt, err, res)
-			}
-			if n := p.fake.Pending(); n > 0 {
-				return fmt.Errorf("%s: turn %q left %d scripted replies unasked for\n%s", p.sc.Name, tn.Prompt, n, res)
-			}
-		}
-		return nil
-	}
-	if err := send(p.before); err != nil {
-		return err
-	}
+// steps are the client invocations of the scenario in order: the turns
+// before the compaction, /compact for a manual one, the turns after.
+func (p *play) steps() []turn {
+	steps := append([]turn(nil), p.before...)
 	if p.sc.Trigger == "manual" {
-		if err := send([]turn{{Prompt: strings.TrimSpace("/compact " + p.sc.CompactArgs)}}); err != nil {
+		steps = append(steps, turn{Prompt: strings.TrimSpace("/compact " + p.sc.CompactArgs)})
+	}
+	return append(steps, p.after...)
+}
+
+// step runs one client invocation with its scripted replies. It returns
+// an error rather than failing the test so that it can run in a goroutine.
+func (p *play) step(tn turn) error {
+	p.fake.Enqueue(tn.Replies...)
+	start := time.Now()
+	res, err := p.s.Turn(context.Background(), tn.Prompt)
+	p.turns = append(p.turns, time.Since(start))
+	if err != nil {
+		return fmt.Errorf("%s: turn %q: %w\n%s", p.sc.Name, tn.Prompt, err, res)
+	}
+	if n := p.fake.Pending(); n > 0 {
+		return fmt.Errorf("%s: turn %q left %d scripted replies unasked for\n%s", p.sc.Name, tn.Prompt, n, res)
+	}
+	if un := p.fake.Unscripted(); len(un) > 0 {
+		return fmt.Errorf("%s: turn %q: %d conversation requests found the script empty (first: #%d)", p.sc.Name, tn.Prompt, len(un), un[0].Seq)
+	}
+	return nil
+}
+
+// run sends every step, the compaction's included.
+func (p *play) run() error {
+	for _, tn := range p.steps() {
+		if err := p.step(tn); err != nil {
 			return err
 		}
 	}
-	return send(p.after)
+	return nil
 }
 
 func (p *play) mustRun(t *testing.T) {

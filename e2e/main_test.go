@@ -42,6 +42,7 @@ func buildCairn(dir string) cairnBuild {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/cairn-agent/cairn/cmd/cairn")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs it
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return cairnBuild{err: fmt.Errorf("go build cmd/cairn: %w\n%s", err, out)}
 	}

@@ -102,7 +102,7 @@ func billingScenario(ticket, trigger string) scenario {
 					},
 				},
 				{
-					Prompt: "Good. What is left?",
+					Prompt:  "Good. What is left?",
 					Replies: []fakeapi.Reply{reply("Next steps:\n1. Add a regression test for customer names with embedded newlines\n2. Wire the export into the nightly billing job", 27000)},
 				},
 			}

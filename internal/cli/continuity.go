@@ -18,13 +18,13 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	if len(args) != 1 {
 		return usageError{"give the hook event, as `cairn install` wires it"}
 	}
-	e, err := a.env()
+	k, err := a.newKeeper()
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "cairn hook: %v\n", err)
 		return nil
 	}
-	e.keeper.Warn = nil // a hook's stderr is not the place; the log is
-	r := &hook.Runner{Keeper: e.keeper, Stdin: a.Stdin, Stdout: a.Stdout, Getenv: a.Getenv, Now: a.Now, Dir: e.stateDir}
+	k.Warn = nil // a hook's stderr is not the place; the log is
+	r := &hook.Runner{Keeper: k, Stdin: a.Stdin, Stdout: a.Stdout, Getenv: a.Getenv, Now: a.Now, Dir: k.State.Dir}
 	r.Run(ctx, args[0])
 	return nil
 }

@@ -37,36 +37,36 @@ func (a *App) env() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
+	cwd, err := a.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("find the working directory: %w", err)
+	}
+	k, err := a.newKeeper()
+	if err != nil {
+		return nil, err
+	}
+	pd, root, ok := claude.ProjectDir(cfg, cwd)
+	return &env{configDir: cfg, projectDir: pd, projectOK: ok, cwd: cwd, root: root, stateDir: k.State.Dir,
+		store: k.State, settings: k.Settings, keeper: k}, nil
+}
+
+// newKeeper configures the continuity operations from the environment,
+// and nothing else: hooks, which run on every prompt, need no more.
+func (a *App) newKeeper() (*continuity.Keeper, error) {
 	sd, err := state.Dir(a.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	cwd, err := a.Getwd()
+	data, err := continuity.DataDir(a.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("find the working directory: %w", err)
+		return nil, err
 	}
 	set, warns := meter.SettingsFromEnv(a.Getenv)
 	for _, w := range warns {
 		fmt.Fprintf(a.Stderr, "cairn: warning: %s\n", w)
 	}
-	pd, root, ok := claude.ProjectDir(cfg, cwd)
-	e := &env{configDir: cfg, projectDir: pd, projectOK: ok, cwd: cwd, root: root, stateDir: sd, store: state.Store{Dir: sd}, settings: set}
-	k, err := a.newKeeper(e)
-	if err != nil {
-		return nil, err
-	}
-	e.keeper = k
-	return e, nil
-}
-
-// newKeeper configures the continuity operations from the environment.
-func (a *App) newKeeper(e *env) (*continuity.Keeper, error) {
-	data, err := continuity.DataDir(a.Getenv)
-	if err != nil {
-		return nil, err
-	}
 	k := &continuity.Keeper{
-		State: e.store, DBPath: filepath.Join(data, "cairn.db"), Settings: e.settings,
+		State: state.Store{Dir: sd}, DBPath: filepath.Join(data, "cairn.db"), Settings: set,
 		RestoreBudget: checkpoint.DefaultRestoreBudget, Now: a.Now, Warn: a.Stderr,
 	}
 	if v := a.Getenv("CAIRN_RESTORE_BUDGET"); v != "" {

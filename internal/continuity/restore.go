@@ -75,11 +75,12 @@ func (k *Keeper) Restore(ctx context.Context, project, path, at string) (string,
 	m := k.loadMarks(path)
 	reading, _ := meter.Measure(s, k.Settings)
 	d, found := detect(s, m, at, reading)
-	if at == AtPrompt {
-		m.promptTokens, m.promptTurns = reading.Tokens, s.NumTurns()
+	moved := false
+	if at == AtPrompt && (m.promptTokens != reading.Tokens || m.promptTurns != s.NumTurns()) {
+		m.promptTokens, m.promptTurns, moved = reading.Tokens, s.NumTurns(), true
 	}
 	if !found {
-		if at == AtPrompt {
+		if moved {
 			return "", k.saveMarks(path, m)
 		}
 		return "", nil

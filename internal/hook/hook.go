@@ -229,26 +229,21 @@ func firstFrames(stack []byte) string {
 	return strings.Join(lines[:min(len(lines), 12)], " | ")
 }
 
-// Run records: one small file per event under <dir>/hooks, holding the
-// last run and the last error:
+// Run records: two small files per event under <dir>/hooks, so that a
+// successful run writes one file and reads none:
 //
-//	run <unix-nanos> <duration-nanos>
-//	error <unix-nanos> <message>
+//	<Event>        run <unix-nanos> <duration-nanos>
+//	<Event>.error  <unix-nanos> <message>
 
 // RecordRun notes a hook run; a failure to write is not worth a failure.
 func RecordRun(dir, event string, at time.Time, took time.Duration, err error) {
 	file := filepath.Join(dir, "hooks", event)
-	prev, _ := LastRun(dir, event)
-	var b strings.Builder
-	fmt.Fprintf(&b, "run %d %d\n", at.UnixNano(), took.Nanoseconds())
-	switch {
-	case err != nil:
-		fmt.Fprintf(&b, "error %d %s\n", at.UnixNano(), oneLine(err.Error()))
-	case prev.Err != "":
-		fmt.Fprintf(&b, "error %d %s\n", prev.ErrAt.UnixNano(), prev.Err)
+	if os.MkdirAll(filepath.Dir(file), 0o700) != nil {
+		return
 	}
-	if os.MkdirAll(filepath.Dir(file), 0o700) == nil {
-		writeFile(file, b.String())
+	writeFile(file, fmt.Sprintf("run %d %d\n", at.UnixNano(), took.Nanoseconds()))
+	if err != nil {
+		writeFile(file+".error", fmt.Sprintf("%d %s\n", at.UnixNano(), oneLine(err.Error())))
 	}
 }
 
@@ -263,22 +258,20 @@ type Run struct {
 
 // LastRun reads an event's record; ok is false when it never ran.
 func LastRun(dir, event string) (Run, bool) {
-	data, err := os.ReadFile(filepath.Join(dir, "hooks", event))
-	if err != nil {
-		return Run{Event: event}, false
-	}
 	run := Run{Event: event}
-	for _, l := range strings.Split(string(data), "\n") {
-		f := strings.SplitN(l, " ", 3)
-		switch {
-		case len(f) == 3 && f[0] == "run":
+	file := filepath.Join(dir, "hooks", event)
+	if data, err := os.ReadFile(file); err == nil {
+		f := strings.Fields(string(data))
+		if len(f) == 3 && f[0] == "run" {
 			n, _ := strconv.ParseInt(f[1], 10, 64)
 			d, _ := strconv.ParseInt(f[2], 10, 64)
 			run.At, run.Took = time.Unix(0, n), time.Duration(d)
-		case len(f) == 3 && f[0] == "error":
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			run.ErrAt, run.Err = time.Unix(0, n), f[2]
 		}
+	}
+	if data, err := os.ReadFile(file + ".error"); err == nil {
+		at, msg, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
+		n, _ := strconv.ParseInt(at, 10, 64)
+		run.ErrAt, run.Err = time.Unix(0, n), msg
 	}
 	return run, !run.At.IsZero()
 }
