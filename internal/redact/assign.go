@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"math/bits"
+	"strings"
+)
 
 // Assignments whose key names a secret have their value redacted and their
 // key kept, in the forms a coding agent sees:
@@ -20,56 +23,112 @@ import "strings"
 // process.env.API_KEY), a call (os.Getenv("TOKEN")), a type (token: string)
 // or, after "key:", a sentence ("Password: must be 8 characters").
 
-// keyAnchors are the words whose presence makes an identifier worth a look.
-// They are searched in lower case; classifyKey decides.
-var keyAnchors = [...]string{"secret", "token", "passw", "pwd", "passphrase", "key", "credential", "dsn", "connection"}
+// keyAnchors are the words whose presence makes an identifier worth a look;
+// classifyKey decides. anchorAt finds them by a byte or a pair of bytes
+// that is rare in text, in either case: k in token and key, w in passw and
+// pwd, cr in secret and credential, nn in connection, ph in passphrase,
+// ds in dsn.
+//
+// anchorMask tests eight bytes at a time for those, so that the scan skips
+// most of the text without looking at each byte. It returns a word with
+// the high bit set in each byte where an anchor's rare byte or pair may
+// start; the lowest is exact, the others may be false and are checked.
+func anchorMask(x, next uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	const k, w, c, r, n, p, h, d, s = lo * 'k', lo * 'w', lo * 'c', lo * 'r', lo * 'n', lo * 'p', lo * 'h', lo * 'd', lo * 's'
+	// Lower-case letters, and other bytes harmlessly: the hits are checked.
+	x |= 0x20 * lo
+	next |= 0x20 * lo
+	zero := func(v uint64) uint64 { return (v - lo) &^ v & hi }
+	return zero(x^k) | zero(x^w) | zero((x^c)|(next^r)) | zero((x^n)|(next^n)) | zero((x^p)|(next^h)) | zero((x^d)|(next^s))
+}
 
-func assignments(s, lower string) string {
-	var next [len(keyAnchors)]int
-	for i, a := range keyAnchors {
-		next[i] = strings.Index(lower, a)
+// anchorAt returns the start and length of a key anchor found by s[h], or
+// -1.
+func anchorAt(s string, h int) (int, int) {
+	var c1 byte
+	if h+1 < len(s) {
+		c1 = s[h+1] | 0x20
 	}
-	var edits []edit
-	cursor := 0 // everything before it has been read as a key or a value
-	for {
-		best := -1
-		for i, p := range next {
-			if p >= 0 && (best < 0 || p < next[best]) {
-				best = i
+	try := func(p int, word string) (int, int) {
+		if equalFoldAt(s, p, word) {
+			return p, len(word)
+		}
+		return -1, 0
+	}
+	switch s[h] | 0x20 {
+	case 'k':
+		if p, n := try(h-2, "token"); p >= 0 {
+			return p, n
+		}
+		return try(h, "key")
+	case 'w':
+		if p, n := try(h-4, "passw"); p >= 0 {
+			return p, n
+		}
+		return try(h-1, "pwd")
+	case 'c':
+		if c1 == 'r' {
+			if p, n := try(h-2, "secret"); p >= 0 {
+				return p, n
 			}
+			return try(h, "credential")
 		}
-		if best < 0 {
-			break
+	case 'n':
+		if c1 == 'n' {
+			return try(h-2, "connection")
 		}
-		p := next[best]
-		from := max(p+1, cursor)
-		if k := strings.Index(lower[from:], keyAnchors[best]); k >= 0 {
-			next[best] = from + k
-		} else {
-			next[best] = -1
+	case 'p':
+		if c1 == 'h' {
+			return try(h-4, "passphrase")
 		}
-		if p < cursor {
-			continue
-		}
-		keyStart, keyEnd := p, p+len(keyAnchors[best])
-		for keyStart > cursor && isKeyByte(s[keyStart-1]) && !escapeEndsAt(s, keyStart) {
-			keyStart--
-		}
-		for keyEnd < len(s) && isKeyByte(s[keyEnd]) {
-			keyEnd++
-		}
-		cursor = keyEnd
-		kind, ok := classifyKey(s[keyStart:keyEnd], lower[keyStart:keyEnd])
-		if !ok {
-			continue
-		}
-		e, found, end := assignment(s, keyStart, keyEnd, kind, lineValued(lower[keyStart:keyEnd]))
-		cursor = max(cursor, end)
-		if found {
-			edits = append(edits, e)
+	case 'd':
+		if c1 == 's' {
+			return try(h, "dsn")
 		}
 	}
-	return applyUnsorted(s, edits)
+	return -1, 0
+}
+
+// assignments appends the edits for the values of secret keys in s.
+func assignments(edits []edit, s string) []edit {
+	cursor := 0 // everything before it has been read as a key or a value
+	i := 0
+	for ; i+16 <= len(s); i += 8 {
+		for m := anchorMask(load64(s, i), load64(s, i+1)); m != 0; m &= m - 1 {
+			edits, cursor = assignmentAt(edits, s, i+bits.TrailingZeros64(m)/8, cursor)
+		}
+	}
+	for ; i < len(s); i++ {
+		edits, cursor = assignmentAt(edits, s, i, cursor)
+	}
+	return edits
+}
+
+// assignmentAt appends the edit for the assignment whose key has an anchor
+// found by s[h], if there is one and it starts after cursor, and returns
+// the new cursor.
+func assignmentAt(edits []edit, s string, h, cursor int) ([]edit, int) {
+	p, n := anchorAt(s, h)
+	if p < cursor {
+		return edits, cursor
+	}
+	keyStart, keyEnd := p, p+n
+	for keyStart > cursor && isKeyByte(s[keyStart-1]) && !escapeEndsAt(s, keyStart) {
+		keyStart--
+	}
+	for keyEnd < len(s) && isKeyByte(s[keyEnd]) {
+		keyEnd++
+	}
+	if keyStart > 0 && s[keyStart-1] == '/' {
+		// A file name: lib/phoenix/token.ex:13.
+		return edits, keyEnd
+	}
+	e, found, end := assignment(s, keyStart, keyEnd)
+	if found {
+		edits = append(edits, e)
+	}
+	return edits, max(keyEnd, end)
 }
 
 func isKeyByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c == '.' }
@@ -77,7 +136,7 @@ func isKeyByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c == 
 // assignment reads the separator and value after the key s[keyStart:keyEnd].
 // It returns the edit for the value, whether there is one, and where reading
 // stopped.
-func assignment(s string, keyStart, keyEnd int, kind string, line bool) (edit, bool, int) {
+func assignment(s string, keyStart, keyEnd int) (edit, bool, int) {
 	key := s[keyStart:keyEnd]
 	pos := keyEnd
 	quotedKey := false
@@ -88,6 +147,15 @@ func assignment(s string, keyStart, keyEnd int, kind string, line bool) (edit, b
 			pos += len(q)
 		} else {
 			inString = q
+		}
+	}
+	if keyStart >= 2 && s[keyStart-2:keyStart] == "${" && isShellName(key) {
+		kind, ok := classifyKey(key, lowerASCII(key))
+		if !ok {
+			return edit{}, false, keyEnd
+		}
+		if e, found, next, ok := shellDefault(s, keyEnd, kind); ok {
+			return e, found, next
 		}
 	}
 	sp := skipBytes(s, pos, " \t")
@@ -116,8 +184,9 @@ func assignment(s string, keyStart, keyEnd int, kind string, line bool) (edit, b
 		}
 	}
 	if sep == 0 {
-		// A flag takes its value after a blank: --password hunter2.
-		if key[0] != '-' || quotedKey || sp == pos || sp >= len(s) {
+		// A flag takes its value after a blank: --password hunter2. So
+		// does a .netrc password: machine h login bob password hunter2.
+		if quotedKey || sp == pos || sp >= len(s) || (key[0] != '-' && !isNetrc(s, keyStart, key)) {
 			return edit{}, false, sp
 		}
 		sep = ' '
@@ -125,7 +194,67 @@ func assignment(s string, keyStart, keyEnd int, kind string, line bool) (edit, b
 	if sep != '>' {
 		sp = skipBytes(s, sp, " \t")
 	}
-	return value(s, sp, sep, valueContext{key: key, kind: kind, line: line, quotedKey: quotedKey, inString: inString, keyStart: keyStart})
+	// The name is judged only now, for the few words followed by a
+	// separator.
+	lowerKey := lowerASCII(key)
+	kind, ok := classifyKey(key, lowerKey)
+	if !ok {
+		return edit{}, false, sp
+	}
+	return value(s, sp, sep, valueContext{key: key, kind: kind, line: lineValued(lowerKey), quotedKey: quotedKey, inString: inString, keyStart: keyStart})
+}
+
+// shellDefault reads a shell parameter expansion after the name of a
+// secret, ${TOKEN:-default}: the default is the secret, and an empty one,
+// ${TOKEN:-}, is none. It reports false when there is no such expansion.
+func shellDefault(s string, i int, kind string) (edit, bool, int, bool) {
+	if i < len(s) && s[i] == ':' {
+		i++
+	}
+	if i >= len(s) {
+		return edit{}, false, i, false
+	}
+	switch s[i] {
+	case '}', '?', '+': // ${TOKEN}, ${TOKEN:?unset}, ${TOKEN:+set}
+		return edit{}, false, i, true
+	case '-', '=':
+	default:
+		return edit{}, false, i, false
+	}
+	i++
+	end := strings.IndexByte(s[i:], '}')
+	if end < 0 || strings.ContainsAny(s[i:i+end], "\n\r") {
+		return edit{}, false, i, false
+	}
+	if v := s[i : i+end]; isPlaceholder(v) {
+		return edit{}, false, i, true
+	}
+	return edit{i, i + end, marker(kind)}, true, i, true
+}
+
+func isShellName(s string) bool {
+	if s == "" || isDigit(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) && s[i] != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// isNetrc reports whether the key at s[keyStart] is the password of a
+// .netrc entry: "password" after "login" on the same line.
+func isNetrc(s string, keyStart int, key string) bool {
+	if !strings.EqualFold(key, "password") && !strings.EqualFold(key, "passwd") {
+		return false
+	}
+	line := s[max(0, keyStart-256):keyStart]
+	if i := strings.LastIndexAny(line, "\n\r"); i >= 0 {
+		line = line[i+1:]
+	}
+	return strings.HasPrefix(line, "login ") || strings.Contains(line, " login ")
 }
 
 type valueContext struct {
@@ -136,15 +265,15 @@ type valueContext struct {
 	keyStart  int
 }
 
-// maxWord bounds how far a value without quotes is read again for keys
+// maxWord bounds how much of a value without quotes is read again for keys
 // inside it, so that a pathological line cannot make the scan quadratic.
 const maxWord = 1024
 
 // value reads the value at s[v] after the separator sep. It returns the
 // edit, whether there is one, and where to look for the next key. A value
-// read up to a blank can swallow the next key (TOKEN=a,PASSWORD=b), so
-// after a value without quotes the search goes on from its start, and
-// overlapping edits merge.
+// can swallow the next key (TOKEN=a,PASSWORD=b or DSN="password": "..."),
+// so the search goes on from the value's start, and overlapping edits
+// merge.
 func value(s string, v int, sep byte, c valueContext) (edit, bool, int) {
 	none := func(end int) (edit, bool, int) { return edit{}, false, end }
 	if v >= len(s) || s[v] == '\n' || s[v] == '\r' || (s[v] == '\\' && lineEnd(s, v) == v) {
@@ -164,12 +293,13 @@ func value(s string, v int, sep byte, c valueContext) (edit, bool, int) {
 			return none(v + len(q))
 		}
 		start := v + len(q)
-		end, next := closeQuote(s, start, q)
+		end := closeQuote(s, start, q)
 		content := s[start:end]
 		if content == "" || isMarker(content) || isPlaceholder(content) || isReference(content, c.key) {
-			return none(next)
+			// A name in quotes may be the next key: "token": "password": ...
+			return none(start)
 		}
-		return red(start, end, next)
+		return red(start, end, start)
 	}
 
 	if sep == '>' {
@@ -178,17 +308,15 @@ func value(s string, v int, sep byte, c valueContext) (edit, bool, int) {
 			e++
 		}
 		if t := s[v:e]; isPlaceholder(t) || isReference(t, c.key) {
-			return none(e)
+			return none(v)
 		}
-		return red(v, e, e)
+		return red(v, e, v)
 	}
 
 	if sep == ':' && isBlockIndicator(s, v) {
-		if start, end, ok := blockScalar(s, c.keyStart, v); ok {
-			if t := s[start:end]; isMarker(t) {
-				return none(end)
-			}
-			return red(start, end, end)
+		// The rest of the key's line (a comment) is read on for keys.
+		if start, end, ok := blockScalar(s, c.keyStart, v); ok && !isMarker(s[start:end]) {
+			return red(start, end, v+1)
 		}
 		return none(v + 1)
 	}
@@ -205,9 +333,9 @@ func value(s string, v int, sep byte, c valueContext) (edit, bool, int) {
 			e++
 		}
 		if t := strings.TrimRight(s[v:e], " \t"); !isPlaceholder(t) {
-			return red(v, v+len(t), e)
+			return red(v, v+len(t), v)
 		}
-		return none(e)
+		return none(v)
 	}
 	for e < len(s) && !isSpace(s[e]) && !isQuote(s[e]) && !escapeAt(s, e) {
 		if sep == '=' && (s[e] == '&' || s[e] == ';') {
@@ -216,7 +344,8 @@ func value(s string, v int, sep byte, c valueContext) (edit, bool, int) {
 		e++
 	}
 	if e-v > maxWord {
-		return red(v, e, e)
+		// Only a key at the end of the word can have a value beyond it.
+		return red(v, e, e-256)
 	}
 	t := trimPunct(s[v:e])
 	stripped := len(t) < e-v
@@ -225,11 +354,16 @@ func value(s string, v int, sep byte, c valueContext) (edit, bool, int) {
 	}
 	switch sep {
 	case ':':
+		if isLocation(t) {
+			// A compiler's or grep's token.go:12:5: is a file and line.
+			return none(v)
+		}
 		if isTypeName(t) {
 			// token: str = "..." (Python) or token: string; (TypeScript).
 			a := skipBytes(s, e, " \t")
 			if a+1 < len(s) && s[a] == '=' && s[a+1] != '=' {
-				return value(s, skipBytes(s, a+1, " \t"), '=', c)
+				e, found, _ := value(s, skipBytes(s, a+1, " \t"), '=', c)
+				return e, found, v // the type may hold keys too: str(--token=...
 			}
 			return none(v)
 		}
@@ -306,20 +440,19 @@ func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
 
 // closeQuote finds the quote q that closes a string starting at s[i]: the
 // same quote escaped by exactly as many backslashes. It returns the end of
-// the content and the index after the closing quote. An unclosed string
-// runs to the end of the line. A quote that is escaped differently may be
-// a closing quote after a literal backslash, which makes the redacted span
-// too long rather than too short.
-func closeQuote(s string, i int, q string) (int, int) {
+// the content. An unclosed string runs to the end of the line. A quote that
+// is escaped differently may be a closing quote after a literal backslash;
+// taking it for content makes the redacted span too long, not too short.
+func closeQuote(s string, i int, q string) int {
 	qc := q[len(q)-1]
 	k := len(q) - 1
 	for j := i; j < len(s); j++ {
 		switch s[j] {
 		case '\n', '\r':
-			return j, j
+			return j
 		case qc:
 			if backslashesBefore(s, i, j) == k {
-				return j - k, j + 1
+				return j - k
 			}
 		case '\\':
 			// Inside a JSON string (k > 0), an escaped newline of the
@@ -331,12 +464,12 @@ func closeQuote(s string, i int, q string) (int, int) {
 					r++
 				}
 				if r == (k+1)/2 && j+r < len(s) && (s[j+r] == 'n' || s[j+r] == 'r') {
-					return j, j
+					return j
 				}
 			}
 		}
 	}
-	return len(s), len(s)
+	return len(s)
 }
 
 func backslashesBefore(s string, from, j int) int {
@@ -455,7 +588,7 @@ func isPlaceholder(v string) bool {
 	case v[0] == '<' && last == '>' && onlyBytes(v[1:len(v)-1], " _.-"),
 		len(v) >= 4 && strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}") && onlyBytes(v[2:len(v)-2], " _.-|$"),
 		v[0] == '{' && last == '}' && isName(v[1:len(v)-1]), // {api_key} in an f-string
-		len(v) == 2 && v[0] == '%',                           // %s
+		len(v) == 2 && v[0] == '%', // %s
 		strings.HasPrefix(v, "%(") && strings.HasSuffix(v, ")s"):
 		return true
 	}
@@ -498,7 +631,13 @@ func isVariable(v string) bool {
 		for i < len(inner) && (isAlnum(inner[i]) || inner[i] == '_') {
 			i++
 		}
-		return i == len(inner) || inner[i] == ':' && i+1 < len(inner) && (inner[i+1] == '?' || inner[i+1] == '+')
+		if i == len(inner) {
+			return true
+		}
+		// ${VAR:?message} and ${VAR:+alternative} hold no secret, nor does an
+		// empty default, ${VAR:-}.
+		op := strings.TrimPrefix(inner[i:], ":")
+		return op != "" && (op[0] == '?' || op[0] == '+' || op == "-" || op == "=")
 	case strings.HasPrefix(v, "("):
 		return strings.HasSuffix(v, ")")
 	case hasPrefixFold(v, "env:"):
@@ -555,6 +694,20 @@ func isReference(v, key string) bool {
 	}
 	_, named := classifyKey(v, lowerASCII(v))
 	return named
+}
+
+// isLocation reports whether t is a line and column after a file name,
+// such as "12:" or "12:5:".
+func isLocation(t string) bool {
+	if !strings.HasSuffix(t, ":") {
+		return false
+	}
+	for _, n := range strings.Split(t[:len(t)-1], ":") {
+		if n == "" || strings.Trim(n, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // isTypeName reports whether t, after "key:", is a type rather than a
@@ -636,7 +789,7 @@ func classifyKey(key, lower string) (string, bool) {
 		switch {
 		case strings.Contains(p, "password") || strings.Contains(p, "passwd") ||
 			strings.Contains(p, "passphrase") || p == "pwd":
-			kind = KindPassword
+			kind = kindPassword
 		case strings.Contains(p, "secret") && !strings.HasSuffix(p, "secrets") && !strings.HasPrefix(p, "secretar"),
 			p == "token",
 			strings.HasSuffix(p, "token") && !pagingWord(strings.TrimSuffix(p, "token")),
@@ -647,7 +800,7 @@ func classifyKey(key, lower string) (string, bool) {
 			next == "key" && keyQualifier(p),
 			strings.Contains(p, "apikey") || strings.Contains(p, "accesskey") || strings.Contains(p, "privatekey"),
 			strings.HasSuffix(p, "key") && keyQualifier(strings.TrimSuffix(p, "key")):
-			kind = KindSecret
+			kind = kindSecret
 		default:
 			continue
 		}
@@ -666,9 +819,9 @@ func classifyKey(key, lower string) (string, bool) {
 			return "", false
 		}
 	}
-	if kind == KindSecret && strings.Contains(lower, "secret") &&
+	if kind == kindSecret && strings.Contains(lower, "secret") &&
 		(strings.Contains(lower, "aws") || strings.Contains(lower, "secretaccesskey")) {
-		kind = KindAWSSecret
+		kind = kindAWSSecret
 	}
 	return kind, true
 }

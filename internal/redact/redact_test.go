@@ -15,10 +15,17 @@ var fakes = map[string]string{
 	"asia":   "AS" + "IA" + "Y4FHSJCQUZ8VXK3M",
 	"ghp":    "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5",
 	"gho":    "gh" + "o_" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa9",
+	"ghu":    "gh" + "u_" + "Qa1Ws2Ed3Rf4Tg5Yh6Uj7Ik8Ol9Pz0Xc1Vb2N",
+	"ghr":    "gh" + "r_" + "Lp0Ok9Ij8Uh7Yg6Tf5Rd4Es3Wa2Qz1Xs2Cd3V",
 	"ghs":    "gh" + "s_" + "Mn4Bv5Cx6Za7Sd8Fg9Hj0Kl1Qw2Er3Ty4Ui5O",
 	"pat":    "github" + "_pat_" + "11ABCDEFG0abcdefghijkl_MnOpQrStUvWxYz0123456789abcdefghijKLMNOPQRstuvwx",
 	"glpat":  "gl" + "pat-" + "xK9mQ2vR7tL4pW8nZ3jF",
 	"slack":  "xo" + "xb-" + "1234567890-0987654321098-AbCdEfGhIjKlMnOpQrStUvWx",
+	"xoxp":   "xo" + "xp-" + "2468013579-1357924680-1122334455-a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6",
+	"xoxa":   "xo" + "xa-2-" + "5678901234-9876543210987-abcdef",
+	"xoxr":   "xo" + "xr-" + "4455667788-aAbBcCdDeE",
+	"xoxs":   "xo" + "xs-" + "1122334455-6677889900-12345",
+	"xoxo":   "xo" + "xo-" + "99887766-5544332211",
 	"google": "AI" + "za" + "SyD3x7Kq9Lm2Np4Rs6Tu8Vw0Xy1Za3Bc5De",
 	"stripe": "sk" + "_live_" + "51HxYzAbCdEfGhIjKlMnOpQrStUv",
 	"rk":     "rk" + "_live_" + "51HxYzAbCdEfGhIjKlMnOpQr",
@@ -65,6 +72,10 @@ var cases = []testCase{
 	{"github oauth", "gho: {gho}", "gho: [REDACTED:github-token]"},
 	{"github app in url", "https://x-access-token:{ghs}@github.com/o/r", "https://x-access-token:[REDACTED:github-token]@github.com/o/r"},
 	{"github fine-grained", "GH_TOKEN={pat}", "GH_TOKEN=[REDACTED:github-token]"},
+	{"github user and refresh", `{"access_token":"{ghu}","refresh_token":"{ghr}"}`, `{"access_token":"[REDACTED:github-token]","refresh_token":"[REDACTED:github-token]"}`},
+	{"slack kinds", "{xoxp} {xoxa} {xoxr} {xoxs} {xoxo}", "[REDACTED:slack-token] [REDACTED:slack-token] [REDACTED:slack-token] [REDACTED:slack-token] [REDACTED:slack-token]"},
+	{"tokens glued together", "{akia}{ghp}", "[REDACTED:aws-key][REDACTED:github-token]"},
+	{"token after escaped newline", `"content":"ok\n{ghp}\n"`, `"content":"ok\n[REDACTED:github-token]\n"`},
 	{"gitlab", "curl --header 'PRIVATE-TOKEN: {glpat}' https://gitlab.com/api", "curl --header 'PRIVATE-TOKEN: [REDACTED:gitlab-token]' https://gitlab.com/api"},
 	{"slack", "SLACK_BOT={slack}", "SLACK_BOT=[REDACTED:slack-token]"},
 	{"google", `"apiKey":"{google}"`, `"apiKey":"[REDACTED:google-api-key]"`},
@@ -124,6 +135,8 @@ var cases = []testCase{
 	{"token scheme", "Authorization: Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b", "Authorization: Token [REDACTED:auth-token]"},
 	{"raw authorization", "Authorization: 0f1e2d3c4b5a69788796a5b4c3d2e1f0", "Authorization: [REDACTED:auth-token]"},
 	{"bearer log", "sending Bearer a1b2c3d4e5f6g7h8i9j0k1l2 to upstream", "sending Bearer [REDACTED:bearer-token] to upstream"},
+	{"basic outside a header", "curl -H @headers.txt # Basic dXNlcjpodW50ZXIy", "curl -H @headers.txt # Basic [REDACTED:basic-auth]"},
+	{"basic prose", "Basic usage: run it. Basic authentication sends credentials.", ""},
 	{"bearer prose", "Bearer tokens go in the Authorization header; Bearer authentication is OAuth's.", ""},
 	{"bearer code", `req.Header.Set("Authorization", "Bearer "+token)`, ""},
 	{"bearer f-string", `headers = {"Authorization": f"Bearer {api_key}"}`, ""},
@@ -172,12 +185,18 @@ var cases = []testCase{
 	{"js object", "const cfg = { apiKey: 'abc123', region: 'us' };", "const cfg = { apiKey: '[REDACTED:secret]', region: 'us' };"},
 	{"python typed", `password: str = "hunter2"`, `password: str = "[REDACTED:password]"`},
 	{"kebab secret", "JWT_SECRET=super-secret-key", "JWT_SECRET=[REDACTED:secret]"},
+	{"shell default", `PGPASSWORD="${DB_PASSWORD:-hunter2}" psql`, `PGPASSWORD="[REDACTED:password]" psql`},
+	{"shell default alone", "echo ${API_TOKEN:-t0k3n}", "echo ${API_TOKEN:-[REDACTED:secret]}"},
+	{"compose default", "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-postgres}", "POSTGRES_PASSWORD: [REDACTED:password]"},
+	{"call arguments", `db = connect(host="db", password="hunter2")`, `db = connect(host="db", password="[REDACTED:password]")`},
+	{"swallowed key", "TOKEN=a,PASSWORD=b", "TOKEN=[REDACTED:secret]"},
 
 	// Flags.
 	{"flag space", "mysql --password hunter2 --user root", "mysql --password [REDACTED:password] --user root"},
 	{"flag equals", "gh auth login --with-token=abc123 --token=xyz789", "gh auth login --with-token=[REDACTED:secret] --token=[REDACTED:secret]"},
 	{"flag quoted", `psql --password "p w"`, `psql --password "[REDACTED:password]"`},
 	{"flag single dash", "cmd -password s3cret", "cmd -password [REDACTED:password]"},
+	{"netrc", "machine api.github.com login bob password hunter2\nmachine x login amy password p4ss", "machine api.github.com login bob password [REDACTED:password]\nmachine x login amy password [REDACTED:password]"},
 
 	// Names of secrets without a secret.
 	{"identifier", "def login(username, password):\n    if password == \"\":\n        return check(password)", ""},
@@ -201,6 +220,9 @@ var cases = []testCase{
 	{"go test output", "--- PASS: TestPasswordHash (0.00s)\nok  \tgithub.com/x/auth\t0.01s", ""},
 	{"git credential helper", "git config --global credential.helper store\ncredential.helper=osxkeychain", ""},
 	{"secretary", "secretary: Jane Doe", ""},
+	{"shell expansions", `TOKEN="${REVIEW_TOKEN:-}"; echo "${API_KEY:?set API_KEY}" ${MAX_TOKENS:-4096} ${PASSWORD}`, ""},
+	{"file locations", "(phoenix 1.8.3) lib/phoenix/token.ex:13: Phoenix.Token.sign/4\ntoken.go:12:5: undefined: x\n./internal/secret/key.go:7", ""},
+	{"aws key id name", "aws_access_key_id = ${AWS_ACCESS_KEY_ID}", ""},
 }
 
 func TestString(t *testing.T) {
@@ -241,6 +263,43 @@ func TestIdempotent(t *testing.T) {
 		once := String(in)
 		if twice := String(once); twice != once {
 			t.Errorf("%s: String is not idempotent:\n once %q\ntwice %q", tc.name, once, twice)
+		}
+	}
+}
+
+func TestLowerASCII(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{"", "A", "Hello, WORLD! @[`{", string(all), "ÀÉÎ ÅK ſ Authorization: BEARER"} {
+		want := []byte(s)
+		for i, c := range want {
+			if 'A' <= c && c <= 'Z' {
+				want[i] = c + 'a' - 'A'
+			}
+		}
+		if got := lowerASCII(s); got != string(want) {
+			t.Errorf("lowerASCII(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestAnchorMask: the eight-byte test never misses what anchorAt finds.
+func TestAnchorMask(t *testing.T) {
+	for _, w := range []string{"token", "key", "passw", "pwd", "secret", "credential", "connection", "passphrase", "dsn"} {
+		for _, word := range []string{w, strings.ToUpper(w)} {
+			for pos := range 16 {
+				text := []byte(strings.Repeat(".", 32))
+				copy(text[pos:], word)
+				s := string(text)
+				m := anchorMask(load64(s, 0), load64(s, 1))
+				for h := range 8 {
+					if p, _ := anchorAt(s, h); p >= 0 && m&(0x80<<(8*h)) == 0 {
+						t.Errorf("anchorMask misses %q at %d (byte %d)", word, pos, h)
+					}
+				}
+			}
 		}
 	}
 }

@@ -46,86 +46,140 @@ func mixedCase(s string) bool {
 var families = []family{
 	// Anthropic keys are sk-ant-api03-... and OpenAI project, service
 	// account and admin keys sk-proj-..., sk-svcacct-..., sk-admin-....
-	{prefix: "sk-ant-", kind: KindAnthropic, body: isB64u, min: 20, shape: hasDigit},
-	{prefix: "sk-proj-", kind: KindOpenAI, body: isB64u, min: 20, shape: hasDigit},
-	{prefix: "sk-svcacct-", kind: KindOpenAI, body: isB64u, min: 20, shape: hasDigit},
-	{prefix: "sk-admin-", kind: KindOpenAI, body: isB64u, min: 20, shape: hasDigit},
+	{prefix: "sk-ant-", kind: kindAnthropic, body: isB64u, min: 20, shape: hasDigit},
+	{prefix: "sk-proj-", kind: kindOpenAI, body: isB64u, min: 20, shape: hasDigit},
+	{prefix: "sk-svcacct-", kind: kindOpenAI, body: isB64u, min: 20, shape: hasDigit},
+	{prefix: "sk-admin-", kind: kindOpenAI, body: isB64u, min: 20, shape: hasDigit},
 	// Legacy OpenAI keys are sk- and 48 base62 characters. Kebab-case words
 	// and hex ids after "sk-" (task-..., disk-...) are not mixed-case base62.
-	{prefix: "sk-", kind: KindOpenAI, body: isB62, min: 32, shape: mixedCase},
+	{prefix: "sk-", kind: kindOpenAI, body: isB62, min: 32, shape: mixedCase},
 	// AWS access key ids are exactly 20 characters; a longer upper-case run
 	// is something else.
-	{prefix: "AKIA", kind: KindAWSKey, body: isAWS, min: 16, shape: func(b string) bool { return len(b) == 16 }},
-	{prefix: "ASIA", kind: KindAWSKey, body: isAWS, min: 16, shape: func(b string) bool { return len(b) == 16 }},
-	{prefix: "ghp_", kind: KindGitHub, body: isB62, min: 30},
-	{prefix: "gho_", kind: KindGitHub, body: isB62, min: 30},
-	{prefix: "ghu_", kind: KindGitHub, body: isB62, min: 30},
-	{prefix: "ghs_", kind: KindGitHub, body: isB62, min: 30},
-	{prefix: "ghr_", kind: KindGitHub, body: isB62, min: 30},
-	{prefix: "github_pat_", kind: KindGitHub, body: isPAT, min: 22},
-	{prefix: "glpat-", kind: KindGitLab, body: isB64u, min: 20},
+	{prefix: "AKIA", kind: kindAWSKey, body: isAWS, min: 16, shape: func(b string) bool { return len(b) == 16 }},
+	{prefix: "ASIA", kind: kindAWSKey, body: isAWS, min: 16, shape: func(b string) bool { return len(b) == 16 }},
+	{prefix: "ghp_", kind: kindGitHub, body: isB62, min: 30},
+	{prefix: "gho_", kind: kindGitHub, body: isB62, min: 30},
+	{prefix: "ghu_", kind: kindGitHub, body: isB62, min: 30},
+	{prefix: "ghs_", kind: kindGitHub, body: isB62, min: 30},
+	{prefix: "ghr_", kind: kindGitHub, body: isB62, min: 30},
+	{prefix: "github_pat_", kind: kindGitHub, body: isPAT, min: 22},
+	{prefix: "glpat-", kind: kindGitLab, body: isB64u, min: 20},
 	// Slack tokens carry numeric team and user ids; "xoxo-" followed by
 	// kebab-case words does not.
-	{prefix: "xoxa-", kind: KindSlack, body: isSlack, min: 10, shape: hasDigit},
-	{prefix: "xoxb-", kind: KindSlack, body: isSlack, min: 10, shape: hasDigit},
-	{prefix: "xoxp-", kind: KindSlack, body: isSlack, min: 10, shape: hasDigit},
-	{prefix: "xoxo-", kind: KindSlack, body: isSlack, min: 10, shape: hasDigit},
-	{prefix: "xoxs-", kind: KindSlack, body: isSlack, min: 10, shape: hasDigit},
-	{prefix: "xoxr-", kind: KindSlack, body: isSlack, min: 10, shape: hasDigit},
-	{prefix: "AIza", kind: KindGoogle, body: isB64u, min: 35},
+	{prefix: "xoxa-", kind: kindSlack, body: isSlack, min: 10, shape: hasDigit},
+	{prefix: "xoxb-", kind: kindSlack, body: isSlack, min: 10, shape: hasDigit},
+	{prefix: "xoxp-", kind: kindSlack, body: isSlack, min: 10, shape: hasDigit},
+	{prefix: "xoxo-", kind: kindSlack, body: isSlack, min: 10, shape: hasDigit},
+	{prefix: "xoxs-", kind: kindSlack, body: isSlack, min: 10, shape: hasDigit},
+	{prefix: "xoxr-", kind: kindSlack, body: isSlack, min: 10, shape: hasDigit},
+	{prefix: "AIza", kind: kindGoogle, body: isB64u, min: 35},
 	// Test-mode Stripe keys are credentials too, for the test account.
-	{prefix: "sk_live_", kind: KindStripe, body: isB62, min: 16},
-	{prefix: "rk_live_", kind: KindStripe, body: isB62, min: 16},
-	{prefix: "sk_test_", kind: KindStripe, body: isB62, min: 16},
-	{prefix: "rk_test_", kind: KindStripe, body: isB62, min: 16},
-	{prefix: "npm_", kind: KindNPM, body: isB62, min: 30},
+	{prefix: "sk_live_", kind: kindStripe, body: isB62, min: 16},
+	{prefix: "rk_live_", kind: kindStripe, body: isB62, min: 16},
+	{prefix: "sk_test_", kind: kindStripe, body: isB62, min: 16},
+	{prefix: "rk_test_", kind: kindStripe, body: isB62, min: 16},
+	{prefix: "npm_", kind: kindNPM, body: isB62, min: 30},
 }
 
-// prefixedTokens redacts vendor tokens and JWTs.
+// byAnchor groups the families by the byte they are found by: the prefix's
+// first '-' or '_', or else its first byte. Those bytes are much rarer in
+// text than the letters prefixes start with, so an IndexByte loop over each
+// skips most of the text. Within a group, the families are listed by the
+// byte before the anchor, which rejects most hits (snake_case, UUIDs) at
+// once.
+var byAnchor = func() map[byte]*[256][]anchored {
+	m := map[byte]*[256][]anchored{}
+	for i := range families {
+		f := &families[i]
+		o := strings.IndexAny(f.prefix, "-_")
+		if o < 0 {
+			o = 0
+		}
+		a := f.prefix[o]
+		if m[a] == nil {
+			m[a] = new([256][]anchored)
+		}
+		before := 0 // for a prefix found by its first byte, any
+		if o > 0 {
+			before = int(f.prefix[o-1])
+		}
+		m[a][before] = append(m[a][before], anchored{f, o})
+	}
+	return m
+}()
+
+type anchored struct {
+	*family
+	offset int // of the anchor byte in the prefix
+}
+
+// prefixedTokens redacts vendor tokens and JWTs. It reports whether a token
+// it redacted was followed by a letter: the prefix of another token glued to
+// it was not taken for one, and is once the first is a marker.
 //
 // A prefix must not be glued to a letter or digit before it: "task-" and
 // "risk_live_" are not keys. The body is taken greedily, so a token is
 // redacted whole even when it is longer than its vendor's current format.
-func prefixedTokens(s string) string {
+func prefixedTokens(s string) (string, bool) {
 	var edits []edit
-	for fi := range families {
-		f := &families[fi]
+	for a, byBefore := range byAnchor {
 		for i := 0; ; {
-			j := strings.Index(s[i:], f.prefix)
+			j := strings.IndexByte(s[i:], a)
 			if j < 0 {
 				break
 			}
-			start := i + j
-			b := start + len(f.prefix)
-			end := b
-			for end < len(s) && f.body(s[end]) {
-				end++
+			h := i + j
+			i = h + 1
+			fams := byBefore[0]
+			if h > 0 && byBefore[s[h-1]] != nil {
+				fams = byBefore[s[h-1]]
 			}
-			i = end
-			if glued(s, start) {
-				continue
+			for _, f := range fams {
+				start := h - f.offset
+				if start < 0 || !strings.HasPrefix(s[start:], f.prefix) || glued(s, start) {
+					continue
+				}
+				b := start + len(f.prefix)
+				end := b
+				for end < len(s) && f.body(s[end]) {
+					end++
+				}
+				body := s[b:end]
+				if len(body) < f.min || (f.shape != nil && !f.shape(body)) {
+					continue
+				}
+				edits = append(edits, edit{start, end, marker(f.kind)})
+				i = max(i, end)
+				break
 			}
-			body := s[b:end]
-			if len(body) < f.min || (f.shape != nil && !f.shape(body)) {
-				continue
-			}
-			edits = append(edits, edit{start, end, marker(f.kind)})
 		}
 	}
 	edits = appendJWTs(edits, s)
-	return applyUnsorted(s, edits)
+	glued := false
+	for _, e := range edits {
+		glued = glued || e.end < len(s) && isAlpha(s[e.end])
+	}
+	return applyUnsorted(s, edits), glued
 }
 
 // appendJWTs finds JSON Web Tokens: base64url header "eyJ..." (the encoding
 // of `{"`), a payload and a signature, separated by dots. Base64 data
 // without the dots, as in images and other payloads, is not a JWT.
 func appendJWTs(edits []edit, s string) []edit {
-	for i := 0; ; {
-		j := strings.Index(s[i:], "eyJ")
+	if len(s) < 3 {
+		return edits
+	}
+	for i := 2; ; {
+		// 'J' is rarer than 'e'.
+		j := strings.IndexByte(s[i:], 'J')
 		if j < 0 {
 			return edits
 		}
-		start := i + j
+		start := i + j - 2
+		if s[start] != 'e' || s[start+1] != 'y' {
+			i = start + 3
+			continue
+		}
 		end := start
 		var parts [3]int // lengths of the first three parts
 		n := 0
@@ -158,7 +212,7 @@ func appendJWTs(edits []edit, s string) []edit {
 		if end > 0 && s[end-1] == '.' && n > 3 {
 			end--
 		}
-		edits = append(edits, edit{start, end, marker(KindJWT)})
+		edits = append(edits, edit{start, end, marker(kindJWT)})
 	}
 }
 
@@ -170,24 +224,30 @@ func appendJWTs(edits []edit, s string) []edit {
 // A BEGIN line that is not followed by key data is left alone: code that
 // checks for PEM headers quotes them without a body.
 func privateKeys(s string) string {
-	const begin, end, dashes = "-----BEGIN ", "-----END ", "-----"
+	const begin, end, dashes, label = "-----BEGIN ", "-----END ", "-----", "PRIVATE KEY"
 	var edits []edit
 	for i := 0; ; {
-		j := strings.Index(s[i:], begin)
+		// "PRIVATE KEY" is rarer than "-----BEGIN ", which certificates
+		// and public keys have too.
+		j := strings.Index(s[i:], label)
 		if j < 0 {
 			break
 		}
-		start := i + j
-		labelStart := start + len(begin)
-		k := strings.Index(s[labelStart:min(len(s), labelStart+64)], dashes)
-		if k < 0 {
-			i = labelStart
+		p := i + j
+		i = p + len(label)
+		lineStart := max(0, p-64)
+		b := strings.LastIndex(s[lineStart:p], begin)
+		if b < 0 {
 			continue
 		}
-		label := s[labelStart : labelStart+k]
-		bodyStart := labelStart + k + len(dashes)
-		i = bodyStart
-		if !strings.Contains(label, "PRIVATE KEY") || strings.ContainsAny(label, "\n\r") || !pemBodyAt(s, bodyStart) {
+		start := lineStart + b
+		labelStart := start + len(begin)
+		k := strings.Index(s[i:min(len(s), i+32)], dashes)
+		if k < 0 || !isPEMLabel(s[labelStart:p]) || !isPEMLabel(s[i:i+k]) {
+			continue
+		}
+		bodyStart := i + k + len(dashes)
+		if !pemBodyAt(s, bodyStart) {
 			continue
 		}
 		stop := len(s)
@@ -199,21 +259,39 @@ func privateKeys(s string) string {
 				stop = lineEnd(s, e)
 			}
 		}
-		edits = append(edits, edit{start, stop, marker(KindPrivateKey)})
-		i = stop
+		// Blocks are not skipped once found: an END line can be garbled
+		// into the next BEGIN line, and overlapping blocks merge.
+		edits = append(edits, edit{start, stop, marker(kindPrivateKey)})
 	}
-	return apply(s, edits)
+	return applyUnsorted(s, edits)
+}
+
+// isPEMLabel reports whether s can be part of the label of a BEGIN line:
+// upper-case words, as in "RSA " or " BLOCK".
+func isPEMLabel(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isUpper(c) && !isDigit(c) && c != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // pemBodyAt reports whether key data follows s[i], after blank space and
-// newlines, escaped or not.
+// newlines, escaped (at any depth of JSON in JSON) or not.
 func pemBodyAt(s string, i int) bool {
 	for i < len(s) {
 		switch c := s[i]; {
 		case isSpace(c):
 			i++
-		case c == '\\' && i+1 < len(s) && (s[i+1] == 'n' || s[i+1] == 'r' || s[i+1] == '\\'):
-			i += 2
+		case c == '\\':
+			for i < len(s) && s[i] == '\\' {
+				i++
+			}
+			if i >= len(s) || (s[i] != 'n' && s[i] != 'r') {
+				return false
+			}
+			i++
 		default:
 			return isAlnum(c) || c == '+' || c == '/' || c == '='
 		}

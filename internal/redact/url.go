@@ -2,44 +2,63 @@ package redact
 
 import "strings"
 
-// urlPasswords redacts the password in a URL's user info, keeping the user
-// and the host: postgres://app:s3cret@db/x becomes
+// urlPasswords appends the edits that redact the password in a URL's user
+// info, keeping the user and the host: postgres://app:s3cret@db/x becomes
 // postgres://app:[REDACTED:password]@db/x. A user name alone (git@..., a
 // Sentry DSN key) is left: it is usually an account name, and a token used
 // as a user name is caught by its prefix.
-func urlPasswords(s string) string {
-	var edits []edit
-	for _, sep := range [...]string{"://", `:\/\/`} { // the second is JSON with escaped slashes
-		for i := 0; ; {
-			j := strings.Index(s[i:], sep)
-			if j < 0 {
-				break
-			}
-			start := i + j + len(sep)
-			i = start
-			// The user info ends at the last '@' before the path. It is
-			// short; a long run without a delimiter is not a URL.
-			at := -1
-			for k := start; k < len(s) && k-start < 256 && !urlStop(s[k]); k++ {
-				if s[k] == '@' {
-					at = k
-				}
-			}
-			if at < 0 {
-				continue
-			}
-			colon := indexOutsideMarkers(s[start:at], ':')
-			if colon < 0 {
-				continue
-			}
-			pw := start + colon + 1
-			if v := s[pw:at]; v == "" || isMarker(v) || isPlaceholder(v) {
-				continue
-			}
-			edits = append(edits, edit{pw, at, marker(KindPassword)})
+func urlPasswords(edits []edit, s string) []edit {
+	// Every URL with a password has an '@', which is rare elsewhere; the
+	// scheme's "://" (or ":\/\/" in JSON with escaped slashes) is looked
+	// for backwards from it.
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '@')
+		if j < 0 {
+			break
 		}
+		at := i + j
+		i = at + 1
+		start := authorityStart(s, at)
+		if start < 0 {
+			continue
+		}
+		// The user info ends at the last '@' before the path.
+		end := start
+		for k := start; k < len(s) && k-start < 256 && !urlStop(s[k]); k++ {
+			if s[k] == '@' {
+				end = k
+			}
+		}
+		i = max(i, end+1)
+		colon := indexOutsideMarkers(s[start:end], ':')
+		if colon < 0 {
+			continue
+		}
+		pw := start + colon + 1
+		if v := s[pw:end]; v == "" || isMarker(v) || isPlaceholder(v) {
+			continue
+		}
+		edits = append(edits, edit{pw, end, marker(kindPassword)})
 	}
-	return applyUnsorted(s, edits)
+	return edits
+}
+
+// authorityStart returns the start of the URL authority that holds the '@'
+// at s[at], just after "://", or -1.
+func authorityStart(s string, at int) int {
+	k := at - 1
+	for ; k >= 0 && at-k < 256 && !urlStop(s[k]); k-- {
+	}
+	if k < 0 || s[k] != '/' {
+		return -1
+	}
+	switch {
+	case k >= 2 && s[k-2:k+1] == "://":
+		return k + 1
+	case k >= 4 && s[k-4:k+1] == `:\/\/`:
+		return k + 1
+	}
+	return -1
 }
 
 // urlStop reports whether c ends a URL's authority. Quotes and backslashes
