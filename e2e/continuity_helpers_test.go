@@ -15,7 +15,6 @@ import (
 
 	"github.com/cairn-agent/cairn/e2e/claudecode"
 	"github.com/cairn-agent/cairn/e2e/fakeapi"
-	"github.com/cairn-agent/cairn/internal/checkpoint"
 )
 
 // The continuity bench plants facts in a scripted session (a ticket, the
@@ -115,15 +114,15 @@ type play struct {
 	sc   scenario
 	fake *fakeapi.Server
 	s    *claudecode.Session
-	// after are the turns to send once the compaction is done or due.
+	// before are the turns before the compaction, after those once it is
+	// done (manual) or due (auto).
 	before, after []turn
-	// turns records what each client invocation took.
-	turns []time.Duration
 }
 
-// newPlay prepares a scenario in s's project (its files written and
-// committed) against a fake of its own. s's project and XDG dirs may be
-// shared with another play.
+// newPlay prepares a scenario in s's project (see newProject, which
+// writes the scenario's files) against a fake of its own, which answers
+// this session only. s's project, config and XDG dirs may be shared with
+// another play.
 func newPlay(t *testing.T, sc scenario, s *claudecode.Session) *play {
 	t.Helper()
 	fake := fakeapi.New(fakeapi.Options{CompactionSummary: poorSummary})
@@ -232,9 +231,7 @@ func (p *play) steps() []turn {
 // an error rather than failing the test so that it can run in a goroutine.
 func (p *play) step(tn turn) error {
 	p.fake.Enqueue(tn.Replies...)
-	start := time.Now()
 	res, err := p.s.Turn(context.Background(), tn.Prompt)
-	p.turns = append(p.turns, time.Since(start))
 	if err != nil {
 		return fmt.Errorf("%s: turn %q: %w\n%s", p.sc.Name, tn.Prompt, err, res)
 	}
@@ -287,10 +284,12 @@ type outcome struct {
 	// Where the restore arrived if not in First: ArrivedAt is its rank
 	// among the conversation requests after the compaction (1 = First, 0 =
 	// never), ArrivedVia the hook event the client names before it, and
-	// ArrivedPresent the facts that request carries.
+	// ArrivedPresent the facts that request carries, ArrivedRestore the
+	// restore it carries.
 	ArrivedAt      int
 	ArrivedVia     string
 	ArrivedPresent map[string]bool
+	ArrivedRestore string
 }
 
 // CairnText is what cairn added to First: the restore and any steering.
@@ -345,6 +344,7 @@ func (p *play) outcome(t *testing.T) outcome {
 			o.ArrivedVia = m[1]
 		}
 		o.ArrivedPresent = p.sc.present(text)
+		o.ArrivedRestore = findRestore(text)
 		break
 	}
 	return o
@@ -419,9 +419,6 @@ func findSteer(text string) string {
 	}
 	return strings.Join(lines[:n], "\n")
 }
-
-// restoreTokens is the size of cairn's text by cairn's own estimate.
-func restoreTokens(restore string) int { return checkpoint.Tokens(restore) }
 
 // dumpRequests writes every request body the fake received under
 // $CAIRN_E2E_DUMP/<test>/<scenario>/, for looking at what reached the model.

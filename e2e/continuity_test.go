@@ -38,7 +38,7 @@ func checkRestored(t *testing.T, p *play, o outcome) {
 		t.Errorf("%s: the first request after the compaction lacks %d of %d planted facts: %s",
 			p.sc.Name, len(missing), len(p.sc.Facts), strings.Join(missing, "; "))
 	}
-	if !strings.Contains(o.FirstText, "cairn show checkpoint") {
+	if !strings.Contains(o.Restore, "cairn show checkpoint") {
 		t.Errorf("%s: the first request after the compaction does not point at `cairn show checkpoint`", p.sc.Name)
 	}
 	if n := checkpoint.Tokens(o.CairnText()); n > maxRestoreTokens {

@@ -209,6 +209,7 @@ func deployScenario(ticket, trigger string) scenario {
 						reply("", 16000, write("toolu_write_probe", p("deploy/probe.go"), "package deploy\n\n// Ready reports readiness.\nfunc Ready() bool { return true }\n")),
 						reply("", 17000, write("toolu_write_probe_test", p("deploy/probe_test.go"), "package deploy\n\nimport \"testing\"\n\nfunc TestReady(t *testing.T) {}\n")),
 						reply("", 18000, taskCreate("toolu_task_canary", "Roll the canary to 10% once smoke passes", "Canary after smoke")),
+						reply("The probe is wired.", 18500),
 					},
 				},
 				{
