@@ -154,6 +154,13 @@ func (c *Checkpoint) Steer() string {
 			steer = append(steer, s)
 		}
 	}
+	empty := true
+	for _, s := range steer {
+		empty = empty && len(s.items) == 0
+	}
+	if empty {
+		return "" // nothing worth steering towards
+	}
 	return fit(head, steer, "", SteerBudget, renderSteerLines)
 }
 

@@ -94,6 +94,11 @@ func (k *Keeper) warn(format string, args ...any) {
 // reading only what was appended since the head was written.
 func (k *Keeper) Load(path string, full bool) (*transcript.Session, error) {
 	var p transcript.Parser
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		// Claude Code writes the transcript after the first prompt's hook
+		// has run: nothing has happened yet.
+		return transcript.New(path), nil
+	}
 	if !full {
 		if h := k.State.LoadHeader(path); h != nil {
 			res, err := h.Update(&p)
@@ -248,4 +253,21 @@ func (k *Keeper) KeepSummary(path, trigger, summary string) error {
 		return err
 	}
 	return state.WriteAtomic(file, data, true)
+}
+
+// SessionEnd captures a checkpoint unless nothing happened since the
+// session's last one (headless runs end a session after every turn).
+func (k *Keeper) SessionEnd(ctx context.Context, project, path string) (checkpoint.Checkpoint, error) {
+	s, err := k.Load(path, false)
+	if err != nil || s.Offset == 0 {
+		return checkpoint.Checkpoint{}, err
+	}
+	db, err := k.DB(ctx)
+	if err != nil {
+		return checkpoint.Checkpoint{}, err
+	}
+	if rec, err := db.LatestCheckpoint(ctx, project, sessionKey(s, path)); err == nil && !rec.CreatedAt.Before(s.LastTime) {
+		return checkpoint.Checkpoint{}, nil
+	}
+	return k.Capture(ctx, project, path, "session-end")
 }

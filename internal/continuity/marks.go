@@ -17,10 +17,21 @@ import (
 //	cairn-marks 1
 //	restored c1 c2 d17
 //	prompt <tokens> <turns>
+//	pending <key> <trigger> <tokens>
+//	started <offset>
+//
+// pending is the compaction PreCompact announced: Claude Code runs
+// SessionStart(compact) before it writes the compact_boundary, so the
+// restore there cannot find the boundary yet.
 type marks struct {
 	restored     []string
 	promptTokens int64
 	promptTurns  int
+	pending      Detected
+	// started is the transcript offset at the last restore made at
+	// SessionStart: a repeated SessionStart(compact) with nothing new in
+	// the transcript is not a new compaction.
+	started int64
 }
 
 const marksMagic = "cairn-marks 1"
@@ -50,6 +61,15 @@ func (k *Keeper) loadMarks(path string) marks {
 				m.promptTokens, _ = strconv.ParseInt(f[1], 10, 64)
 				m.promptTurns, _ = strconv.Atoi(f[2])
 			}
+		case "started":
+			if len(f) == 2 {
+				m.started, _ = strconv.ParseInt(f[1], 10, 64)
+			}
+		case "pending":
+			if len(f) == 4 {
+				m.pending.Key, m.pending.Trigger = f[1], f[2]
+				m.pending.PreTokens, _ = strconv.ParseInt(f[3], 10, 64)
+			}
 		}
 	}
 	return m
@@ -62,6 +82,12 @@ func (k *Keeper) saveMarks(path string, m marks) error {
 		b.WriteString("restored " + strings.Join(m.restored, " ") + "\n")
 	}
 	b.WriteString("prompt " + strconv.FormatInt(m.promptTokens, 10) + " " + strconv.Itoa(m.promptTurns) + "\n")
+	if m.started > 0 {
+		b.WriteString("started " + strconv.FormatInt(m.started, 10) + "\n")
+	}
+	if m.pending.Key != "" {
+		b.WriteString("pending " + m.pending.Key + " " + orDash(m.pending.Trigger) + " " + strconv.FormatInt(m.pending.PreTokens, 10) + "\n")
+	}
 	if err := os.MkdirAll(k.State.Dir+"/sessions", 0o700); err != nil {
 		return err
 	}
@@ -69,3 +95,10 @@ func (k *Keeper) saveMarks(path string, m marks) error {
 }
 
 func (m marks) wasRestored(key string) bool { return slices.Contains(m.restored, key) }
+
+func orDash(s string) string {
+	if s == "" || strings.ContainsAny(s, " \n") {
+		return "-"
+	}
+	return s
+}

@@ -35,10 +35,26 @@ type Detected struct {
 	Fallback   bool // seen only as a drop in the context
 }
 
-// detect finds the latest compaction of the session not restored yet. At a
-// prompt it also compares the context with the previous prompt's.
+// detect finds the latest compaction of the session not restored yet. At
+// SessionStart(compact) there always is one: the one PreCompact announced,
+// or one whose boundary is not written yet. At a prompt it also compares
+// the context with the previous prompt's.
 func detect(s *transcript.Session, m marks, at string, reading meter.Reading) (Detected, bool) {
-	if n := len(s.Compactions); n > 0 {
+	n := len(s.Compactions)
+	if at == AtSessionStart {
+		switch {
+		case m.pending.Key != "" && !m.wasRestored(m.pending.Key):
+			return m.pending, true
+		case n > 0 && !m.wasRestored(fmt.Sprintf("c%d", n)):
+			c := s.Compactions[n-1]
+			return Detected{Key: fmt.Sprintf("c%d", n), Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}, true
+		case m.started == s.Offset:
+			return Detected{}, false
+		default:
+			return Detected{Key: fmt.Sprintf("c%d", n+1), Trigger: "compaction"}, true
+		}
+	}
+	if n > 0 {
 		c := s.Compactions[n-1]
 		key := fmt.Sprintf("c%d", n)
 		if !m.wasRestored(key) {
@@ -89,11 +105,17 @@ func (k *Keeper) Restore(ctx context.Context, project, path, at string) (string,
 	if err != nil {
 		return "", err
 	}
-	first, err := db.ClaimRestore(ctx, sessionKey(s, path), d.Key)
+	first, err := db.Claim(ctx, sessionKey(s, path), d.Key)
 	if err != nil {
 		return "", err
 	}
 	m.restored = append(m.restored, d.Key)
+	if m.pending.Key == d.Key {
+		m.pending = Detected{}
+	}
+	if at == AtSessionStart {
+		m.started = s.Offset
+	}
 	if err := k.saveMarks(path, m); err != nil {
 		k.warn("cairn: warning: could not save marks: %v", err)
 	}
@@ -130,4 +152,20 @@ func (k *Keeper) checkpointFor(ctx context.Context, db *sqlite.DB, project, path
 		k.warn("cairn: warning: %v", err)
 	}
 	return k.Capture(ctx, project, path, "restore")
+}
+
+// PreCompact captures the checkpoint a compaction is about to need and
+// announces the compaction, so that SessionStart, which Claude Code runs
+// before it writes the boundary, restores the right one.
+func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
+	c, err := k.Capture(ctx, project, path, "precompact-"+trigger)
+	if c.SessionID == "" && c.Transcript == "" {
+		return c, err
+	}
+	m := k.loadMarks(path)
+	m.pending = Detected{Key: fmt.Sprintf("c%d", c.Compactions+1), Trigger: trigger, PreTokens: c.Context.Tokens}
+	if merr := k.saveMarks(path, m); merr != nil && err == nil {
+		err = merr
+	}
+	return c, err
 }

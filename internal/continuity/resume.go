@@ -16,24 +16,43 @@ import (
 const PointerAge = 7 * 24 * time.Hour
 
 // Pointer returns a short note for a session starting in project about the
-// latest checkpoint another session left there, once per session and
-// checkpoint; "" when there is none.
-func (k *Keeper) Pointer(ctx context.Context, project, sessionID string) (string, error) {
+// latest checkpoint another session left there; "" when there is none. A
+// session is pointed at another at most once. On startup and clear it
+// looks back PointerAge; a resumed session is pointed only when it was idle
+// for an hour and the other's work is newer than its own (Claude Code
+// resumes for every headless turn, and two sessions working side by side
+// have no use for notes about each other).
+func (k *Keeper) Pointer(ctx context.Context, project, path, sessionID, source string) (string, error) {
 	if project == "" || sessionID == "" {
+		return "", nil
+	}
+	since := k.Now().Add(-PointerAge)
+	switch source {
+	case "startup", "clear":
+	case "resume":
+		s, err := k.Load(path, false)
+		if err != nil {
+			return "", err
+		}
+		if s.LastTime.IsZero() || k.Now().Sub(s.LastTime) < time.Hour {
+			return "", nil
+		}
+		since = s.LastTime
+	default:
 		return "", nil
 	}
 	db, err := k.DB(ctx)
 	if err != nil {
 		return "", err
 	}
-	rec, err := db.LatestFromOtherSession(ctx, project, sessionID, k.Now().Add(-PointerAge))
+	rec, err := db.LatestFromOtherSession(ctx, project, sessionID, since)
 	if errors.Is(err, sqlite.ErrNotFound) {
 		return "", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	first, err := db.ClaimPointer(ctx, sessionID, rec.ID)
+	first, err := db.Claim(ctx, sessionID, "pointer:"+rec.SessionID)
 	if err != nil || !first {
 		return "", err
 	}

@@ -141,7 +141,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 		if p.Source == "compact" {
 			text, err = k.Restore(ctx, project, p.TranscriptPath, continuity.AtSessionStart)
 		} else {
-			text, err = k.Pointer(ctx, project, p.SessionID)
+			text, err = k.Pointer(ctx, project, p.TranscriptPath, p.SessionID, p.Source)
 		}
 		return additionalContext(event, text), err
 	case "UserPromptSubmit":
@@ -155,7 +155,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 		if trigger == "" {
 			trigger = "unknown"
 		}
-		c, err := k.Capture(ctx, project, p.TranscriptPath, "precompact-"+trigger)
+		c, err := k.PreCompact(ctx, project, p.TranscriptPath, trigger)
 		if c.SessionID == "" && err != nil {
 			return "", err
 		}
@@ -165,7 +165,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 	case "PostCompact":
 		return "", k.KeepSummary(p.TranscriptPath, p.Trigger, p.CompactSummary)
 	case "SessionEnd":
-		_, err := k.Capture(ctx, project, p.TranscriptPath, "session-end")
+		_, err := k.SessionEnd(ctx, project, p.TranscriptPath)
 		return "", err
 	}
 	return "", nil

@@ -146,10 +146,11 @@ func TestCompactionCycle(t *testing.T) {
 	if !strings.Contains(steer, "BILL-482") || !strings.Contains(steer, "Never push to main") || strings.HasPrefix(steer, "{") {
 		t.Errorf("PreCompact printed %q; want plain steering text", steer)
 	}
-	s.boundary("auto", 167500, 9000)
-
+	// Claude Code 2.1.328 runs SessionStart(compact) before it writes the
+	// boundary: the restore comes from what PreCompact announced.
 	text := restored(t, w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})))
-	for _, want := range []string{"auto, 167,500 → 9,000 tokens", "BILL-482", "Never push to main", "feature branch because main is protected", "cairn show checkpoint 1"} {
+	s.boundary("auto", 167500, 9000)
+	for _, want := range []string{"auto, 150,000 tokens", "BILL-482", "Never push to main", "feature branch because main is protected", "cairn show checkpoint 1"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("restore lacks %q:\n%s", want, text)
 		}
@@ -162,11 +163,27 @@ func TestCompactionCycle(t *testing.T) {
 	if out := w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)); out != "" {
 		t.Errorf("restored again at the prompt: %s", out)
 	}
-	if out := w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})); out != "" {
-		t.Errorf("restored again at SessionStart: %s", out)
-	}
 	if l := w.log(); l != "" {
 		t.Errorf("log: %s", l)
+	}
+}
+
+// A client that writes the boundary before SessionStart(compact), or a
+// SessionStart repeated with nothing new: one restore, from the boundary.
+func TestBoundaryBeforeSessionStart(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-bb")
+	s.prompt("Fix BILL-9.")
+	s.reply("ok", 150000)
+	s.boundary("manual", 150500, 7000)
+	text := restored(t, w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})))
+	if !strings.Contains(text, "manual, 150,500 → 7,000") || !strings.Contains(text, "BILL-9") {
+		t.Errorf("restore:\n%s", text)
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit"} {
+		if out := w.run(ev, s.payload(ev, map[string]any{"source": "compact"})); out != "" {
+			t.Errorf("restored again at %s: %s", ev, out)
+		}
 	}
 }
 
@@ -276,7 +293,7 @@ func TestFailuresExitZeroAndLog(t *testing.T) {
 	}{
 		{"not json", "UserPromptSubmit", []byte("{half"), "payload is not the JSON object"},
 		{"no transcript path", "UserPromptSubmit", map[string]any{"session_id": "x"}, "no transcript_path"},
-		{"missing transcript", "PreCompact", map[string]any{"session_id": "x", "transcript_path": filepath.Join(w.dir, "gone.jsonl"), "cwd": w.dir}, "read transcript"},
+		{"unreadable transcript", "PreCompact", map[string]any{"session_id": "x", "transcript_path": w.dir, "cwd": w.dir}, "is a directory"},
 		{"unknown event", "Frobnicate", s.payload("Frobnicate", nil), "unknown hook event"},
 	}
 	for _, tc := range cases {
@@ -291,6 +308,21 @@ func TestFailuresExitZeroAndLog(t *testing.T) {
 				t.Errorf("run record %+v", run)
 			}
 		})
+	}
+}
+
+// The first prompt's hook runs before Claude Code writes the transcript:
+// nothing to do, nothing to log.
+func TestTranscriptNotYetWritten(t *testing.T) {
+	w := newWorld(t)
+	p := map[string]any{"session_id": "new", "transcript_path": filepath.Join(w.dir, "new.jsonl"), "cwd": w.dir}
+	for _, ev := range []string{"UserPromptSubmit", "PreCompact", "SessionEnd", "PostToolUse"} {
+		if out := w.run(ev, p); out != "" {
+			t.Errorf("%s printed %q", ev, out)
+		}
+	}
+	if l := w.log(); l != "" {
+		t.Errorf("log: %s", l)
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Checkpoint is a saved working state of one agent session.
@@ -139,28 +137,14 @@ func (db *DB) Checkpoints(ctx context.Context, project string, limit int) ([]Che
 	return list, nil
 }
 
-// ClaimRestore records that compaction key of the session has been restored
-// and reports whether this call was the first to do so, across all processes.
-func (db *DB) ClaimRestore(ctx context.Context, sessionID, key string) (first bool, err error) {
-	first, err = db.claim(ctx, "INSERT INTO restore_claims (session_id, key, claimed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+// Claim records that key happened for the session (a compaction restored,
+// a pointer shown) and reports whether this call was the first to record
+// it, across all processes.
+func (db *DB) Claim(ctx context.Context, sessionID, key string) (first bool, err error) {
+	first, err = db.claim(ctx, "INSERT INTO claims (session_id, key, claimed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
 		sessionID, key, millis(db.Now()))
 	if err != nil {
-		return false, fmt.Errorf("claim restore: %w", err)
-	}
-	return first, nil
-}
-
-// ClaimPointer records that the session has been shown the resume pointer to
-// the checkpoint and reports whether this call was the first to do so. The
-// checkpoint must exist.
-func (db *DB) ClaimPointer(ctx context.Context, sessionID string, checkpointID int64) (first bool, err error) {
-	first, err = db.claim(ctx, "INSERT INTO pointer_claims (session_id, checkpoint_id, claimed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-		sessionID, checkpointID, millis(db.Now()))
-	if code(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY {
-		err = fmt.Errorf("checkpoint %d: %w", checkpointID, ErrNotFound)
-	}
-	if err != nil {
-		return false, fmt.Errorf("claim pointer: %w", err)
+		return false, fmt.Errorf("claim %s: %w", key, err)
 	}
 	return first, nil
 }

@@ -165,7 +165,7 @@ func TestCheckpoints(t *testing.T) {
 	}
 }
 
-func TestClaimRestore(t *testing.T) {
+func TestClaim(t *testing.T) {
 	db := openTest(t)
 	for i, tc := range []struct {
 		session, key string
@@ -177,30 +177,9 @@ func TestClaimRestore(t *testing.T) {
 		{"s2", "c1", true},
 		{"s1", "c2", false},
 	} {
-		first, err := db.ClaimRestore(context.Background(), tc.session, tc.key)
+		first, err := db.Claim(context.Background(), tc.session, tc.key)
 		if err != nil || first != tc.first {
-			t.Errorf("claim %d ClaimRestore(%q, %q) = %t, %v; want %t", i, tc.session, tc.key, first, err, tc.first)
-		}
-	}
-}
-
-func TestClaimPointer(t *testing.T) {
-	db := fill(t)
-	for i, tc := range []struct {
-		session    string
-		checkpoint int64
-		first      bool
-		err        error
-	}{
-		{"s1", 1, true, nil},
-		{"s1", 1, false, nil},
-		{"s1", 2, true, nil},
-		{"s2", 1, true, nil},
-		{"s1", 99, false, ErrNotFound},
-	} {
-		first, err := db.ClaimPointer(context.Background(), tc.session, tc.checkpoint)
-		if !errors.Is(err, tc.err) || first != tc.first {
-			t.Errorf("claim %d ClaimPointer(%q, %d) = %t, %v; want %t, %v", i, tc.session, tc.checkpoint, first, err, tc.first, tc.err)
+			t.Errorf("claim %d Claim(%q, %q) = %t, %v; want %t", i, tc.session, tc.key, first, err, tc.first)
 		}
 	}
 }

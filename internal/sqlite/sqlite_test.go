@@ -44,7 +44,7 @@ func writer(path string) int {
 		return 1
 	}
 	defer db.Close()
-	first, err := db.ClaimRestore(ctx, "shared-session", "compaction-1")
+	first, err := db.Claim(ctx, "shared-session", "compaction-1")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -172,12 +172,12 @@ func TestConcurrentGoroutines(t *testing.T) {
 	restores, pointers := 0, 0
 	for g := range goroutines {
 		wg.Go(func() {
-			first, err := db.ClaimRestore(ctx, "shared", "compaction-1")
+			first, err := db.Claim(ctx, "shared", "compaction-1")
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			firstPointer, err := db.ClaimPointer(ctx, "shared", target)
+			firstPointer, err := db.Claim(ctx, "shared", fmt.Sprintf("pointer:%d", target))
 			if err != nil {
 				t.Error(err)
 				return
@@ -290,12 +290,8 @@ func TestLocked(t *testing.T) {
 			_, err := db.AddCheckpoint(ctx, Checkpoint{Project: "/p", SessionID: "s"})
 			return err
 		}},
-		{"ClaimRestore", func(ctx context.Context) error {
-			_, err := db.ClaimRestore(ctx, "s", "k")
-			return err
-		}},
-		{"ClaimPointer", func(ctx context.Context) error {
-			_, err := db.ClaimPointer(ctx, "s", id)
+		{"Claim", func(ctx context.Context) error {
+			_, err := db.Claim(ctx, "s", "k")
 			return err
 		}},
 	}

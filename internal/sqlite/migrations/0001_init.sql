@@ -12,18 +12,11 @@ CREATE TABLE checkpoints (
 );
 CREATE INDEX checkpoints_project_created ON checkpoints (project, created_at, id);
 
--- One row per compaction restored: the primary key makes the claim exactly-once.
-CREATE TABLE restore_claims (
+-- One row per thing that must happen once per session (a compaction
+-- restored, a pointer shown): the primary key makes the claim exactly-once.
+CREATE TABLE claims (
 	session_id TEXT NOT NULL,
 	key        TEXT NOT NULL,
 	claimed_at INTEGER NOT NULL,
 	PRIMARY KEY (session_id, key)
-) WITHOUT ROWID;
-
--- One row per (session, checkpoint) resume pointer shown.
-CREATE TABLE pointer_claims (
-	session_id    TEXT NOT NULL,
-	checkpoint_id INTEGER NOT NULL REFERENCES checkpoints (id) ON DELETE CASCADE,
-	claimed_at    INTEGER NOT NULL,
-	PRIMARY KEY (session_id, checkpoint_id)
 ) WITHOUT ROWID;
