@@ -88,6 +88,10 @@ func (k *Keeper) warn(format string, args ...any) {
 	}
 }
 
+// headSaveEvery is how many appended bytes the light load reads again
+// rather than write the head after every hook.
+const headSaveEvery = 64 << 10
+
 // Load brings the session of the transcript at path up to date. With full
 // unset it works on the light session of the state's head (recent turns,
 // compactions, the first prompt; no tool calls, files or subagents),
@@ -101,12 +105,16 @@ func (k *Keeper) Load(path string, full bool) (*transcript.Session, error) {
 	}
 	if !full {
 		if h := k.State.LoadHeader(path); h != nil {
+			saved, comps := h.Offset, len(h.Compactions)
 			res, err := h.Update(&p)
 			if err != nil {
 				return nil, ReadError(path, err)
 			}
 			if !res.Rebuilt {
-				if res.Read > 0 {
+				// Writing the head costs more than reading a few turns
+				// again: it is written once enough has piled up, or when
+				// a compaction appeared.
+				if h.Offset-saved >= headSaveEvery || len(h.Compactions) != comps {
 					k.saved(k.State.SaveHead(h))
 				}
 				return h, nil

@@ -10,13 +10,12 @@ import (
 )
 
 // marks is what the hooks remember about a session between processes:
-// which compactions were restored, and the context at the last prompt (to
-// see a compaction that left no boundary). It is a few bytes in a file of
-// its own, read on every prompt, so it has a plain line format:
+// which compactions were restored, and the one PreCompact announced. It is
+// a few bytes in a file of its own, read on every prompt and written only
+// when it changes, so it has a plain line format:
 //
 //	cairn-marks 1
 //	restored c1 c2 d17
-//	prompt <tokens> <turns>
 //	pending <key> <trigger> <tokens>
 //	started <offset>
 //
@@ -24,10 +23,8 @@ import (
 // SessionStart(compact) before it writes the compact_boundary, so the
 // restore there cannot find the boundary yet.
 type marks struct {
-	restored     []string
-	promptTokens int64
-	promptTurns  int
-	pending      Detected
+	restored []string
+	pending  Detected
 	// started is the transcript offset at the last restore made at
 	// SessionStart: a repeated SessionStart(compact) with nothing new in
 	// the transcript is not a new compaction.
@@ -56,11 +53,6 @@ func (k *Keeper) loadMarks(path string) marks {
 		switch f[0] {
 		case "restored":
 			m.restored = append(m.restored, f[1:]...)
-		case "prompt":
-			if len(f) == 3 {
-				m.promptTokens, _ = strconv.ParseInt(f[1], 10, 64)
-				m.promptTurns, _ = strconv.Atoi(f[2])
-			}
 		case "started":
 			if len(f) == 2 {
 				m.started, _ = strconv.ParseInt(f[1], 10, 64)
@@ -81,7 +73,6 @@ func (k *Keeper) saveMarks(path string, m marks) error {
 	if len(m.restored) > 0 {
 		b.WriteString("restored " + strings.Join(m.restored, " ") + "\n")
 	}
-	b.WriteString("prompt " + strconv.FormatInt(m.promptTokens, 10) + " " + strconv.Itoa(m.promptTurns) + "\n")
 	if m.started > 0 {
 		b.WriteString("started " + strconv.FormatInt(m.started, 10) + "\n")
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
-	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
@@ -19,8 +18,8 @@ const (
 )
 
 // A context drop without a compact_boundary counts as a compaction when
-// the context at the previous prompt was at least dropMin tokens and fell
-// to under dropRatio of it.
+// one reply had at least dropMin tokens in context and the next, with no
+// boundary between them, under dropRatio of it.
 const (
 	dropMin   = 20000
 	dropRatio = 0.5
@@ -37,9 +36,9 @@ type Detected struct {
 
 // detect finds the latest compaction of the session not restored yet. At
 // SessionStart(compact) there always is one: the one PreCompact announced,
-// or one whose boundary is not written yet. At a prompt it also compares
-// the context with the previous prompt's.
-func detect(s *transcript.Session, m marks, at string, reading meter.Reading) (Detected, bool) {
+// or one whose boundary is not written yet. At a prompt it also looks for
+// a fall of the context that no boundary explains.
+func detect(s *transcript.Session, m marks, at string) (Detected, bool) {
 	n := len(s.Compactions)
 	if at == AtSessionStart {
 		switch {
@@ -61,18 +60,33 @@ func detect(s *transcript.Session, m marks, at string, reading meter.Reading) (D
 			return Detected{Key: key, Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}, true
 		}
 	}
-	if at == AtPrompt && m.promptTokens >= dropMin && reading.Source == "usage" &&
-		float64(reading.Tokens) < dropRatio*float64(m.promptTokens) && s.NumTurns() > m.promptTurns &&
-		!boundarySince(s, m.promptTurns) {
-		return Detected{Key: fmt.Sprintf("d%d", s.NumTurns()), Trigger: "detected", PreTokens: m.promptTokens,
-			PostTokens: reading.Tokens, Fallback: true}, true
+	if at == AtPrompt {
+		return drop(s, m)
 	}
 	return Detected{}, false
 }
 
-func boundarySince(s *transcript.Session, turns int) bool {
+// drop finds the latest sharp fall of the context between two replies that
+// no boundary explains, among the recent turns.
+func drop(s *transcript.Session, m marks) (Detected, bool) {
+	for i := len(s.Turns) - 1; i > 0; i-- {
+		a, b := s.Turns[i-1], s.Turns[i]
+		before, after := a.Usage.Context(), b.Usage.Context()
+		if before < dropMin || float64(after) >= dropRatio*float64(before) || boundaryBetween(s, a.Line, b.Line) {
+			continue
+		}
+		key := fmt.Sprintf("d%d", s.EarlierTurns+i+1)
+		if m.wasRestored(key) {
+			return Detected{}, false
+		}
+		return Detected{Key: key, Trigger: "detected", PreTokens: before, PostTokens: after, Fallback: true}, true
+	}
+	return Detected{}, false
+}
+
+func boundaryBetween(s *transcript.Session, from, to int) bool {
 	for _, c := range s.Compactions {
-		if c.TurnsBefore >= turns {
+		if c.Line > from && c.Line < to {
 			return true
 		}
 	}
@@ -89,16 +103,8 @@ func (k *Keeper) Restore(ctx context.Context, project, path, at string) (string,
 		return "", err
 	}
 	m := k.loadMarks(path)
-	reading, _ := meter.Measure(s, k.Settings)
-	d, found := detect(s, m, at, reading)
-	moved := false
-	if at == AtPrompt && (m.promptTokens != reading.Tokens || m.promptTurns != s.NumTurns()) {
-		m.promptTokens, m.promptTurns, moved = reading.Tokens, s.NumTurns(), true
-	}
+	d, found := detect(s, m, at)
 	if !found {
-		if moved {
-			return "", k.saveMarks(path, m)
-		}
 		return "", nil
 	}
 	db, err := k.DB(ctx)

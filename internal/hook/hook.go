@@ -19,9 +19,11 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
 
 // Payload is the part of a hook's stdin cairn reads.
@@ -34,6 +36,42 @@ type Payload struct {
 	Trigger        string `json:"trigger"` // PreCompact, PostCompact
 	CompactSummary string `json:"compact_summary"`
 	Reason         string `json:"reason"` // SessionEnd
+}
+
+// DecodePayload reads the fields cairn uses from a hook's stdin. It walks
+// the JSON with jsonscan rather than encoding/json: PostToolUse payloads
+// carry whole files, and in a fresh process reflection's set-up alone
+// costs more than the walk.
+func DecodePayload(data []byte) (Payload, error) {
+	var p Payload
+	var sc jsonscan.Scanner
+	sc.Reset(data)
+	fields := map[string]*string{
+		"session_id": &p.SessionID, "transcript_path": &p.TranscriptPath, "cwd": &p.CWD,
+		"hook_event_name": &p.Event, "source": &p.Source, "trigger": &p.Trigger,
+		"compact_summary": &p.CompactSummary, "reason": &p.Reason,
+	}
+	if sc.Peek() != '{' {
+		return p, errors.New("payload is not the JSON object Claude Code sends")
+	}
+	sc.Object()
+	for k := sc.Key(); k != nil; k = sc.Key() {
+		dst, ok := fields[string(k)]
+		switch {
+		case ok && sc.IsString():
+			*dst = sc.Str()
+		case ok:
+			*dst = "" // null or not a string: as good as missing
+			sc.Skip()
+		default:
+			sc.Skip()
+		}
+	}
+	sc.End()
+	if sc.Failed() {
+		return Payload{}, fmt.Errorf("payload is not the JSON object Claude Code sends (invalid JSON near byte %d)", sc.Pos())
+	}
+	return p, nil
 }
 
 // Events are the hook events cairn handles, with the budget each handler
@@ -62,7 +100,13 @@ type Runner struct {
 	Dir string
 	// Budget overrides the event's budget (tests).
 	Budget time.Duration
+
+	handler sync.WaitGroup
 }
+
+// Wait waits for a handler Run gave up on to finish (tests; a hook process
+// just exits).
+func (r *Runner) Wait() { r.handler.Wait() }
 
 // maxPayload bounds what is read from stdin: PostToolUse carries whole
 // file contents, but not more than this.
@@ -87,7 +131,9 @@ func (r *Runner) Run(ctx context.Context, event string) int {
 		err error
 	}
 	done := make(chan result, 1)
+	r.handler.Add(1)
 	go func() {
+		defer r.handler.Done()
 		var res result
 		defer func() {
 			if p := recover(); p != nil {
@@ -100,9 +146,9 @@ func (r *Runner) Run(ctx context.Context, event string) int {
 			res.err = fmt.Errorf("read payload: %w", err)
 			return
 		}
-		var p Payload
-		if err := json.Unmarshal(data, &p); err != nil {
-			res.err = fmt.Errorf("payload is not the JSON object Claude Code sends: %w", err)
+		p, err := DecodePayload(data)
+		if err != nil {
+			res.err = err
 			return
 		}
 		res.sid = p.SessionID
@@ -235,9 +281,17 @@ func firstFrames(stack []byte) string {
 //	<Event>        run <unix-nanos> <duration-nanos>
 //	<Event>.error  <unix-nanos> <message>
 
+// recordEvery is how often a successful run is recorded: the hottest
+// hooks run many times a minute, and a stat costs less than a write.
+const recordEvery = 10 * time.Second
+
 // RecordRun notes a hook run; a failure to write is not worth a failure.
+// Successful runs are recorded at most every recordEvery per event.
 func RecordRun(dir, event string, at time.Time, took time.Duration, err error) {
 	file := filepath.Join(dir, "hooks", event)
+	if fi, serr := os.Stat(file); serr == nil && err == nil && at.Sub(fi.ModTime()) < recordEvery && at.Sub(fi.ModTime()) >= 0 {
+		return
+	}
 	if os.MkdirAll(filepath.Dir(file), 0o700) != nil {
 		return
 	}

@@ -344,6 +344,8 @@ func TestBudget(t *testing.T) {
 	if !strings.Contains(w.log(), "budget") {
 		t.Errorf("log: %s", w.log())
 	}
+	pw.Close()
+	r.Wait()
 }
 
 // A database another process holds locked: the hook gives up within its
@@ -376,6 +378,7 @@ func TestLockedDatabase(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("took %v", took)
 	}
+	r.Wait()
 	if w.log() == "" {
 		t.Error("nothing logged")
 	}
@@ -402,3 +405,51 @@ func TestSecretsNeverLeave(t *testing.T) {
 }
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+func TestDecodePayload(t *testing.T) {
+	for _, f := range []string{"01-SessionStart.json", "04-PostToolUse.json", "05-PreCompact.json", "13-PostCompact.json", "07-SessionEnd.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "payloads-2.1.328", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodePayload(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var want Payload
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: got %+v, encoding/json says %+v", f, got, want)
+		}
+	}
+	for _, bad := range []string{"", "[]", `{"session_id": 1`, `{"a":1} x`, "null"} {
+		if _, err := DecodePayload([]byte(bad)); err == nil {
+			t.Errorf("%q decoded", bad)
+		}
+	}
+}
+
+func FuzzDecodePayload(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s","transcript_path":"/t.jsonl","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := DecodePayload(data)
+		// The reference: exact keys, the last of duplicates, strings only.
+		var raw map[string]json.RawMessage
+		if json.Unmarshal(data, &raw) != nil || err != nil {
+			return
+		}
+		str := func(k string) string {
+			var v string
+			json.Unmarshal(raw[k], &v)
+			return v
+		}
+		want := Payload{SessionID: str("session_id"), TranscriptPath: str("transcript_path"), CWD: str("cwd"),
+			Event: str("hook_event_name"), Source: str("source"), Trigger: str("trigger"),
+			CompactSummary: str("compact_summary"), Reason: str("reason")}
+		if got != want {
+			t.Fatalf("got %+v, want %+v", got, want)
+		}
+	})
+}

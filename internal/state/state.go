@@ -150,9 +150,7 @@ func WriteAtomic(file string, data []byte, sync bool) error {
 		os.Remove(name)
 		return fmt.Errorf("write %s: %w", file, err)
 	}
-	if err := tmp.Chmod(0o600); err != nil {
-		return fail(err)
-	}
+	// os.CreateTemp makes the file 0600 already.
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
 	}

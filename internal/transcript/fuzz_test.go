@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/cairn-agent/cairn/internal/jsonscan"
 	"os"
 	"testing"
 
@@ -36,11 +37,11 @@ func FuzzFeed(f *testing.F) {
 		p.Feed(s, line, 1, 0)
 		p.Feed(s, line, 2, int64(len(line)))
 		if json.Valid(line) {
-			var sc scanner
-			sc.reset(line)
-			sc.skip()
-			sc.end()
-			if sc.bad {
+			var sc jsonscan.Scanner
+			sc.Reset(line)
+			sc.Skip()
+			sc.End()
+			if sc.Failed() {
 				t.Fatalf("walker rejects valid JSON %q", line)
 			}
 		}

@@ -28,6 +28,13 @@ func (s *Session) assistantText(text string, ts time.Time, line int) {
 // ..."). It is a heuristic on wording: it prefers missing a decision to
 // filling a checkpoint with chatter.
 func Decisions(text string) []string {
+	// Every decision needs a reason, an alternative or the word itself:
+	// most texts have none and are not split into sentences at all. The
+	// gate is case-sensitive on purpose (cheap, and the words are nearly
+	// always written in lower case or capitalised).
+	if !containsAny(text, gateCues) {
+		return nil
+	}
 	var out []string
 	for _, sent := range Sentences(text) {
 		l := strings.ToLower(sent)
@@ -48,6 +55,7 @@ var (
 	}
 	reasonCues      = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
 	alternativeCues = []string{" instead of ", " rather than "}
+	gateCues        = append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of"}, reasonCues...), alternativeCues...)
 )
 
 func containsAny(s string, subs []string) bool {

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"github.com/cairn-agent/cairn/internal/jsonscan"
 	"strconv"
 	"strings"
 	"time"
@@ -11,8 +12,8 @@ import (
 // Parser turns transcript lines into updates of a Session. It reuses its
 // buffers between lines, so one Parser serves one goroutine.
 type Parser struct {
-	sc     scanner
-	sub    scanner
+	sc     jsonscan.Scanner
+	sub    jsonscan.Scanner
 	e      entry
 	walked int // how much of the last line scan looked at
 }
@@ -101,15 +102,15 @@ func (s *Session) bad(line int, off int64, reason string) {
 func (p *Parser) scan(line []byte) bool {
 	p.walked = len(line)
 	sc := &p.sc
-	sc.reset(line)
+	sc.Reset(line)
 	e := &p.e
 	blocks := e.msg.blocks[:0]
 	*e = entry{}
 	e.msg.blocks = blocks
-	if !sc.object() {
+	if !sc.Object() {
 		return false
 	}
-	for k := sc.key(); k != nil; k = sc.key() {
+	for k := sc.Key(); k != nil; k = sc.Key() {
 		switch string(k) {
 		case "type":
 			e.typ = p.rawStr()
@@ -117,19 +118,19 @@ func (p *Parser) scan(line []byte) bool {
 				// Lines of other types (progress, snapshots, queue
 				// operations...) are a third of a transcript's bytes and
 				// nothing cairn keeps: stop here, trusting the line's end.
-				p.walked = sc.i
-				return !sc.bad
+				p.walked = sc.Pos()
+				return !sc.Failed()
 			}
 		case "subtype":
 			e.subtype = p.rawStr()
 		case "isSidechain":
-			e.sidechain = sc.boolean()
+			e.sidechain = sc.Bool()
 		case "isMeta":
-			e.meta = sc.boolean()
+			e.meta = sc.Bool()
 		case "isCompactSummary":
-			e.compactSummary = sc.boolean()
+			e.compactSummary = sc.Bool()
 		case "isVisibleInTranscriptOnly":
-			e.visibleOnly = sc.boolean()
+			e.visibleOnly = sc.Bool()
 		case "timestamp":
 			e.timestamp = p.rawStr()
 		case "cwd":
@@ -141,11 +142,11 @@ func (p *Parser) scan(line []byte) bool {
 		case "version":
 			e.version = p.rawStr()
 		case "message":
-			if sc.peek() == '{' {
+			if sc.Peek() == '{' {
 				e.hasMsg = true
 				p.message(&e.msg)
 			} else {
-				sc.skip()
+				sc.Skip()
 			}
 		case "toolUseResult":
 			if len(e.typ) > 0 && e.hasMsg {
@@ -153,23 +154,23 @@ func (p *Parser) scan(line []byte) bool {
 				// the message, often the largest part of the line (whole
 				// file contents); Claude Code writes it after every field
 				// cairn reads.
-				p.walked = sc.i
-				return !sc.bad
+				p.walked = sc.Pos()
+				return !sc.Failed()
 			}
-			sc.skip()
+			sc.Skip()
 		case "compactMetadata":
-			if sc.peek() == '{' {
+			if sc.Peek() == '{' {
 				e.hasCompact = true
 				p.compactMeta()
 			} else {
-				sc.skip()
+				sc.Skip()
 			}
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
-	sc.end()
-	return !sc.bad
+	sc.End()
+	return !sc.Failed()
 }
 
 func interesting(typ []byte) bool {
@@ -182,34 +183,34 @@ func interesting(typ []byte) bool {
 
 // rawStr reads a string value, or skips a value of another kind.
 func (p *Parser) rawStr() []byte {
-	if !p.sc.isString() {
-		p.sc.skip()
+	if !p.sc.IsString() {
+		p.sc.Skip()
 		return nil
 	}
-	return p.sc.rawString()
+	return p.sc.RawString()
 }
 
 func (p *Parser) compactMeta() {
 	sc := &p.sc
-	sc.object()
-	for k := sc.key(); k != nil; k = sc.key() {
+	sc.Object()
+	for k := sc.Key(); k != nil; k = sc.Key() {
 		switch string(k) {
 		case "trigger":
 			p.e.trigger = p.rawStr()
 		case "preTokens":
-			p.e.pre = sc.integer()
+			p.e.pre = sc.Int()
 		case "postTokens":
-			p.e.post = sc.integer()
+			p.e.post = sc.Int()
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }
 
 func (p *Parser) message(m *message) {
 	sc := &p.sc
-	sc.object()
-	for k := sc.key(); k != nil; k = sc.key() {
+	sc.Object()
+	for k := sc.Key(); k != nil; k = sc.Key() {
 		switch string(k) {
 		case "id":
 			m.id = p.rawStr()
@@ -218,53 +219,53 @@ func (p *Parser) message(m *message) {
 		case "role":
 			m.role = p.rawStr()
 		case "usage":
-			if sc.peek() != '{' {
-				sc.skip()
+			if sc.Peek() != '{' {
+				sc.Skip()
 				continue
 			}
 			m.hasUsage = true
-			sc.object()
-			for k := sc.key(); k != nil; k = sc.key() {
+			sc.Object()
+			for k := sc.Key(); k != nil; k = sc.Key() {
 				switch string(k) {
 				case "input_tokens":
-					m.usage.Input = sc.integer()
+					m.usage.Input = sc.Int()
 				case "cache_creation_input_tokens":
-					m.usage.CacheCreation = sc.integer()
+					m.usage.CacheCreation = sc.Int()
 				case "cache_read_input_tokens":
-					m.usage.CacheRead = sc.integer()
+					m.usage.CacheRead = sc.Int()
 				case "output_tokens":
-					m.usage.Output = sc.integer()
+					m.usage.Output = sc.Int()
 				default:
-					sc.skip()
+					sc.Skip()
 				}
 			}
 		case "content":
-			switch sc.peek() {
+			switch sc.Peek() {
 			case '"':
 				m.isStr = true
-				m.contentStr = sc.rawString()
+				m.contentStr = sc.RawString()
 			case '[':
-				for sc.array(); sc.more(); {
-					if sc.peek() != '{' {
-						sc.skip()
+				for sc.Array(); sc.More(); {
+					if sc.Peek() != '{' {
+						sc.Skip()
 						continue
 					}
 					m.blocks = append(m.blocks, block{})
 					p.block(&m.blocks[len(m.blocks)-1])
 				}
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }
 
 func (p *Parser) block(b *block) {
 	sc := &p.sc
-	sc.object()
-	for k := sc.key(); k != nil; k = sc.key() {
+	sc.Object()
+	for k := sc.Key(); k != nil; k = sc.Key() {
 		switch string(k) {
 		case "type":
 			b.typ = p.rawStr()
@@ -277,47 +278,47 @@ func (p *Parser) block(b *block) {
 		case "tool_use_id":
 			b.toolUseID = p.rawStr()
 		case "is_error":
-			b.isError = sc.boolean()
+			b.isError = sc.Bool()
 		case "input":
-			if sc.peek() == '{' {
+			if sc.Peek() == '{' {
 				p.input(&b.in)
 			} else {
-				sc.skip()
+				sc.Skip()
 			}
 		case "content":
 			// tool_result content: a string, or blocks of which the first
 			// text is kept.
-			switch sc.peek() {
+			switch sc.Peek() {
 			case '"':
-				b.result = sc.rawString()
+				b.result = sc.RawString()
 			case '[':
-				for sc.array(); sc.more(); {
-					if sc.peek() != '{' {
-						sc.skip()
+				for sc.Array(); sc.More(); {
+					if sc.Peek() != '{' {
+						sc.Skip()
 						continue
 					}
-					sc.object()
-					for k := sc.key(); k != nil; k = sc.key() {
-						if string(k) == "text" && b.result == nil && sc.isString() {
-							b.result = sc.rawString()
+					sc.Object()
+					for k := sc.Key(); k != nil; k = sc.Key() {
+						if string(k) == "text" && b.result == nil && sc.IsString() {
+							b.result = sc.RawString()
 						} else {
-							sc.skip()
+							sc.Skip()
 						}
 					}
 				}
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }
 
 func (p *Parser) input(in *toolInput) {
 	sc := &p.sc
-	sc.object()
-	for k := sc.key(); k != nil; k = sc.key() {
+	sc.Object()
+	for k := sc.Key(); k != nil; k = sc.Key() {
 		switch string(k) {
 		case "file_path":
 			in.filePath = p.rawStr()
@@ -328,12 +329,12 @@ func (p *Parser) input(in *toolInput) {
 		case "command":
 			in.command = p.rawStr()
 		case "taskId", "task_id":
-			if sc.isString() {
-				in.taskID = sc.rawString()
+			if sc.IsString() {
+				in.taskID = sc.RawString()
 			} else {
-				start := sc.i
-				sc.skip()
-				in.taskID = bytes.TrimSpace(sc.b[start:sc.i])
+				start := sc.Pos()
+				sc.Skip()
+				in.taskID = bytes.TrimSpace(sc.Input()[start:sc.Pos()])
 			}
 		case "subject":
 			in.subject = p.rawStr()
@@ -344,11 +345,11 @@ func (p *Parser) input(in *toolInput) {
 		case "description":
 			in.description = p.rawStr()
 		case "todos":
-			start := sc.i
-			sc.skip()
-			in.todos = sc.b[start:sc.i]
+			start := sc.Pos()
+			sc.Skip()
+			in.todos = sc.Input()[start:sc.Pos()]
 		default:
-			sc.skip()
+			sc.Skip()
 		}
 	}
 }
@@ -391,7 +392,7 @@ func (p *Parser) apply(s *Session, lineNo int) {
 	case "system":
 		if string(e.subtype) == "compact_boundary" {
 			s.Compactions = append(s.Compactions, Compaction{
-				Trigger:     unescape(e.trigger),
+				Trigger:     jsonscan.Unescape(e.trigger),
 				PreTokens:   e.pre,
 				PostTokens:  e.post,
 				Time:        ts,
@@ -404,7 +405,7 @@ func (p *Parser) apply(s *Session, lineNo int) {
 
 func setStr(dst *string, raw []byte) {
 	if len(raw) > 0 && string(raw) != *dst {
-		*dst = unescape(raw)
+		*dst = jsonscan.Unescape(raw)
 	}
 }
 
@@ -427,7 +428,7 @@ func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
 	if !e.sidechain && !synthetic {
 		for i := range m.blocks {
 			if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
-				s.assistantText(unescape(b.text), ts, lineNo)
+				s.assistantText(jsonscan.Unescape(b.text), ts, lineNo)
 			}
 		}
 	}
@@ -440,8 +441,8 @@ func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
 		if _, ok := x.callByID[id]; ok {
 			continue
 		}
-		c := ToolCall{ID: id, Name: unescape(b.name), Time: ts, Line: lineNo, Sidechain: e.sidechain}
-		s.toolUse(&c, &b.in, unescape(e.cwd), &p.sub)
+		c := ToolCall{ID: id, Name: jsonscan.Unescape(b.name), Time: ts, Line: lineNo, Sidechain: e.sidechain}
+		s.toolUse(&c, &b.in, jsonscan.Unescape(e.cwd), &p.sub)
 		x.callByID[id] = len(s.ToolCalls)
 		s.ToolCalls = append(s.ToolCalls, c)
 	}
@@ -482,7 +483,7 @@ func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
 func (p *Parser) text() string {
 	m := &p.e.msg
 	if m.isStr {
-		return unescape(m.contentStr)
+		return jsonscan.Unescape(m.contentStr)
 	}
 	var sb strings.Builder
 	for i := range m.blocks {
@@ -490,7 +491,7 @@ func (p *Parser) text() string {
 			if sb.Len() > 0 {
 				sb.WriteByte('\n')
 			}
-			sb.WriteString(unescape(m.blocks[i].text))
+			sb.WriteString(jsonscan.Unescape(m.blocks[i].text))
 		}
 	}
 	return sb.String()
@@ -542,5 +543,17 @@ func unescapePrefix(raw []byte, max int) string {
 			raw = raw[:k]
 		}
 	}
-	return truncate(unescape(raw), max)
+	return truncate(jsonscan.Unescape(raw), max)
+}
+
+// truncate cuts s to at most max bytes on a rune boundary.
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }

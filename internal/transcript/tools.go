@@ -1,32 +1,33 @@
 package transcript
 
 import (
+	"github.com/cairn-agent/cairn/internal/jsonscan"
 	"path/filepath"
 	"strings"
 )
 
 // toolUse fills c from the tool's input and records its effects on files and
 // todos. cwd resolves relative paths.
-func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *scanner) {
+func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *jsonscan.Scanner) {
 	switch c.Name {
 	case "Read":
-		c.FilePath = absPath(cwd, unescape(in.filePath))
+		c.FilePath = absPath(cwd, jsonscan.Unescape(in.filePath))
 		s.fileOp(c.FilePath, opRead)
 	case "Write":
-		c.FilePath = absPath(cwd, unescape(in.filePath))
+		c.FilePath = absPath(cwd, jsonscan.Unescape(in.filePath))
 		s.fileOp(c.FilePath, opWrite)
 	case "Edit", "MultiEdit":
-		c.FilePath = absPath(cwd, unescape(in.filePath))
+		c.FilePath = absPath(cwd, jsonscan.Unescape(in.filePath))
 		s.fileOp(c.FilePath, opEdit)
 	case "NotebookEdit":
-		c.FilePath = absPath(cwd, unescape(in.notebookPath))
+		c.FilePath = absPath(cwd, jsonscan.Unescape(in.notebookPath))
 		s.fileOp(c.FilePath, opEdit)
 	case "Task", "Agent":
-		c.Description = truncate(unescape(in.description), maxNoteBytes)
+		c.Description = truncate(jsonscan.Unescape(in.description), maxNoteBytes)
 	case "Bash":
-		cmd := unescape(in.command)
+		cmd := jsonscan.Unescape(in.command)
 		c.Command = truncate(cmd, maxCommandBytes)
-		c.Description = truncate(unescape(in.description), maxNoteBytes)
+		c.Description = truncate(jsonscan.Unescape(in.description), maxNoteBytes)
 		for _, op := range bashFileOps(cmd) {
 			s.fileOp(absPath(cwd, op.path), op.kind)
 		}
@@ -35,9 +36,9 @@ func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *scanner) 
 	case "TaskCreate":
 		s.Todos = append(s.Todos, Todo{
 			ID:         "pending:" + c.ID,
-			Content:    unescape(in.subject),
+			Content:    jsonscan.Unescape(in.subject),
 			Status:     "pending",
-			ActiveForm: unescape(in.activeForm),
+			ActiveForm: jsonscan.Unescape(in.activeForm),
 		})
 		s.index().todoByID["pending:"+c.ID] = len(s.Todos) - 1
 	case "TaskUpdate":
@@ -89,43 +90,43 @@ func (s *Session) fileOp(path string, k opKind) {
 }
 
 // todoWrite replaces the todo list with TodoWrite's input.
-func (s *Session) todoWrite(raw []byte, sc *scanner) {
+func (s *Session) todoWrite(raw []byte, sc *jsonscan.Scanner) {
 	if len(raw) == 0 {
 		return
 	}
-	sc.reset(raw)
+	sc.Reset(raw)
 	var todos []Todo
-	if sc.peek() != '[' {
+	if sc.Peek() != '[' {
 		return
 	}
-	for sc.array(); sc.more(); {
-		if sc.peek() != '{' {
-			sc.skip()
+	for sc.Array(); sc.More(); {
+		if sc.Peek() != '{' {
+			sc.Skip()
 			continue
 		}
 		var t Todo
-		sc.object()
-		for k := sc.key(); k != nil; k = sc.key() {
-			if !sc.isString() {
-				sc.skip()
+		sc.Object()
+		for k := sc.Key(); k != nil; k = sc.Key() {
+			if !sc.IsString() {
+				sc.Skip()
 				continue
 			}
 			switch string(k) {
 			case "content":
-				t.Content = sc.str()
+				t.Content = sc.Str()
 			case "status":
-				t.Status = sc.str()
+				t.Status = sc.Str()
 			case "activeForm":
-				t.ActiveForm = sc.str()
+				t.ActiveForm = sc.Str()
 			case "id":
-				t.ID = sc.str()
+				t.ID = sc.Str()
 			default:
-				sc.skip()
+				sc.Skip()
 			}
 		}
 		todos = append(todos, t)
 	}
-	if sc.bad {
+	if sc.Failed() {
 		return
 	}
 	s.Todos = todos
@@ -150,14 +151,14 @@ func (s *Session) assignTaskID(callID, id string) {
 }
 
 func (s *Session) taskUpdate(in *toolInput) {
-	id := strings.Trim(unescape(in.taskID), `"`)
+	id := strings.Trim(jsonscan.Unescape(in.taskID), `"`)
 	x := s.index()
 	i, ok := x.todoByID[id]
 	if !ok {
 		return
 	}
 	t := &s.Todos[i]
-	if st := unescape(in.status); st != "" {
+	if st := jsonscan.Unescape(in.status); st != "" {
 		if st == "deleted" {
 			s.Todos = append(s.Todos[:i], s.Todos[i+1:]...)
 			clear(x.todoByID)
@@ -170,10 +171,10 @@ func (s *Session) taskUpdate(in *toolInput) {
 		}
 		t.Status = st
 	}
-	if v := unescape(in.subject); v != "" {
+	if v := jsonscan.Unescape(in.subject); v != "" {
 		t.Content = v
 	}
-	if v := unescape(in.activeForm); v != "" {
+	if v := jsonscan.Unescape(in.activeForm); v != "" {
 		t.ActiveForm = v
 	}
 }

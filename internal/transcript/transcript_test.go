@@ -315,23 +315,6 @@ func TestBashFileOps(t *testing.T) {
 	}
 }
 
-func TestUnescape(t *testing.T) {
-	tests := map[string]string{
-		`plain`:         "plain",
-		`a\nb\t\"c\"\\`: "a\nb\t\"c\"\\",
-		`\u00e9\u4e2d`:  "é中",
-		`\ud83d\ude00`:  "😀",
-		`bad \x escape`: `bad \x escape`,
-		`short \u12`:    `short \u12`,
-		`trailing \`:    `trailing \`,
-	}
-	for in, want := range tests {
-		if got := unescape([]byte(in)); got != want {
-			t.Errorf("unescape(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestDeepNesting(t *testing.T) {
 	deep := `{"type":"user","x":` + strings.Repeat("[", 2_000_000) + strings.Repeat("]", 2_000_000) + `}`
 	s := feed(t, deep, userText("still here", ""))

@@ -1,4 +1,8 @@
-package transcript
+// Package jsonscan is a minimal, allocation-free JSON walker for lines that
+// are mostly large strings nobody needs: it validates what it walks, jumps
+// over string bodies with bytes.IndexByte, and lets the caller pick the few
+// fields it keeps, decoding only those.
+package jsonscan
 
 import (
 	"bytes"
@@ -7,26 +11,26 @@ import (
 	"unicode/utf8"
 )
 
-// scanner is a minimal, allocation-free JSON walker. Transcript lines are
+// Scanner is a minimal, allocation-free JSON walker. Transcript lines are
 // mostly huge strings (file contents, tool output) that cairn never needs, so
 // instead of building a DOM it walks the line once, validating structure and
 // jumping over string bodies with bytes.IndexByte, and lets the caller pick the
 // few fields it keeps. Once an error is seen the scanner stays failed and every
 // call returns zero values, so callers can check s.bad once at the end.
-type scanner struct {
+type Scanner struct {
 	b     []byte
 	i     int
 	bad   bool
 	stack []bool // per open container: no member seen yet
 }
 
-func (s *scanner) reset(b []byte) {
+func (s *Scanner) Reset(b []byte) {
 	s.b, s.i, s.bad, s.stack = b, 0, false, s.stack[:0]
 }
 
-func (s *scanner) fail() { s.bad = true; s.i = len(s.b) }
+func (s *Scanner) fail() { s.bad = true; s.i = len(s.b) }
 
-func (s *scanner) ws() {
+func (s *Scanner) ws() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -38,7 +42,7 @@ func (s *scanner) ws() {
 }
 
 // peek returns the next non-space byte, or 0 at the end.
-func (s *scanner) peek() byte {
+func (s *Scanner) Peek() byte {
 	s.ws()
 	if s.i >= len(s.b) {
 		return 0
@@ -48,8 +52,8 @@ func (s *scanner) peek() byte {
 
 // rawString consumes a string and returns its body without the quotes and
 // with escapes left as they are.
-func (s *scanner) rawString() []byte {
-	if s.peek() != '"' {
+func (s *Scanner) RawString() []byte {
+	if s.Peek() != '"' {
 		s.fail()
 		return nil
 	}
@@ -77,17 +81,17 @@ func (s *scanner) rawString() []byte {
 
 // str consumes a string and returns it decoded. It allocates: use it only for
 // values that are kept.
-func (s *scanner) str() string {
-	raw := s.rawString()
+func (s *Scanner) Str() string {
+	raw := s.RawString()
 	if s.bad {
 		return ""
 	}
-	return unescape(raw)
+	return Unescape(raw)
 }
 
 // strPrefix decodes at most max bytes of a string value.
-func (s *scanner) strPrefix(max int) string {
-	raw := s.rawString()
+func (s *Scanner) StrPrefix(max int) string {
+	raw := s.RawString()
 	if s.bad {
 		return ""
 	}
@@ -101,23 +105,23 @@ func (s *scanner) strPrefix(max int) string {
 			}
 		}
 	}
-	return truncate(unescape(raw), max)
+	return truncate(Unescape(raw), max)
 }
 
 // isString reports whether the next value is a string.
-func (s *scanner) isString() bool { return s.peek() == '"' }
+func (s *Scanner) IsString() bool { return s.Peek() == '"' }
 
 // boolean consumes a value and reports whether it was the literal true; any
 // other valid value counts as false.
-func (s *scanner) boolean() bool {
-	if s.peek() == 't' {
+func (s *Scanner) Bool() bool {
+	if s.Peek() == 't' {
 		return s.literal("true")
 	}
-	s.skip()
+	s.Skip()
 	return false
 }
 
-func (s *scanner) literal(lit string) bool {
+func (s *Scanner) literal(lit string) bool {
 	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
 		s.fail()
 		return false
@@ -127,10 +131,10 @@ func (s *scanner) literal(lit string) bool {
 }
 
 // integer consumes a number and returns it as int64; non-integers give 0.
-func (s *scanner) integer() int64 {
-	c := s.peek()
+func (s *Scanner) Int() int64 {
+	c := s.Peek()
 	if c != '-' && (c < '0' || c > '9') {
-		s.skip()
+		s.Skip()
 		return 0
 	}
 	start := s.i
@@ -149,7 +153,7 @@ func (s *scanner) integer() int64 {
 	return n
 }
 
-func (s *scanner) number() {
+func (s *Scanner) number() {
 	start := s.i
 	if s.i < len(s.b) && s.b[s.i] == '-' {
 		s.i++
@@ -172,17 +176,17 @@ func (s *scanner) number() {
 }
 
 // skip consumes one value of any kind, checking its structure.
-func (s *scanner) skip() {
-	switch s.peek() {
+func (s *Scanner) Skip() {
+	switch s.Peek() {
 	case '"':
-		s.rawString()
+		s.RawString()
 	case '{':
-		for s.object(); s.key() != nil; {
-			s.skip()
+		for s.Object(); s.Key() != nil; {
+			s.Skip()
 		}
 	case '[':
-		for s.array(); s.more(); {
-			s.skip()
+		for s.Array(); s.More(); {
+			s.Skip()
 		}
 	case 't':
 		s.literal("true")
@@ -196,8 +200,8 @@ func (s *scanner) skip() {
 }
 
 // object starts an object; iterate its members with key.
-func (s *scanner) object() bool {
-	if s.peek() != '{' {
+func (s *Scanner) Object() bool {
+	if s.Peek() != '{' {
 		s.fail()
 		return false
 	}
@@ -208,8 +212,8 @@ func (s *scanner) object() bool {
 
 // key returns the next member's key (raw), or nil at the closing brace.
 // The caller must consume the member's value before calling key again.
-func (s *scanner) key() []byte {
-	c := s.peek()
+func (s *Scanner) Key() []byte {
+	c := s.Peek()
 	if s.bad {
 		return nil
 	}
@@ -229,8 +233,8 @@ func (s *scanner) key() []byte {
 		return nil
 	}
 	s.setFirst(false)
-	k := s.rawString()
-	if s.peek() != ':' {
+	k := s.RawString()
+	if s.Peek() != ':' {
 		s.fail()
 		return nil
 	}
@@ -242,8 +246,8 @@ func (s *scanner) key() []byte {
 }
 
 // array starts an array; iterate its elements with more.
-func (s *scanner) array() bool {
-	if s.peek() != '[' {
+func (s *Scanner) Array() bool {
+	if s.Peek() != '[' {
 		s.fail()
 		return false
 	}
@@ -254,8 +258,8 @@ func (s *scanner) array() bool {
 
 // more reports whether another element follows, consuming the separator or
 // the closing bracket.
-func (s *scanner) more() bool {
-	c := s.peek()
+func (s *Scanner) More() bool {
+	c := s.Peek()
 	if s.bad {
 		return false
 	}
@@ -281,38 +285,38 @@ func (s *scanner) more() bool {
 // maxDepth bounds nesting so that no line can exhaust the stack.
 const maxDepth = 10000
 
-func (s *scanner) depthIn() {
+func (s *Scanner) depthIn() {
 	if len(s.stack) >= maxDepth {
 		s.fail()
 		return
 	}
 	s.stack = append(s.stack, true)
 }
-func (s *scanner) depthOut() { s.stack = s.stack[:len(s.stack)-1] }
-func (s *scanner) first() bool {
+func (s *Scanner) depthOut() { s.stack = s.stack[:len(s.stack)-1] }
+func (s *Scanner) first() bool {
 	if len(s.stack) == 0 {
 		s.fail()
 		return false
 	}
 	return s.stack[len(s.stack)-1]
 }
-func (s *scanner) setFirst(v bool) {
+func (s *Scanner) setFirst(v bool) {
 	if len(s.stack) > 0 {
 		s.stack[len(s.stack)-1] = v
 	}
 }
 
 // end checks that nothing but white space follows the top-level value.
-func (s *scanner) end() {
+func (s *Scanner) End() {
 	s.ws()
 	if s.i != len(s.b) || len(s.stack) != 0 {
 		s.fail()
 	}
 }
 
-// unescape decodes a JSON string body. Invalid escapes are kept verbatim:
+// Unescape decodes a JSON string body. Invalid escapes are kept verbatim:
 // transcripts are data to read, not to reject for a stray backslash.
-func unescape(raw []byte) string {
+func Unescape(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw)
 	}
@@ -391,3 +395,13 @@ func truncate(s string, max int) string {
 	}
 	return s[:cut]
 }
+
+// Failed reports whether the walk met invalid JSON; once it has, every call
+// returns zero values.
+func (s *Scanner) Failed() bool { return s.bad }
+
+// Pos is how many bytes of the input have been walked.
+func (s *Scanner) Pos() int { return s.i }
+
+// Input is what Reset was given.
+func (s *Scanner) Input() []byte { return s.b }
