@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // hookBench is one project with a copy of the 100 MB transcript whose state
@@ -74,29 +76,62 @@ func (h *hookBench) appendLines(data []byte) {
 	f.Close()
 }
 
+// interleaved runs the hello-world baseline and the hook in turn, each
+// iteration, and reports the median of each and their ratio: a baseline
+// measured in the same moments as what it is compared with.
+func interleaved(b *testing.B, before func(), hook func()) {
+	var hello, hooks []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		if before != nil {
+			before()
+		}
+		// The baseline is run the way the hook is: a payload on stdin,
+		// stdout collected.
+		t := time.Now()
+		cmd := exec.Command(work.hello)
+		cmd.Stdin = bytes.NewReader(helloPayload)
+		if _, err := cmd.Output(); err != nil {
+			b.Fatal(err)
+		}
+		hello = append(hello, time.Since(t))
+		b.StartTimer()
+		t = time.Now()
+		hook()
+		hooks = append(hooks, time.Since(t))
+	}
+	h, k := median(hello), median(hooks)
+	b.ReportMetric(float64(h.Microseconds()), "hello-µs")
+	b.ReportMetric(float64(k.Microseconds()), "hook-µs")
+	b.ReportMetric(float64(k)/float64(h), "x-hello")
+}
+
+// helloPayload is as long as a UserPromptSubmit payload.
+var helloPayload = bytes.Repeat([]byte("x"), 256)
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 // BenchmarkHookUserPromptSubmit: one more turn was appended since the last
 // hook; no compaction to restore.
 func BenchmarkHookUserPromptSubmit(b *testing.B) {
 	h := newHookBench(b)
-	for b.Loop() {
-		b.StopTimer()
-		h.appendLines(work.turn)
-		b.StartTimer()
+	interleaved(b, func() { h.appendLines(work.turn) }, func() {
 		if out := h.run("UserPromptSubmit", map[string]any{"prompt": "go on"}); len(out) != 0 {
 			b.Fatalf("unexpected output %s", out)
 		}
-	}
+	})
 }
 
 // BenchmarkHookPostToolUse: one more turn appended since the last hook.
 func BenchmarkHookPostToolUse(b *testing.B) {
 	h := newHookBench(b)
-	for b.Loop() {
-		b.StopTimer()
-		h.appendLines(work.turn)
-		b.StartTimer()
+	interleaved(b, func() { h.appendLines(work.turn) }, func() {
 		h.run("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}})
-	}
+	})
 }
 
 // BenchmarkHookPreCompact: a checkpoint of the whole 100 MB session, with

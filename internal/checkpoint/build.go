@@ -1,10 +1,8 @@
 package checkpoint
 
 import (
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/git"
@@ -20,16 +18,12 @@ type Input struct {
 	Reading meter.Reading
 	Git     *git.Status
 	GitErr  error
-	// Tickets is an extra pattern for ticket ids (CAIRN_TICKET_PATTERN).
-	Tickets *regexp.Regexp
+	// TicketPrefixes are extra ticket id prefixes (CAIRN_TICKET_PREFIXES):
+	// a word that starts with one and continues with letters, digits,
+	// dots or dashes is a ticket.
+	TicketPrefixes []string
 	// Redact cleans every string kept; nil keeps them as they are.
 	Redact func(string) string
-}
-
-// lazy compiles a pattern on first use: hooks that never build a
-// checkpoint should not pay for compiling them at start-up.
-func lazy(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // Limits that keep a checkpoint a summary, not a copy of the session.
@@ -57,7 +51,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	if in.GitErr != nil {
 		c.GitError = in.GitErr.Error()
 	}
-	c.Task = task(s, in.Tickets)
+	c.Task = task(s, in.TicketPrefixes)
 	c.Constraints = constraints(s.Prompts)
 	for _, t := range s.Todos {
 		c.Todos = append(c.Todos, Todo{Content: clip(t.Content), Status: t.Status})
@@ -115,7 +109,7 @@ func clipN(s string, n int) string {
 
 // task takes the first substantive prompt and the latest ones. A prompt is
 // substantive when it is more than an acknowledgement ("ok", "continue").
-func task(s *transcript.Session, extra *regexp.Regexp) Task {
+func task(s *transcript.Session, extra []string) Task {
 	var t Task
 	firstIdx := -1
 	for i, p := range s.Prompts {
@@ -144,20 +138,17 @@ func substantive(p string) bool {
 }
 
 var (
-	ticketKey = lazy(`\b[A-Z][A-Z0-9]{1,9}-[0-9]{1,6}\b`)
 	// Keys that look like tickets but name standards and encodings.
 	notTickets = map[string]bool{"UTF": true, "SHA": true, "ISO": true, "RFC": true, "HTTP": true, "TLS": true,
 		"CVE": true, "AES": true, "PEP": true, "MD": true, "ES": true, "GPT": true, "X": true, "UCS": true,
 		"WIN": true, "COVID": true, "IPV": true, "H": true, "E": true, "GO": true}
 	// bd (beads) ids: named after `bd show|update|close…` or "bead".
-	beadCmd    = lazy(`\bbd\s+(?:show|update|close|start|reopen|dep\s+add|comments?)\s+([a-z][a-z0-9]*-[a-z0-9]+(?:\.[0-9]+)*)\b`)
-	beadPrompt = lazy(`(?i)\bbeads?\s+([a-z][a-z0-9]*-[a-z0-9]+(?:\.[0-9]+)*)\b`)
 )
 
 // tickets finds issue keys (ABC-123) in prompts and the branch, bead ids in
 // prompts and bd commands, and matches of the configured pattern, in order
 // of last mention.
-func tickets(s *transcript.Session, extra *regexp.Regexp) []string {
+func tickets(s *transcript.Session, extra []string) []string {
 	var seen []string
 	add := func(id string) {
 		if i := slices.Index(seen, id); i >= 0 {
@@ -166,17 +157,20 @@ func tickets(s *transcript.Session, extra *regexp.Regexp) []string {
 		seen = append(seen, id)
 	}
 	scan := func(text string) {
-		for _, m := range ticketKey().FindAllString(text, -1) {
+		for _, m := range issueKeys(text) {
 			if !notTickets[m[:strings.IndexByte(m, '-')]] {
 				add(m)
 			}
 		}
-		for _, m := range beadPrompt().FindAllStringSubmatch(text, -1) {
-			add(m[1])
+		for _, m := range beadsInProse(text) {
+			add(m)
 		}
-		if extra != nil {
-			for _, m := range extra.FindAllString(text, -1) {
-				add(m)
+		for _, p := range extra {
+			for _, w := range strings.Fields(text) {
+				w = strings.Trim(w, ".,;:()`\"'[]")
+				if len(w) > len(p) && strings.HasPrefix(w, p) && strings.Trim(w[len(p):], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == "" {
+					add(w)
+				}
 			}
 		}
 	}
@@ -186,23 +180,19 @@ func tickets(s *transcript.Session, extra *regexp.Regexp) []string {
 	}
 	for _, tc := range s.ToolCalls {
 		if tc.Name == "Bash" && strings.Contains(tc.Command, "bd ") {
-			for _, m := range beadCmd().FindAllStringSubmatch(tc.Command, -1) {
-				add(m[1])
+			for _, m := range beadsInCommand(tc.Command) {
+				add(m)
 			}
 		}
 	}
 	return last(seen, 5)
 }
 
-// constraintCue marks sentences in which the user tells the agent how to
-// work: never, always, don't, must, use X not Y...
-var constraintCue = lazy(`(?i)\b(never|always|don'?t|do not|must|mustn'?t|should ?n[o']t|make sure|ensure|only use|avoid|prefer|instead of|rather than|not allowed|no more than|at most|at least|without)\b|\buse\b[^.]*\bnot\b`)
-
 func constraints(prompts []transcript.Prompt) []string {
 	var out []string
 	for _, p := range prompts {
 		for _, sent := range transcript.Sentences(p.Text) {
-			if len(sent) > 400 || !constraintCue().MatchString(sent) {
+			if len(sent) > 400 || !isConstraint(sent) {
 				continue
 			}
 			sent = clip(sent)
@@ -324,10 +314,6 @@ func commandKey(cmd string) string {
 	return strings.Join(w, " ")
 }
 
-var nextHeader = lazy(`(?i)^[#*\s]*(next steps?|next up|remaining( work| tasks)?|still to do|to do|todo|what's left|plan)\b[^a-z]*$`)
-var nextSentence = lazy(`(?i)^(next,? (i'll|i will|we'll|we will|let me)|then (i'll|i will|we'll)|after that,? (i'll|i will)|the next step is|i'll (now|next))\b`)
-var listItem = lazy(`^\s*(?:[-*•]|\d+[.)])\s+(.*)$`)
-
 // nextSteps reads the latest assistant texts for a "Next steps" list or
 // sentences that announce the next move, newest text first.
 func nextSteps(texts []transcript.Note) []string {
@@ -335,21 +321,21 @@ func nextSteps(texts []transcript.Note) []string {
 		var steps []string
 		lines := strings.Split(texts[i].Text, "\n")
 		for j := 0; j < len(lines); j++ {
-			if nextHeader().MatchString(strings.TrimSpace(lines[j])) {
+			if isNextHeader(lines[j]) {
 				for k := j + 1; k < len(lines); k++ {
-					m := listItem().FindStringSubmatch(lines[k])
-					if m == nil {
+					item, ok := listItem(lines[k])
+					if !ok {
 						if strings.TrimSpace(lines[k]) == "" && len(steps) == 0 {
 							continue
 						}
 						break
 					}
-					steps = append(steps, clip(m[1]))
+					steps = append(steps, clip(item))
 				}
 			}
 		}
 		for _, sent := range transcript.Sentences(texts[i].Text) {
-			if nextSentence().MatchString(sent) {
+			if isNextSentence(sent) {
 				steps = append(steps, clip(sent))
 			}
 		}

@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/claude"
@@ -77,12 +77,9 @@ func (a *App) newKeeper() (*continuity.Keeper, error) {
 			k.RestoreBudget = n
 		}
 	}
-	if v := a.Getenv("CAIRN_TICKET_PATTERN"); v != "" {
-		re, err := regexp.Compile(v)
-		if err != nil {
-			fmt.Fprintf(a.Stderr, "cairn: warning: ignoring CAIRN_TICKET_PATTERN: %v\n", err)
-		} else {
-			k.Tickets = re
+	for _, p := range strings.Split(a.Getenv("CAIRN_TICKET_PREFIXES"), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			k.TicketPrefixes = append(k.TicketPrefixes, p)
 		}
 	}
 	return k, nil

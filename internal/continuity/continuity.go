@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -34,8 +33,8 @@ type Keeper struct {
 	Settings meter.Settings
 	// RestoreBudget is the restore's size in tokens.
 	RestoreBudget int
-	// Tickets is an extra ticket id pattern (CAIRN_TICKET_PATTERN).
-	Tickets *regexp.Regexp
+	// TicketPrefixes are extra ticket id prefixes (CAIRN_TICKET_PREFIXES).
+	TicketPrefixes []string
 	// GitTimeout bounds reading the work tree's state.
 	GitTimeout time.Duration
 	Now        func() time.Time
@@ -186,7 +185,7 @@ func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (ch
 		return checkpoint.Checkpoint{}, err
 	}
 	reading, _ := meter.Measure(s, k.Settings)
-	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, Tickets: k.Tickets, Redact: redact.String}
+	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
 	if project != "" {
 		gctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
 		st, err := git.Read(gctx, project)
