@@ -138,11 +138,11 @@ func BenchmarkHookPostToolUse(b *testing.B) {
 // git and the database, and the steering text.
 func BenchmarkHookPreCompact(b *testing.B) {
 	h := newHookBench(b)
-	for b.Loop() {
+	interleaved(b, nil, func() {
 		if out := h.run("PreCompact", map[string]any{"trigger": "auto"}); !bytes.Contains(out, []byte("keep these specifics")) {
 			b.Fatalf("no steering text: %s", out)
 		}
-	}
+	})
 }
 
 // boundary is a compaction as Claude Code writes it.
@@ -150,17 +150,17 @@ var boundary = []byte(`{"type":"system","subtype":"compact_boundary","content":"
 {"type":"user","isSidechain":false,"isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context. Summary."},"timestamp":"2026-03-01T12:00:01Z"}
 `)
 
-// BenchmarkHookSessionStartCompact: a new compaction each time, restored
-// from the PreCompact checkpoint.
+// BenchmarkHookSessionStartCompact: a new compaction each time, announced
+// by PreCompact (not timed) and restored from its checkpoint, as Claude
+// Code 2.1.328 orders them: PreCompact, SessionStart, then the boundary.
 func BenchmarkHookSessionStartCompact(b *testing.B) {
 	h := newHookBench(b)
-	for b.Loop() {
-		b.StopTimer()
+	interleaved(b, func() {
 		h.appendLines(boundary)
 		h.run("PreCompact", map[string]any{"trigger": "auto"})
-		b.StartTimer()
+	}, func() {
 		if out := h.run("SessionStart", map[string]any{"source": "compact"}); !bytes.Contains(out, []byte("Restored working state")) {
 			b.Fatalf("no restore: %s", out)
 		}
-	}
+	})
 }

@@ -10,10 +10,14 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 run() { go test -run '^$' -count "$count" "$@" ./bench | tee -a "$out" >&2; }
 # In-process: each iteration is a whole 100 MB read, or one appended turn.
-run -bench 'LineScan|ColdParse|Incremental' -benchtime 10x
+run -bench 'LineScan|ColdParse' -benchtime 10x
+run -bench 'Incremental' -benchtime 50x
 # Whole processes: many runs each, the baseline interleaved in the same run.
 run -bench 'Process(Hello|Status)$' -benchtime 200x
 run -bench 'ProcessStatusCold' -benchtime 5x
+# Hooks on the 100 MB session with saved state, each run beside a
+# hello-world run (medians, and their ratio).
+run -bench 'Hook' -benchtime 100x
 
 awk '
 function median(name, key,   n, i, j, t, a) {
@@ -27,6 +31,9 @@ function median(name, key,   n, i, j, t, a) {
   for (i = 4; i <= NF; i++) {
     if ($i == "MB/s") v[name, "mb", k] = $(i-1)
     if ($i == "file-bytes") fb[name] = $(i-1)
+    if ($i == "x-hello") v[name, "x", k] = $(i-1)
+    if ($i == "hook-µs") v[name, "hook", k] = $(i-1)
+    if ($i == "hello-µs") v[name, "hello", k] = $(i-1)
   }
 }
 END {
@@ -43,6 +50,11 @@ END {
   printf "%-46s %9.2f ms\n", "Go hello-world process (baseline)", h / 1e6
   printf "%-46s %9.2f ms  %.2fx hello-world\n", "cairn status --json, 100 MB, state saved", st / 1e6, st / h
   printf "%-46s %9.2f ms  %.0fx hello-world\n", "cairn status --json, 100 MB, no state yet", sc / 1e6, sc / h
+  n = split("UserPromptSubmit PostToolUse PreCompact SessionStartCompact", hk, " ")
+  for (j = 1; j <= n; j++) {
+    b = "BenchmarkHook" hk[j]
+    printf "%-46s %9.2f ms  %.2fx hello-world (%.2f ms beside it)\n", "hook " hk[j] ", 100 MB, state saved", median(b, "hook") / 1e3, median(b, "x"), median(b, "hello") / 1e3
+  }
 }' "$out"
 
 # Peak memory of the whole process, where GNU time is installed.
