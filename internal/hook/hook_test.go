@@ -17,7 +17,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/state"
-	_ "modernc.org/sqlite"
+	_ "github.com/ncruces/go-sqlite3/driver"
 )
 
 // world is one machine: a state dir, a database, projects and transcripts.
@@ -356,7 +356,7 @@ func TestLockedDatabase(t *testing.T) {
 	s.prompt("Fix LOCK-1.")
 	s.reply("ok", 1000)
 	w.run("SessionEnd", s.payload("SessionEnd", nil)) // creates the database
-	db, err := sql.Open("sqlite", w.dbPath())
+	db, err := sql.Open("sqlite3", w.dbPath())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,6 +101,9 @@ func (db *DB) checkpoint(ctx context.Context, where string, args ...any) (Checkp
 		return Checkpoint{}, err
 	}
 	c.CreatedAt = fromMillis(created)
+	if len(c.Body) == 0 {
+		c.Body = nil // stored empty for a nil body
+	}
 	return c, nil
 }
 

@@ -297,7 +297,7 @@ func TestLocked(t *testing.T) {
 	}
 	for _, lock := range []string{"IMMEDIATE", "EXCLUSIVE"} {
 		t.Run(lock, func(t *testing.T) {
-			other, err := sql.Open("sqlite", db.path)
+			other, err := sql.Open("sqlite3", db.path)
 			if err != nil {
 				t.Fatal(err)
 			}
