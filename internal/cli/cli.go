@@ -145,6 +145,15 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseNone parses flags for a command that takes no other arguments.
+func parseNone(fs *flag.FlagSet, args []string) error {
+	rest, err := parse(fs, args)
+	if err == nil && len(rest) > 0 {
+		err = usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	return err
+}
+
 // parse parses flags anywhere among the arguments and returns the rest.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string

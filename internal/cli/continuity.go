@@ -35,12 +35,8 @@ func runCheckpoint(ctx context.Context, a *App, args []string) error {
 	id := fs.String("session", "", "session id (or a unique prefix)")
 	path := fs.String("transcript", "", "transcript path")
 	asJSON := fs.Bool("json", false, "print the checkpoint as JSON")
-	rest, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	e, err := a.env()
 	if err != nil {
@@ -77,12 +73,8 @@ func runCheckpoints(ctx context.Context, a *App, args []string) error {
 	fs := newFlags("checkpoints")
 	asJSON := fs.Bool("json", false, "print JSON")
 	n := fs.Int("n", 20, "how many")
-	rest, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	e, err := a.env()
 	if err != nil {
@@ -171,12 +163,8 @@ func runShow(ctx context.Context, a *App, args []string) error {
 func runResume(ctx context.Context, a *App, args []string) error {
 	fs := newFlags("resume")
 	asJSON := fs.Bool("json", false, "print JSON")
-	rest, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	e, err := a.env()
 	if err != nil {

@@ -137,12 +137,8 @@ func runUninstall(_ context.Context, a *App, args []string) error {
 func editSettings(a *App, args []string, verb string) error {
 	fs := newFlags(verb)
 	user := fs.Bool("user", false, "edit the user's settings ($CLAUDE_CONFIG_DIR or ~/.claude) instead of this project's")
-	rest, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	e, err := a.env()
 	if err != nil {
@@ -196,12 +192,8 @@ func settingsError(err error) error {
 // does state live, when did each hook last run and how did it end.
 func runDoctor(ctx context.Context, a *App, args []string) error {
 	fs := newFlags("doctor")
-	rest, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	e, err := a.env()
 	if err != nil {

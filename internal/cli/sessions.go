@@ -26,12 +26,8 @@ func runSessions(_ context.Context, a *App, args []string) error {
 	fs := newFlags("sessions")
 	asJSON := fs.Bool("json", false, "print JSON")
 	n := fs.Int("n", 20, "how many sessions")
-	rest, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	e, err := a.env()
 	if err != nil {

@@ -63,12 +63,8 @@ func runStatus(_ context.Context, a *App, args []string) error {
 	path := fs.String("transcript", "", "transcript path")
 	asJSON := fs.Bool("json", false, "print JSON")
 	window := fs.Int64("window", 0, "context window in tokens (default: from the model)")
-	rest, err := parse(fs, args)
-	if err != nil {
+	if err := parseNone(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	if *id != "" && *path != "" {
 		return usageError{"give --session or --transcript, not both"}
