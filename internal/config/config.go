@@ -1,0 +1,172 @@
+// Package config reads a project's cairn configuration: the file
+// .claude/cairn.conf in the project, lines of `key = value`, `#` comments.
+// It is a plain format on purpose: hooks read it on every prompt, and a
+// missing or broken file must never stop them (a broken line is reported
+// and ignored).
+//
+//	# pressure levels: a preset, then any override
+//	levels.preset = ccs            # ccs (70/85/95), advisory (60/75/95), early-checkpoint (72/85/95)
+//	levels.base = threshold        # threshold (auto-compact point) or window
+//	levels.l1 = 70
+//	levels.l2 = 85
+//	levels.l3 = 95
+//	handoff.auto = L2, L3          # levels that write a handoff document (none: never)
+//	snapshot.auto = L2, L3         # levels that snapshot uncommitted work
+//	snapshot.mode = ref            # ref (refs/cairn/wip/..., work tree untouched) or commit ([WIP] commit)
+//	restore.budget = 1500          # tokens
+//	tickets.prefixes = gt-, PROJ_  # extra ticket id prefixes
+//	advisories = on                # off: no advisories in the model's context
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/pressure"
+)
+
+// File is where a project's configuration lives, relative to its root.
+const File = ".claude/cairn.conf"
+
+// Config is a project's configuration with defaults filled in.
+type Config struct {
+	Pressure       pressure.Config
+	HandoffAt      []int
+	SnapshotAt     []int
+	SnapshotCommit bool // seed 003's real [WIP] commit instead of a ref
+	RestoreBudget  int
+	TicketPrefixes []string
+	Advisories     bool
+}
+
+// Default is the configuration of a project without a file.
+func Default() Config {
+	return Config{Pressure: pressure.Default(), HandoffAt: []int{2, 3}, SnapshotAt: []int{2, 3}, RestoreBudget: 1500, Advisories: true}
+}
+
+// Load reads the project's file; a missing file gives the defaults. The
+// problems found (bad lines, unknown keys) are returned beside a usable
+// configuration, never instead of it.
+func Load(project string) (Config, []error) {
+	c := Default()
+	if project == "" {
+		return c, nil
+	}
+	data, err := os.ReadFile(filepath.Join(project, File))
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, []error{err}
+	}
+	return Parse(data, filepath.Join(project, File))
+}
+
+// Parse reads a configuration; name is used in messages.
+func Parse(data []byte, name string) (Config, []error) {
+	c := Default()
+	var errs []error
+	var levels [3]float64
+	var haveLevel [3]bool
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		bad := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("%s:%d: %s: %s", name, n, key, fmt.Sprintf(format, args...)))
+		}
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s:%d: want `key = value`", name, n))
+			continue
+		}
+		switch key {
+		case "levels.preset":
+			p, ok := pressure.Presets[value]
+			if !ok {
+				bad("unknown preset %q (ccs, advisory, early-checkpoint)", value)
+				continue
+			}
+			c.Pressure = p
+		case "levels.base":
+			c.Pressure.Base = pressure.Base(value)
+		case "levels.l1", "levels.l2", "levels.l3":
+			f, err := strconv.ParseFloat(strings.TrimSuffix(value, "%"), 64)
+			if err != nil {
+				bad("%q is not a percentage", value)
+				continue
+			}
+			i := int(key[len(key)-1] - '1')
+			levels[i], haveLevel[i] = f, true
+		case "handoff.auto", "snapshot.auto":
+			ls, err := pressure.ParseLevels(value)
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			if key == "handoff.auto" {
+				c.HandoffAt = ls
+			} else {
+				c.SnapshotAt = ls
+			}
+		case "snapshot.mode":
+			switch value {
+			case "ref":
+				c.SnapshotCommit = false
+			case "commit":
+				c.SnapshotCommit = true
+			default:
+				bad("%q: want ref or commit", value)
+			}
+		case "restore.budget":
+			v, err := strconv.Atoi(value)
+			if err != nil || v < 100 {
+				bad("%q: want a number of tokens, at least 100", value)
+				continue
+			}
+			c.RestoreBudget = v
+		case "tickets.prefixes":
+			c.TicketPrefixes = nil
+			for _, p := range strings.Split(value, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					c.TicketPrefixes = append(c.TicketPrefixes, p)
+				}
+			}
+		case "advisories":
+			switch strings.ToLower(value) {
+			case "on", "true", "yes":
+				c.Advisories = true
+			case "off", "false", "no":
+				c.Advisories = false
+			default:
+				bad("%q: want on or off", value)
+			}
+		default:
+			bad("unknown key")
+		}
+	}
+	for i, ok := range haveLevel {
+		if ok {
+			c.Pressure.Levels[i] = levels[i]
+		}
+	}
+	if err := c.Pressure.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%s: levels: %v; using the defaults", name, err))
+		c.Pressure = pressure.Default()
+	}
+	return c, errs
+}
