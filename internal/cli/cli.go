@@ -65,6 +65,7 @@ func commands() []command {
 		{"checkpoints", "[--json] [-n N]", "list this project's checkpoints", runCheckpoints},
 		{"show", "checkpoint [ID] [--session ID] [--json]", "print a checkpoint (default: the latest) as Markdown", runShow},
 		{"resume", "[--json]", "print the latest checkpoint of this project as text to continue from", runResume},
+		{"defer", "[N] [--session ID | --transcript PATH]", "snooze the L1 and L2 advisories for N turns (default 10)", runDefer},
 		{"hook", "EVENT", "handle a Claude Code hook event (run by Claude Code)", runHook},
 		{"version", "", "print cairn's version", func(_ context.Context, a *App, _ []string) error {
 			fmt.Fprintf(a.Stdout, "cairn %s\n", Version)

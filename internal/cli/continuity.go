@@ -192,3 +192,38 @@ func dbError(err error) error {
 	}
 	return withHint(err, "if the database is locked by a hung process, retry; if it is damaged, move it aside and cairn starts a new one")
 }
+
+// runDefer is `cairn defer [N]`: snooze the L1 and L2 advisories of the
+// session for N turns.
+func runDefer(_ context.Context, a *App, args []string) error {
+	fs := newFlags("defer")
+	id := fs.String("session", "", "session id (or a unique prefix)")
+	path := fs.String("transcript", "", "transcript path")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	n := continuity.DefaultDefer
+	if len(rest) > 1 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
+	}
+	if len(rest) == 1 {
+		if n, err = strconv.Atoi(rest[0]); err != nil || n < 1 {
+			return usageError{fmt.Sprintf("%q is not a number of turns", rest[0])}
+		}
+	}
+	e, err := a.env()
+	if err != nil {
+		return err
+	}
+	p, err := e.locate(*id, *path)
+	if err != nil {
+		return err
+	}
+	until, err := e.keeper.Defer(p, n)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Stdout, "L1 and L2 advisories snoozed for %d turns (until turn %d); L3 still comes\n", n, until)
+	return nil
+}

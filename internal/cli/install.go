@@ -24,10 +24,11 @@ var hookTimeouts = map[string]int{
 	"PreCompact":       30,
 	"PostCompact":      5,
 	"SessionEnd":       2,
+	"Stop":             3,
 }
 
 // installOrder is the order hooks are added in, as a person would read them.
-var installOrder = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "PostCompact", "SessionEnd"}
+var installOrder = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "PostCompact", "SessionEnd"}
 
 // oursFor recognises cairn's hook commands: those isOurs recognises, and
 // those that run exe itself whatever its name.

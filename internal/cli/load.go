@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/state"
@@ -46,6 +46,11 @@ func (a *App) env() (*env, error) {
 		return nil, err
 	}
 	pd, root, ok := claude.ProjectDir(cfg, cwd)
+	conf, errs := config.Load(root)
+	for _, e := range errs {
+		fmt.Fprintf(a.Stderr, "cairn: warning: %v\n", e)
+	}
+	k.Configure(conf)
 	return &env{configDir: cfg, projectDir: pd, projectOK: ok, cwd: cwd, root: root, stateDir: k.State.Dir,
 		store: k.State, settings: k.Settings, keeper: k}, nil
 }
@@ -67,7 +72,7 @@ func (a *App) newKeeper() (*continuity.Keeper, error) {
 	}
 	k := &continuity.Keeper{
 		State: state.Store{Dir: sd}, DBPath: filepath.Join(data, "cairn.db"), Settings: set,
-		RestoreBudget: checkpoint.DefaultRestoreBudget, Now: a.Now, Warn: a.Stderr,
+		Now: a.Now, Warn: a.Stderr,
 	}
 	if v := a.Getenv("CAIRN_RESTORE_BUDGET"); v != "" {
 		n, err := strconv.Atoi(v)

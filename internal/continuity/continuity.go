@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/state"
@@ -41,7 +42,19 @@ type Keeper struct {
 	// Warn receives what went wrong but did not stop the operation.
 	Warn io.Writer
 
-	db *sqlite.DB
+	// Pressure levels and what happens at them (Configure sets them from
+	// the project's configuration).
+	Pressure       pressure.Config
+	Advisories     bool
+	HandoffAt      []int
+	SnapshotAt     []int
+	SnapshotCommit bool
+	// OnLevel runs when a level is crossed for the first time, after the
+	// checkpoint; it returns what it saved, for the advisory.
+	OnLevel func(ctx context.Context, project, path string, level int, c checkpoint.Checkpoint) []string
+
+	configured bool
+	db         *sqlite.DB
 }
 
 // DataDir is where cairn keeps durable data: $XDG_DATA_HOME/cairn, else
@@ -206,6 +219,7 @@ func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (ch
 		return c, err
 	}
 	c.ID = id
+	k.noteCheckpoint(path, c, s.NumTurns())
 	return c, nil
 }
 

@@ -116,6 +116,7 @@ func (k *Keeper) Restore(ctx context.Context, project, path, at string) (string,
 		return "", err
 	}
 	m.restored = append(m.restored, d.Key)
+	m.announced, m.captured = 0, 0 // the context fell: the levels re-arm
 	if m.pending.Key == d.Key {
 		m.pending = Detected{}
 	}

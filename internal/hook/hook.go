@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
@@ -180,6 +181,11 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 	}
 	k := r.Keeper
 	defer k.Close()
+	cfg, cerrs := config.Load(project)
+	for _, e := range cerrs {
+		appendLog(filepath.Join(r.Dir, "cairn.log"), fmt.Sprintf("%s hook %s: config: %s\n", r.Now().UTC().Format(time.RFC3339), event, oneLine(e.Error())))
+	}
+	k.Configure(cfg)
 	switch event {
 	case "SessionStart":
 		var text string
@@ -191,11 +197,20 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 		}
 		return additionalContext(event, text), err
 	case "UserPromptSubmit":
-		text, err := k.Restore(ctx, project, p.TranscriptPath, continuity.AtPrompt)
+		text, err := k.Prompt(ctx, project, p.TranscriptPath)
 		return additionalContext(event, text), err
-	case "PostToolUse", "Stop":
-		_, err := k.Load(p.TranscriptPath, false)
-		return "", err
+	case "PostToolUse":
+		text, err := k.Advise(ctx, project, p.TranscriptPath)
+		return additionalContext(event, text), err
+	case "Stop":
+		// A suggestion for the user only: never a decision, never context
+		// for the model.
+		text, err := k.StopSuggestion(p.TranscriptPath)
+		if text == "" {
+			return "", err
+		}
+		b, _ := json.Marshal(map[string]string{"systemMessage": text})
+		return string(b) + "\n", err
 	case "PreCompact":
 		trigger := p.Trigger
 		if trigger == "" {

@@ -212,7 +212,7 @@ func TestDropFallback(t *testing.T) {
 	s := w.session("sess-c")
 	s.prompt("Write the migration for ORD-77.")
 	s.reply("Working on it.", 150000)
-	if out := w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)); out != "" {
+	if out := restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil))); strings.Contains(out, "Restored working state") {
 		t.Fatalf("restore without a compaction: %s", out)
 	}
 	s.prompt("next")
@@ -452,4 +452,98 @@ func FuzzDecodePayload(f *testing.F) {
 			t.Fatalf("got %+v, want %+v", got, want)
 		}
 	})
+}
+
+func TestPressureAdvisories(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-p")
+	s.prompt("Refactor the billing module for BILL-7.")
+	s.reply("ok", 50000) // 30% of the auto-compact point (167,000)
+	prompt := func() string { return restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil))) }
+	tool := func() string { return restored(t, w.run("PostToolUse", s.payload("PostToolUse", nil))) }
+	stop := func() string {
+		out := w.run("Stop", s.payload("Stop", nil))
+		if out == "" {
+			return ""
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil || len(v) != 1 || v["systemMessage"] == nil {
+			t.Fatalf("Stop printed %q: only a systemMessage may come out", out)
+		}
+		return v["systemMessage"].(string)
+	}
+	if out := prompt(); out != "" {
+		t.Errorf("advisory at L0: %s", out)
+	}
+	if out := stop(); out != "" {
+		t.Errorf("Stop suggestion at L0: %s", out)
+	}
+	s.reply("more", 120000) // 71.9%: L1
+	out := tool()
+	if !strings.Contains(out, "context L1") || !strings.Contains(out, "Finish the current task") || !strings.Contains(out, "checkpoint 1") {
+		t.Errorf("L1 advisory: %q", out)
+	}
+	if out := prompt(); out != "" {
+		t.Errorf("L1 announced twice: %s", out)
+	}
+	if out := stop(); out != "" {
+		t.Errorf("Stop right after the L1 checkpoint: %s", out)
+	}
+	s.reply("even more", 125000) // still L1, work since the checkpoint
+	if out := stop(); !strings.Contains(out, "L1") || !strings.Contains(out, "1 turns since the last checkpoint") {
+		t.Errorf("Stop suggestion: %q", out)
+	}
+	if out := stop(); out != "" {
+		t.Errorf("Stop repeated at once: %s", out)
+	}
+	s.reply("much more", 145000) // 86.8%: L2
+	if out := prompt(); !strings.Contains(out, "context L2") || !strings.Contains(out, "checkpoint 2") {
+		t.Errorf("L2 advisory: %q", out)
+	}
+	// A compaction: the context falls, the levels re-arm, then L1 again.
+	s.boundary("auto", 167100, 9000)
+	s.reply("after", 9000)
+	prompt() // the restore
+	s.reply("grows again", 120000)
+	if out := tool(); !strings.Contains(out, "context L1") {
+		t.Errorf("no advisory after re-arming: %q", out)
+	}
+	if l := w.log(); l != "" {
+		t.Errorf("log: %s", l)
+	}
+}
+
+func TestDeferAndAdvisoriesOff(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-d")
+	s.prompt("Write docs.")
+	s.reply("ok", 50000)
+	r := w.runner(nil, nil)
+	if _, err := r.Keeper.Defer(s.path, 3); err != nil {
+		t.Fatal(err)
+	}
+	s.reply("grow", 120000) // L1, deferred
+	if out := restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil))); out != "" {
+		t.Errorf("deferred L1 announced: %s", out)
+	}
+	s.reply("grow", 121000)
+	s.reply("grow", 122000) // the deferral ran out
+	if out := restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil))); !strings.Contains(out, "context L1") {
+		t.Errorf("L1 after the deferral: %q", out)
+	}
+	s.reply("grow", 160000) // L3 cannot be deferred
+	r.Keeper.Defer(s.path, 100)
+	if out := restored(t, w.run("PostToolUse", s.payload("PostToolUse", nil))); !strings.Contains(out, "L3 (emergency)") || !strings.Contains(out, "Wrap up now") {
+		t.Errorf("L3: %q", out)
+	}
+
+	// advisories = off: checkpoints still, nothing in the model's context.
+	os.MkdirAll(filepath.Join(s.project, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(s.project, ".claude", "cairn.conf"), []byte("advisories = off\nlevels.preset = advisory\n"), 0o644)
+	o := w.session("sess-off")
+	o.prompt("Other work.")
+	o.reply("ok", 110000) // 65.9%: L1 with the advisory preset
+	if out := w.run("UserPromptSubmit", o.payload("UserPromptSubmit", nil)); out != "" {
+		t.Errorf("advisory with advisories off: %s", out)
+	}
 }

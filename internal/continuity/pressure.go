@@ -1,0 +1,209 @@
+package continuity
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/pressure"
+)
+
+// Configure applies a project's configuration; what the environment set
+// already (the restore budget, ticket prefixes) is kept.
+func (k *Keeper) Configure(c config.Config) {
+	k.Pressure = c.Pressure
+	k.Advisories = c.Advisories
+	k.HandoffAt, k.SnapshotAt, k.SnapshotCommit = c.HandoffAt, c.SnapshotAt, c.SnapshotCommit
+	if k.RestoreBudget == 0 {
+		k.RestoreBudget = c.RestoreBudget
+	}
+	if len(k.TicketPrefixes) == 0 {
+		k.TicketPrefixes = c.TicketPrefixes
+	}
+	k.configured = true
+}
+
+func (k *Keeper) pressureConfig() pressure.Config {
+	if !k.configured {
+		return pressure.Default()
+	}
+	return k.Pressure
+}
+
+// Prompt is what UserPromptSubmit adds to the model's context: the
+// restore of a compaction not restored yet, else an advisory when the
+// context crossed a level.
+func (k *Keeper) Prompt(ctx context.Context, project, path string) (string, error) {
+	text, err := k.Restore(ctx, project, path, AtPrompt)
+	if err != nil || text != "" {
+		return text, err
+	}
+	return k.Advise(ctx, project, path)
+}
+
+// Advise checks the session's pressure level. A level crossed for the
+// first time is acted on once: a checkpoint is captured (and, through
+// OnLevel, a handoff written and a snapshot taken where configured), and an
+// advisory is returned for the model unless advisories are off or the
+// level is deferred. When the context falls (a compaction, a cleared
+// conversation) the levels re-arm.
+func (k *Keeper) Advise(ctx context.Context, project, path string) (string, error) {
+	s, err := k.Load(path, false)
+	if err != nil || s.NumTurns() == 0 {
+		return "", err
+	}
+	pc := k.pressureConfig()
+	r, tr := meter.Measure(s, k.Settings)
+	lvl := pc.Level(r)
+	m := k.loadMarks(path)
+	changed := false
+	if lvl < m.announced || lvl < m.captured {
+		m.announced, m.captured = min(m.announced, lvl), min(m.captured, lvl)
+		changed = true
+	}
+	var trail []string
+	if lvl > m.captured {
+		c, err := k.Capture(ctx, project, path, "pressure-"+pressure.Name(lvl))
+		if err != nil {
+			k.saveMarksIf(path, m, changed)
+			return "", err
+		}
+		m = k.loadMarks(path) // Capture noted the checkpoint
+		m.captured = lvl
+		changed = true
+		trail = append(trail, fmt.Sprintf("checkpoint %d (`cairn show checkpoint %d`)", c.ID, c.ID))
+		if k.OnLevel != nil {
+			trail = append(trail, k.OnLevel(ctx, project, path, lvl, c)...)
+		}
+	}
+	text := ""
+	deferred := lvl < 3 && m.deferUntil > s.NumTurns()
+	if lvl > m.announced && !deferred {
+		m.announced = lvl
+		changed = true
+		if k.Advisories || !k.configured {
+			text = advisory(lvl, r, tr, pc, trail)
+		}
+	}
+	k.saveMarksIf(path, m, changed)
+	return text, nil
+}
+
+func (k *Keeper) saveMarksIf(path string, m marks, changed bool) {
+	if !changed {
+		return
+	}
+	if err := k.saveMarks(path, m); err != nil {
+		k.warn("cairn: warning: could not save marks: %v", err)
+	}
+}
+
+// advisory words a level for the model.
+func advisory(lvl int, r meter.Reading, tr meter.Trend, pc pressure.Config, trail []string) string {
+	var b strings.Builder
+	base := "the auto-compact point"
+	limit := r.Threshold
+	if pc.Base == pressure.OfWindow || r.Threshold == 0 {
+		base, limit = "the context window", r.Window
+	}
+	name := pressure.Name(lvl)
+	if lvl == 3 {
+		name += " (emergency)"
+	}
+	fmt.Fprintf(&b, "cairn · context %s: %s of %s tokens, %.0f%% of %s.", name, thousands(r.Tokens), thousands(limit), pc.Percent(r), base)
+	if tr.TurnsToCompact != nil {
+		fmt.Fprintf(&b, " At the current rate auto-compaction comes in about %.0f turns", *tr.TurnsToCompact)
+		if tr.MinutesToCompact != nil {
+			fmt.Fprintf(&b, " (%.0f min)", *tr.MinutesToCompact)
+		}
+		b.WriteString(".")
+	}
+	switch lvl {
+	case 1:
+		b.WriteString(" Finish the current task before starting new work.")
+	case 2:
+		b.WriteString(" Wrap up the current step and leave a clean trail.")
+	case 3:
+		b.WriteString(" Wrap up now: finish the step in progress and write down what remains.")
+	}
+	if len(trail) > 0 {
+		fmt.Fprintf(&b, " State saved: %s.", strings.Join(trail, "; "))
+	}
+	if lvl < 3 {
+		b.WriteString(" (The user can snooze this with `cairn defer`.)")
+	}
+	return b.String()
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// DefaultDefer is how many turns `cairn defer` snoozes L1 and L2 for.
+const DefaultDefer = 10
+
+// Defer snoozes L1 and L2 advisories of the session for n turns and
+// returns the turn they come back at.
+func (k *Keeper) Defer(path string, n int) (int, error) {
+	s, err := k.Load(path, false)
+	if err != nil {
+		return 0, err
+	}
+	m := k.loadMarks(path)
+	m.deferUntil = s.NumTurns() + n
+	return m.deferUntil, k.saveMarks(path, m)
+}
+
+// suggestEvery is how many turns pass before the Stop hook repeats a
+// suggestion at the same level.
+const suggestEvery = 5
+
+// StopSuggestion is the note the Stop hook shows the user (never the
+// model): a level has been reached and work was done since the last
+// checkpoint. "" when there is nothing to suggest.
+func (k *Keeper) StopSuggestion(path string) (string, error) {
+	s, err := k.Load(path, false)
+	if err != nil || s.NumTurns() == 0 {
+		return "", err
+	}
+	pc := k.pressureConfig()
+	r, _ := meter.Measure(s, k.Settings)
+	lvl := pc.Level(r)
+	if lvl == 0 {
+		return "", nil
+	}
+	m := k.loadMarks(path)
+	turns := s.NumTurns()
+	if turns <= m.checkpointTurns {
+		return "", nil
+	}
+	if lvl <= m.suggestedLevel && turns-m.suggestedTurns < suggestEvery {
+		return "", nil
+	}
+	m.suggestedTurns, m.suggestedLevel = turns, lvl
+	if err := k.saveMarks(path, m); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("cairn: context at %s (%.0f%%), %d turns since the last checkpoint. `cairn checkpoint` or /handoff leaves a trail; `cairn defer` snoozes the advisories.",
+		pressure.Name(lvl), pc.Percent(r), turns-m.checkpointTurns), nil
+}
+
+// noteCheckpoint remembers when the session's last checkpoint was taken.
+func (k *Keeper) noteCheckpoint(path string, c checkpoint.Checkpoint, turns int) {
+	m := k.loadMarks(path)
+	m.checkpointTurns = turns
+	if err := k.saveMarks(path, m); err != nil {
+		k.warn("cairn: warning: could not save marks: %v", err)
+	}
+}
