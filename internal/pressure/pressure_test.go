@@ -21,7 +21,7 @@ func TestLevel(t *testing.T) {
 		t.Errorf("window base: L%d", got)
 	}
 	off := meter.Reading{Tokens: 150000, Window: 200000} // auto-compact off
-	if got := c.Level(off); got != 1 { // 75% of the window
+	if got := c.Level(off); got != 1 {                   // 75% of the window
 		t.Errorf("no threshold falls back to the window: L%d", got)
 	}
 	for name, p := range Presets {
