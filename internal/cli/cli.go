@@ -65,6 +65,8 @@ func commands() []command {
 		{"checkpoints", "[--json] [-n N]", "list this project's checkpoints", runCheckpoints},
 		{"show", "checkpoint [ID] [--session ID] [--json]", "print a checkpoint (default: the latest) as Markdown", runShow},
 		{"resume", "[--json]", "print the latest checkpoint of this project as text to continue from", runResume},
+		{"handoff", "[--reason TEXT|-] [--session ID | --transcript PATH]", "capture the working state and write it as a handoff document under .claude/handoffs/", runHandoff},
+		{"slash", "checkpoint [--status | --estimate FILE | --defer [N]]", "run what the /checkpoint slash command asks (run by Claude Code)", runSlash},
 		{"defer", "[N] [--session ID | --transcript PATH]", "snooze the L1 and L2 advisories for N turns (default 10)", runDefer},
 		{"hook", "EVENT", "handle a Claude Code hook event (run by Claude Code)", runHook},
 		{"version", "", "print cairn's version", func(_ context.Context, a *App, _ []string) error {

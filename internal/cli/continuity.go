@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 )
@@ -172,14 +174,36 @@ func runResume(ctx context.Context, a *App, args []string) error {
 	}
 	defer e.keeper.Close()
 	c, text, err := e.keeper.Resume(ctx, e.root)
-	if errors.Is(err, sqlite.ErrNotFound) {
-		return withHint(fmt.Errorf("no checkpoint for %s yet", e.root), "checkpoints are taken at compaction and session end once `cairn install` has wired the hooks; `cairn checkpoint` takes one now")
-	}
-	if err != nil {
+	notFound := errors.Is(err, sqlite.ErrNotFound)
+	if err != nil && !notFound {
 		return dbError(err)
 	}
+	// The newest handoff document comes first: it is the fuller account.
+	hpath, hok := handoff.Newest(e.root)
+	var htext string
+	if hok {
+		data, rerr := os.ReadFile(hpath)
+		if rerr != nil {
+			return rerr
+		}
+		htext = string(data)
+	}
+	if notFound && !hok {
+		return withHint(fmt.Errorf("no checkpoint or handoff for %s yet", e.root), "checkpoints are taken at compaction and session end once `cairn install` has wired the hooks; `cairn checkpoint` or `cairn handoff` takes one now")
+	}
 	if *asJSON {
-		return writeJSON(a.Stdout, map[string]any{"checkpoint": c, "text": text})
+		out := map[string]any{"handoff_path": hpath, "handoff": htext}
+		if !notFound {
+			out["checkpoint"], out["text"] = c, text
+		}
+		return writeJSON(a.Stdout, out)
+	}
+	if hok {
+		fmt.Fprintf(a.Stdout, "<!-- %s -->\n%s", hpath, htext)
+		if notFound {
+			return nil
+		}
+		fmt.Fprint(a.Stdout, "\n---\n\n")
 	}
 	fmt.Fprint(a.Stdout, text)
 	return nil

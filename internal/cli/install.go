@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/settings"
 )
@@ -156,11 +157,21 @@ func editSettings(a *App, args []string, verb string) error {
 		if err != nil {
 			return settingsError(err)
 		}
-		if !changed {
+		var written []string
+		if !*user {
+			// /checkpoint and /handoff, in the project's .claude/commands.
+			if written, err = handoff.InstallCommands(e.root, exe); err != nil {
+				return err
+			}
+		}
+		if !changed && len(written) == 0 {
 			fmt.Fprintf(a.Stdout, "cairn is already wired into %s; nothing changed\n", path)
 			return nil
 		}
 		fmt.Fprintf(a.Stdout, "wired cairn into %s: %s\n", path, strings.Join(installOrder, ", "))
+		for _, w := range written {
+			fmt.Fprintf(a.Stdout, "wrote the slash command %s\n", w)
+		}
 		fmt.Fprintf(a.Stdout, "it calls %s; the previous file (if any) is kept as %s\n", exe, filepath.Base(path)+settings.BackupSuffix)
 		fmt.Fprintln(a.Stdout, "from the next Claude Code session on, cairn checkpoints before every compaction and restores the working state after it")
 		return nil
@@ -172,6 +183,15 @@ func editSettings(a *App, args []string, verb string) error {
 	changed, err = settings.UninstallFile(path, oursFor(exe))
 	if err != nil {
 		return settingsError(err)
+	}
+	if !*user {
+		removed, err := handoff.UninstallCommands(e.root)
+		if err != nil {
+			return err
+		}
+		for _, r := range removed {
+			fmt.Fprintf(a.Stdout, "removed the slash command %s\n", r)
+		}
 	}
 	if !changed {
 		fmt.Fprintf(a.Stdout, "cairn was not wired into %s; nothing changed\n", path)

@@ -3,10 +3,13 @@ package continuity
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
 )
@@ -75,9 +78,7 @@ func (k *Keeper) Advise(ctx context.Context, project, path string) (string, erro
 		m.captured = lvl
 		changed = true
 		trail = append(trail, fmt.Sprintf("checkpoint %d (`cairn show checkpoint %d`)", c.ID, c.ID))
-		if k.OnLevel != nil {
-			trail = append(trail, k.OnLevel(ctx, project, path, lvl, c)...)
-		}
+		trail = append(trail, k.atLevel(ctx, project, lvl, c)...)
 	}
 	text := ""
 	deferred := lvl < 3 && m.deferUntil > s.NumTurns()
@@ -197,6 +198,32 @@ func (k *Keeper) StopSuggestion(path string) (string, error) {
 	}
 	return fmt.Sprintf("cairn: context at %s (%.0f%%), %d turns since the last checkpoint. `cairn checkpoint` or /handoff leaves a trail; `cairn defer` snoozes the advisories.",
 		pressure.Name(lvl), pc.Percent(r), turns-m.checkpointTurns), nil
+}
+
+// atLevel writes what the configuration asks for at a level crossing,
+// beside the checkpoint: a handoff document, a snapshot of uncommitted
+// work. A failure is reported in the trail rather than stopping the rest.
+func (k *Keeper) atLevel(ctx context.Context, project string, lvl int, c checkpoint.Checkpoint) []string {
+	var trail []string
+	if slices.Contains(k.HandoffAt, lvl) && project != "" {
+		p, err := handoff.Write(project, c, handoff.Input{Project: project, Now: k.Now, Level: lvl, Pressure: k.pressureConfig()})
+		if err != nil {
+			k.warn("cairn: warning: handoff: %v", err)
+		} else {
+			trail = append(trail, "handoff "+relTo(project, p))
+		}
+	}
+	if k.OnLevel != nil {
+		trail = append(trail, k.OnLevel(ctx, project, "", lvl, c)...)
+	}
+	return trail
+}
+
+func relTo(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
 }
 
 // noteCheckpoint remembers when the session's last checkpoint was taken.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 )
 
@@ -41,6 +42,20 @@ func (k *Keeper) Pointer(ctx context.Context, project, path, sessionID, source s
 	default:
 		return "", nil
 	}
+	var notes []string
+	if p, ok, err := handoff.Unseen(project, k.State.Dir, sessionID); err != nil {
+		k.warn("cairn: warning: handoff pointer: %v", err)
+	} else if ok {
+		notes = append(notes, handoff.PointerText(project, p))
+	}
+	text, err := k.checkpointPointer(ctx, project, sessionID, since)
+	if text != "" {
+		notes = append(notes, text)
+	}
+	return strings.Join(notes, "\n\n"), err
+}
+
+func (k *Keeper) checkpointPointer(ctx context.Context, project, sessionID string, since time.Time) (string, error) {
 	db, err := k.DB(ctx)
 	if err != nil {
 		return "", err

@@ -1,0 +1,172 @@
+package handoff
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// CommandsDir is where Claude Code reads a project's slash commands,
+// relative to the project: <name>.md is /<name>.
+const CommandsDir = ".claude/commands"
+
+// marker is the line that says cairn wrote a command file. It is a YAML
+// comment inside the front matter, so the model never sees it.
+const marker = "# cairn: generated; cairn uninstall removes it (delete this line to keep the file as yours)"
+
+// SlashCommands are the command files cairn installs, by file name, for
+// the cairn binary at exe:
+//
+//   - /handoff [reason] runs `cairn handoff` for this session. The reason
+//     reaches cairn through a quoted here-document on stdin, because Claude
+//     Code splices $ARGUMENTS into the shell text as typed: in quotes, a
+//     quote or a $ in the reason would break the command or be expanded.
+//   - /checkpoint [--status | --estimate FILE | --defer [N]] runs `cairn
+//     slash checkpoint`, which runs cairn checkpoint, status, estimate or
+//     defer for this session. cairn chooses, not the shell: Claude Code refuses to run a
+//     shell `case` from a command ("can't be checked before it runs").
+//
+// Both run before the prompt reaches the model (Claude Code's !`command`
+// and ```! blocks), with allowed-tools letting exactly that command run
+// without asking. ${CLAUDE_SESSION_ID} is the session's id; a client that
+// does not fill it in leaves it to the shell, which makes it empty, and
+// cairn then takes the project's latest session.
+func SlashCommands(exe string) map[string]string {
+	q := shellQuote(exe)
+	return map[string]string{
+		"handoff.md": "---\n" + marker + "\n" +
+			"description: Write a handoff document for the next session, from cairn's checkpoint of this one\n" +
+			"argument-hint: [reason]\n" +
+			"allowed-tools: Bash(" + q + " handoff:*)\n" +
+			"---\n" +
+			"```!\n" +
+			q + " handoff --session \"${CLAUDE_SESSION_ID}\" --reason - <<'CAIRN_REASON'\n" +
+			"$ARGUMENTS\n" +
+			"CAIRN_REASON\n" +
+			"```\n\n" +
+			"cairn wrote the handoff document named above from this session's working state. " +
+			"Tell the user its path in one sentence. If you know something the next session will need that the " +
+			"document lacks (a finding, a dead end, a decision half made), append it briefly under " +
+			"\"## Notes from the session\" at the end of that file. Do not start other work.\n",
+		"checkpoint.md": "---\n" + marker + "\n" +
+			"description: Save cairn's checkpoint of this session now; --status shows the context, --estimate FILE what a file would cost, --defer [N] snoozes cairn's advisories for N turns\n" +
+			"argument-hint: [--status | --estimate FILE | --defer [N]]\n" +
+			"allowed-tools: Bash(" + q + " slash checkpoint:*)\n" +
+			"---\n" +
+			"!`" + q + " slash checkpoint --session \"${CLAUDE_SESSION_ID}\" $ARGUMENTS`\n\n" +
+			"Relay cairn's answer above to the user in a sentence or two. Do not start other work.\n",
+	}
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[](){}<>|&;#~,") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Generated reports whether the command file at path is one cairn wrote.
+func Generated(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && generated(data)
+}
+
+func generated(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		l := strings.TrimSpace(string(line))
+		if strings.HasPrefix(l, "# cairn: generated") || strings.HasPrefix(l, "<!-- cairn: generated") {
+			return true
+		}
+	}
+	return false
+}
+
+// InstallCommands writes cairn's slash commands into the project's
+// .claude/commands, calling exe. A file of the same name that cairn did
+// not write is the user's and is left alone; one that cairn wrote is
+// brought up to date. written lists the files created or changed.
+func InstallCommands(project, exe string) (written []string, err error) {
+	dir := filepath.Join(project, filepath.FromSlash(CommandsDir))
+	cmds := SlashCommands(exe)
+	names := sortedKeys(cmds)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("install slash commands: %w", err)
+	}
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		old, err := os.ReadFile(path)
+		switch {
+		case err == nil && !generated(old):
+			continue // the user's own
+		case err == nil && string(old) == cmds[name]:
+			continue
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return written, fmt.Errorf("install slash commands: %w", err)
+		}
+		if err := writeFile(path, []byte(cmds[name]), 0o644); err != nil {
+			return written, fmt.Errorf("install slash commands: %w", err)
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// UninstallCommands removes the slash commands cairn wrote into the
+// project's .claude/commands, and nothing else.
+func UninstallCommands(project string) (removed []string, err error) {
+	dir := filepath.Join(project, filepath.FromSlash(CommandsDir))
+	for _, name := range sortedKeys(SlashCommands("cairn")) {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && !generated(data)) {
+			continue
+		}
+		if err == nil {
+			err = os.Remove(path)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("uninstall slash commands: %w", err)
+		}
+		removed = append(removed, path)
+	}
+	return removed, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// writeFile replaces path with data atomically, with mode perm: a
+// temporary file in the same directory, then a rename.
+func writeFile(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}

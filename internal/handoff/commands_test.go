@@ -1,0 +1,163 @@
+package handoff
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSlashCommands(t *testing.T) {
+	cmds := SlashCommands("/usr/local/bin/cairn")
+	if got := sortedKeys(cmds); !slices.Equal(got, []string{"checkpoint.md", "handoff.md"}) {
+		t.Fatalf("files %v", got)
+	}
+	for name, body := range cmds {
+		// Claude Code reads front matter only at the very top.
+		if !strings.HasPrefix(body, "---\n"+marker+"\ndescription: ") {
+			t.Errorf("%s: front matter:\n%s", name, body)
+		}
+		if !generated([]byte(body)) {
+			t.Errorf("%s: no marker", name)
+		}
+		if !strings.Contains(body, `--session "${CLAUDE_SESSION_ID}"`) {
+			t.Errorf("%s: not for this session:\n%s", name, body)
+		}
+	}
+	h := cmds["handoff.md"]
+	for _, w := range []string{"allowed-tools: Bash(/usr/local/bin/cairn handoff:*)\n", "```!\n/usr/local/bin/cairn handoff ", "<<'CAIRN_REASON'\n$ARGUMENTS\nCAIRN_REASON\n```\n"} {
+		if !strings.Contains(h, w) {
+			t.Errorf("handoff.md lacks %q:\n%s", w, h)
+		}
+	}
+	c := cmds["checkpoint.md"]
+	for _, w := range []string{"allowed-tools: Bash(/usr/local/bin/cairn slash checkpoint:*)\n", "!`/usr/local/bin/cairn slash checkpoint --session \"${CLAUDE_SESSION_ID}\" $ARGUMENTS`\n"} {
+		if !strings.Contains(c, w) {
+			t.Errorf("checkpoint.md lacks %q:\n%s", w, c)
+		}
+	}
+	// Only the intended blocks run: Claude Code runs any !` after a space.
+	for name, body := range cmds {
+		if n := strings.Count(body, "!`") + strings.Count(body, "```!"); n != 1 {
+			t.Errorf("%s has %d shell blocks", name, n)
+		}
+	}
+	// A path with a space is quoted alike in the command and the permission.
+	q := SlashCommands("/opt/my tools/cairn")["handoff.md"]
+	if !strings.Contains(q, "Bash('/opt/my tools/cairn' handoff:*)") || !strings.Contains(q, "\n'/opt/my tools/cairn' handoff --session") {
+		t.Errorf("quoting:\n%s", q)
+	}
+}
+
+// TestHandoffReasonReachesCairnIntact runs the /handoff block as Claude
+// Code does: $ARGUMENTS replaced by the text as typed, then the block given
+// to a shell. Quotes, $, backticks and ! must reach cairn unchanged.
+func TestHandoffReasonReachesCairnIntact(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	stub := filepath.Join(dir, "cairn")
+	os.WriteFile(stub, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '[%s]' \"$a\"; done > \""+dir+"/argv\"\ncat > \""+dir+"/stdin\"\n"), 0o755)
+	body := SlashCommands(stub)["handoff.md"]
+	start := strings.Index(body, "```!\n") + len("```!\n")
+	end := strings.Index(body[start:], "```")
+	reason := `I'm done; the "export" bug & $HOME $(touch pwned) ` + "`tick`" + ` stay open!`
+	block := strings.ReplaceAll(strings.ReplaceAll(body[start:start+end], "$ARGUMENTS", reason), "${CLAUDE_SESSION_ID}", "sess-1")
+	cmd := exec.Command(sh, "-c", block)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	argv, _ := os.ReadFile(filepath.Join(dir, "argv"))
+	stdin, _ := os.ReadFile(filepath.Join(dir, "stdin"))
+	if string(argv) != "[handoff][--session][sess-1][--reason][-]" {
+		t.Errorf("argv %s", argv)
+	}
+	if string(stdin) != reason+"\n" {
+		t.Errorf("stdin %q, want %q", stdin, reason+"\n")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("the reason ran a command")
+	}
+}
+
+func TestInstallUninstallCommands(t *testing.T) {
+	project := t.TempDir()
+	dir := filepath.Join(project, ".claude", "commands")
+	os.MkdirAll(dir, 0o755)
+	// The user has a /handoff of their own, and another command.
+	mine := "---\ndescription: my handoff\n---\nWrite HANDOFF.md.\n"
+	os.WriteFile(filepath.Join(dir, "handoff.md"), []byte(mine), 0o644)
+	os.WriteFile(filepath.Join(dir, "review.md"), []byte("Review."), 0o644)
+
+	written, err := InstallCommands(project, "/usr/local/bin/cairn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(dir, "checkpoint.md")}, written); diff != "" {
+		t.Errorf("written (-want +got):\n%s", diff)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "handoff.md")); string(data) != mine {
+		t.Error("the user's handoff.md was overwritten")
+	}
+	if Generated(filepath.Join(dir, "handoff.md")) || !Generated(filepath.Join(dir, "checkpoint.md")) {
+		t.Error("Generated")
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "checkpoint.md")); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v %v", fi.Mode(), err)
+	}
+	// A second install changes nothing; a moved binary updates cairn's file.
+	if written, err := InstallCommands(project, "/usr/local/bin/cairn"); err != nil || len(written) != 0 {
+		t.Errorf("second install wrote %v %v", written, err)
+	}
+	if written, err := InstallCommands(project, "/opt/cairn"); err != nil || len(written) != 1 {
+		t.Errorf("new path wrote %v %v", written, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "checkpoint.md")); !strings.Contains(string(data), "/opt/cairn slash checkpoint") {
+		t.Errorf("not updated:\n%s", data)
+	}
+
+	removed, err := UninstallCommands(project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(dir, "checkpoint.md")}, removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "handoff.md")); string(data) != mine {
+		t.Error("uninstall touched the user's handoff.md")
+	}
+	des, _ := os.ReadDir(dir)
+	var left []string
+	for _, de := range des {
+		left = append(left, de.Name())
+	}
+	if diff := cmp.Diff([]string{"handoff.md", "review.md"}, left); diff != "" {
+		t.Errorf("left (-want +got):\n%s", diff)
+	}
+	if removed, err := UninstallCommands(project); err != nil || len(removed) != 0 {
+		t.Errorf("second uninstall %v %v", removed, err)
+	}
+
+	// In a fresh project both are written, and both removed.
+	fresh := t.TempDir()
+	if written, err := InstallCommands(fresh, "cairn"); err != nil || len(written) != 2 {
+		t.Errorf("fresh install %v %v", written, err)
+	}
+	// A user who deletes the marker line keeps the file.
+	p := filepath.Join(fresh, ".claude", "commands", "handoff.md")
+	data, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(data), marker+"\n", "", 1)), 0o644)
+	if removed, err := UninstallCommands(fresh); err != nil || len(removed) != 1 || filepath.Base(removed[0]) != "checkpoint.md" {
+		t.Errorf("fresh uninstall %v %v", removed, err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Errorf("the adopted file was removed: %v", err)
+	}
+}
