@@ -497,8 +497,22 @@ func TestPressureAdvisories(t *testing.T) {
 		t.Errorf("Stop repeated at once: %s", out)
 	}
 	s.reply("much more", 145000) // 86.8%: L2
-	if out := prompt(); !strings.Contains(out, "context L2") || !strings.Contains(out, "checkpoint 2") {
+	if out := prompt(); !strings.Contains(out, "context L2") || !strings.Contains(out, "checkpoint 2") || !strings.Contains(out, "handoff .claude/handoffs/") {
 		t.Errorf("L2 advisory: %q", out)
+	}
+	handoffs, _ := filepath.Glob(filepath.Join(s.project, ".claude", "handoffs", "*.md"))
+	if len(handoffs) != 1 {
+		t.Fatalf("handoffs written at L2: %v", handoffs)
+	}
+	// A new session in the project is pointed to it, once.
+	n := w.session("sess-next")
+	n.prompt("hello")
+	pointer := restored(t, w.run("SessionStart", n.payload("SessionStart", map[string]any{"source": "startup"})))
+	if !strings.Contains(pointer, filepath.Base(handoffs[0])) {
+		t.Errorf("no pointer to the handoff: %q", pointer)
+	}
+	if again := w.run("SessionStart", n.payload("SessionStart", map[string]any{"source": "clear"})); strings.Contains(again, filepath.Base(handoffs[0])) {
+		t.Errorf("pointed to the same handoff twice: %s", again)
 	}
 	// A compaction: the context falls, the levels re-arm, then L1 again.
 	s.boundary("auto", 167100, 9000)
