@@ -67,6 +67,9 @@ func commands() []command {
 		{"resume", "[--json]", "print the latest checkpoint of this project as text to continue from", runResume},
 		{"handoff", "[--reason TEXT|-] [--session ID | --transcript PATH]", "capture the working state and write it as a handoff document under .claude/handoffs/", runHandoff},
 		{"slash", "checkpoint [--status | --estimate FILE | --defer [N]]", "run what the /checkpoint slash command asks (run by Claude Code)", runSlash},
+		{"snapshot", "[show N | restore N] [--session ID | --transcript PATH] [-m MESSAGE] [--json]", "record uncommitted work under refs/cairn/wip without touching it; show or restore one", runSnapshot},
+		{"snapshots", "[--all | --session ID] [--json]", "list this session's work-tree snapshots (--all: every session's)", runSnapshots},
+		{"estimate", "FILE|- [--session ID | --transcript PATH] [--json] | --learn --session ID FILE", "estimate the context a spec's task will take, and how to shard it", runEstimate},
 		{"defer", "[N] [--session ID | --transcript PATH]", "snooze the L1 and L2 advisories for N turns (default 10)", runDefer},
 		{"hook", "EVENT", "handle a Claude Code hook event (run by Claude Code)", runHook},
 		{"version", "", "print cairn's version", func(_ context.Context, a *App, _ []string) error {

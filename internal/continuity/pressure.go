@@ -2,13 +2,16 @@ package continuity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
@@ -213,10 +216,56 @@ func (k *Keeper) atLevel(ctx context.Context, project string, lvl int, c checkpo
 			trail = append(trail, "handoff "+relTo(project, p))
 		}
 	}
+	if slices.Contains(k.SnapshotAt, lvl) && project != "" {
+		if line := k.snapshot(ctx, project, lvl, c); line != "" {
+			trail = append(trail, line)
+		}
+	}
 	if k.OnLevel != nil {
 		trail = append(trail, k.OnLevel(ctx, project, "", lvl, c)...)
 	}
 	return trail
+}
+
+// snapshotTime bounds a snapshot at a level crossing; a WIP commit runs
+// the user's pre-commit hooks and gets longer.
+const (
+	snapshotTime = 1500 * time.Millisecond
+	wipTime      = 3 * time.Second
+)
+
+// snapshot records the uncommitted work: under refs/cairn/wip without
+// touching the work tree, or as a real [WIP] commit when configured.
+// Nothing to record, or no git repository, is not worth a line.
+func (k *Keeper) snapshot(ctx context.Context, project string, lvl int, c checkpoint.Checkpoint) string {
+	if k.SnapshotCommit {
+		ctx, cancel := context.WithTimeout(ctx, wipTime)
+		defer cancel()
+		ticket := ""
+		if t := c.Task.Tickets; len(t) > 0 {
+			ticket = t[len(t)-1]
+		}
+		sha, err := git.WIPCommit(ctx, project, ticket)
+		switch {
+		case errors.Is(err, git.ErrClean), errors.Is(err, git.ErrNotRepo):
+			return ""
+		case err != nil:
+			k.warn("cairn: warning: WIP commit: %v", err)
+			return ""
+		}
+		return "WIP commit " + sha[:min(12, len(sha))]
+	}
+	ctx, cancel := context.WithTimeout(ctx, snapshotTime)
+	defer cancel()
+	snap, err := git.Snapshot(ctx, project, c.SessionID, fmt.Sprintf("cairn snapshot at %s (checkpoint %d)", pressure.Name(lvl), c.ID))
+	switch {
+	case errors.Is(err, git.ErrClean), errors.Is(err, git.ErrNotRepo):
+		return ""
+	case err != nil:
+		k.warn("cairn: warning: snapshot: %v", err)
+		return ""
+	}
+	return fmt.Sprintf("snapshot %d of the uncommitted work (`cairn snapshot show %d`, ref %s)", snap.Number, snap.Number, snap.Ref)
 }
 
 func relTo(base, p string) string {

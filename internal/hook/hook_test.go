@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -559,5 +560,43 @@ func TestDeferAndAdvisoriesOff(t *testing.T) {
 	o.reply("ok", 110000) // 65.9%: L1 with the advisory preset
 	if out := w.run("UserPromptSubmit", o.payload("UserPromptSubmit", nil)); out != "" {
 		t.Errorf("advisory with advisories off: %s", out)
+	}
+}
+
+// At L2 in a git project, the uncommitted work is snapshotted under
+// refs/cairn/wip without touching the work tree.
+func TestSnapshotAtL2(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-git")
+	gitRun := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = s.project
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return string(out)
+	}
+	gitRun("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(s.project, "a.txt"), []byte("one\n"), 0o644)
+	gitRun("add", ".")
+	gitRun("commit", "-qm", "init")
+	os.WriteFile(filepath.Join(s.project, "a.txt"), []byte("two\n"), 0o644)
+	before := gitRun("status", "--porcelain")
+
+	s.prompt("Work on SNAP-1.")
+	s.reply("ok", 145000) // L2 at once
+	out := restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)))
+	if !strings.Contains(out, "snapshot 1 of the uncommitted work") {
+		t.Errorf("L2 advisory: %q", out)
+	}
+	if refs := gitRun("for-each-ref", "refs/cairn/wip/"); !strings.Contains(refs, "refs/cairn/wip/sess-git/1") {
+		t.Errorf("refs: %q", refs)
+	}
+	// The handoff written at L2 lands in .claude/handoffs: that is the
+	// only new file.
+	if after := strings.Replace(gitRun("status", "--porcelain"), "?? .claude/\n", "", 1); after != before {
+		t.Errorf("work tree changed: %q → %q", before, after)
 	}
 }
