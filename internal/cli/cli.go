@@ -71,6 +71,7 @@ func commands() []command {
 		{"snapshots", "[--all | --session ID] [--json]", "list this session's work-tree snapshots (--all: every session's)", runSnapshots},
 		{"estimate", "FILE|- [--session ID | --transcript PATH] [--json] | --learn --session ID FILE", "estimate the context a spec's task will take, and how to shard it", runEstimate},
 		{"defer", "[N] [--session ID | --transcript PATH]", "snooze the L1 and L2 advisories for N turns (default 10)", runDefer},
+		{"statusline", "[--chain CMD]", "print the status line (run by Claude Code)", runStatusline},
 		{"hook", "EVENT", "handle a Claude Code hook event (run by Claude Code)", runHook},
 		{"version", "", "print cairn's version", func(_ context.Context, a *App, _ []string) error {
 			fmt.Fprintf(a.Stdout, "cairn %s\n", Version)

@@ -52,6 +52,15 @@ func lastOf(f []string) string {
 	return f[len(f)-1]
 }
 
+// statusLineOurs recognises cairn's status line command, chained or not.
+func statusLineOurs(exe string) func(string) bool {
+	return func(command string) bool {
+		word, rest := firstShellWord(strings.TrimSpace(command))
+		f := strings.Fields(rest)
+		return len(f) > 0 && f[0] == "statusline" && (word == exe || strings.HasPrefix(filepath.Base(word), "cairn"))
+	}
+}
+
 // isOurs recognises cairn's hook commands whatever the binary's path
 // (quoted when it has spaces): "<…/cairn…> hook EVENT" for an event cairn
 // handles.
@@ -153,7 +162,7 @@ func editSettings(a *App, args []string, verb string) error {
 		if err != nil {
 			return err
 		}
-		changed, err = settings.InstallFile(path, wanted(exe), oursFor(exe))
+		changed, err = settings.InstallFileWithStatusLine(path, wanted(exe), oursFor(exe), shellQuote(exe)+" statusline", statusLineOurs(exe))
 		if err != nil {
 			return settingsError(err)
 		}
@@ -168,7 +177,7 @@ func editSettings(a *App, args []string, verb string) error {
 			fmt.Fprintf(a.Stdout, "cairn is already wired into %s; nothing changed\n", path)
 			return nil
 		}
-		fmt.Fprintf(a.Stdout, "wired cairn into %s: %s\n", path, strings.Join(installOrder, ", "))
+		fmt.Fprintf(a.Stdout, "wired cairn into %s: %s, and the status line (chaining yours, if you had one)\n", path, strings.Join(installOrder, ", "))
 		for _, w := range written {
 			fmt.Fprintf(a.Stdout, "wrote the slash command %s\n", w)
 		}
@@ -180,7 +189,7 @@ func editSettings(a *App, args []string, verb string) error {
 	if err != nil {
 		return err
 	}
-	changed, err = settings.UninstallFile(path, oursFor(exe))
+	changed, err = settings.UninstallFileWithStatusLine(path, oursFor(exe), statusLineOurs(exe))
 	if err != nil {
 		return settingsError(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/statusline"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -220,6 +221,13 @@ func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (ch
 	}
 	c.ID = id
 	k.noteCheckpoint(path, c, s.NumTurns())
+	ticket := ""
+	if n := len(c.Task.Tickets); n > 0 {
+		ticket = c.Task.Tickets[n-1]
+	}
+	if err := statusline.RecordCheckpoint(k.State.Dir, project, id, ticket, c.CreatedAt); err != nil {
+		k.warn("cairn: warning: %s", err)
+	}
 	return c, nil
 }
 
