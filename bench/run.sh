@@ -17,7 +17,7 @@ run -bench 'Process(Hello|Status)$' -benchtime 200x
 run -bench 'ProcessStatusCold' -benchtime 5x
 # Hooks on the 100 MB session with saved state, each run beside a
 # hello-world run (medians, and their ratio).
-run -bench 'Hook' -benchtime 100x
+run -bench 'Hook|Statusline' -benchtime 100x
 
 awk '
 function median(name, key,   n, i, j, t, a) {
@@ -54,6 +54,11 @@ END {
   for (j = 1; j <= n; j++) {
     b = "BenchmarkHook" hk[j]
     printf "%-46s %9.2f ms  %.2fx hello-world (%.2f ms beside it)\n", "hook " hk[j] ", 100 MB, state saved", median(b, "hook") / 1e3, median(b, "x"), median(b, "hello") / 1e3
+  }
+  n = split("payload head", sl, " ")
+  for (j = 1; j <= n; j++) {
+    b = "BenchmarkProcessStatusline/" sl[j]
+    printf "%-46s %9.2f ms  %.2fx hello-world (%.2f ms beside it)\n", "cairn statusline, figures from the " sl[j], median(b, "hook") / 1e3, median(b, "x"), median(b, "hello") / 1e3
   }
 }' "$out"
 
