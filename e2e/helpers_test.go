@@ -266,6 +266,13 @@ var (
 // runCairn runs the cairn binary as a user would, with the session's home
 // and config directory, and returns its stdout.
 func runCairn(s *claudecode.Session, args ...string) ([]byte, error) {
+	return runCairnWith(s, nil, args...)
+}
+
+// runCairnWith is runCairn with extra KEY=VALUE pairs in cairn's
+// environment, for example the CLAUDE_CODE_AUTO_COMPACT_WINDOW the user's
+// shell would have when the client was started from it.
+func runCairnWith(s *claudecode.Session, extra []string, args ...string) ([]byte, error) {
 	if built.err != nil {
 		return nil, fmt.Errorf("cairn did not build: %w", built.err)
 	}
@@ -281,6 +288,7 @@ func runCairn(s *claudecode.Session, args ...string) ([]byte, error) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, extra...)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // Configure applies a project's configuration; what the environment set
@@ -117,13 +118,10 @@ func advisory(lvl int, r meter.Reading, tr meter.Trend, pc pressure.Config, trai
 	if lvl == 3 {
 		name += " (emergency)"
 	}
-	fmt.Fprintf(&b, "cairn · context %s: %s of %s tokens, %.0f%% of %s.", name, thousands(r.Tokens), thousands(limit), pc.Percent(r), base)
+	// Rounded down, as the status line shows it.
+	fmt.Fprintf(&b, "cairn · context %s: %s of %s tokens, %d%% of %s.", name, thousands(r.Tokens), thousands(limit), int(pc.Percent(r)), base)
 	if tr.TurnsToCompact != nil {
-		fmt.Fprintf(&b, " At the current rate auto-compaction comes in about %.0f turns", *tr.TurnsToCompact)
-		if tr.MinutesToCompact != nil {
-			fmt.Fprintf(&b, " (%.0f min)", *tr.MinutesToCompact)
-		}
-		b.WriteString(".")
+		b.WriteString(" At the current rate auto-compaction comes " + inTurns(*tr.TurnsToCompact, tr.MinutesToCompact) + ".")
 	}
 	switch lvl {
 	case 1:
@@ -140,6 +138,26 @@ func advisory(lvl int, r meter.Reading, tr meter.Trend, pc pressure.Config, trai
 		b.WriteString(" (The user can snooze this with `cairn defer`.)")
 	}
 	return b.String()
+}
+
+// inTurns words a prediction: "in about 12 turns (5 min)", "within a
+// turn".
+func inTurns(turns float64, minutes *float64) string {
+	if turns < 1 {
+		return "within a turn"
+	}
+	s := fmt.Sprintf("in about %.0f turns", turns)
+	if turns < 1.5 {
+		s = "in about 1 turn"
+	}
+	if minutes != nil {
+		if *minutes < 1 {
+			s += " (under a minute)"
+		} else {
+			s += fmt.Sprintf(" (%.0f min)", *minutes)
+		}
+	}
+	return s
 }
 
 func thousands(n int64) string {
@@ -169,6 +187,23 @@ func (k *Keeper) Defer(path string, n int) (int, error) {
 	return m.deferUntil, k.saveMarks(path, m)
 }
 
+// How long the Stop hook waits for the turn to reach the transcript.
+const (
+	stopPoll  = 25 * time.Millisecond
+	stopWaits = 40 // a second
+)
+
+// hasText reports whether the session's latest replies include text.
+func hasText(s *transcript.Session, text string) bool {
+	want := strings.TrimSpace(text)
+	for _, n := range s.LastTexts {
+		if strings.TrimSpace(n.Text) == want || (len(want) > 200 && strings.HasPrefix(n.Text, want[:200])) {
+			return true
+		}
+	}
+	return false
+}
+
 // suggestEvery is how many turns pass before the Stop hook repeats a
 // suggestion at the same level.
 const suggestEvery = 5
@@ -176,10 +211,25 @@ const suggestEvery = 5
 // StopSuggestion is the note the Stop hook shows the user (never the
 // model): a level has been reached and work was done since the last
 // checkpoint. "" when there is nothing to suggest.
-func (k *Keeper) StopSuggestion(path string) (string, error) {
+func (k *Keeper) StopSuggestion(ctx context.Context, path, lastReply string) (string, error) {
 	s, err := k.Load(path, false)
-	if err != nil || s.NumTurns() == 0 {
+	if err != nil {
 		return "", err
+	}
+	// Claude Code runs Stop hooks before it writes the turn to the
+	// transcript: wait a little for the reply it says the turn ended with.
+	for wait := 0; lastReply != "" && !hasText(s, lastReply) && wait < stopWaits; wait++ {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(stopPoll):
+		}
+		if s, err = k.Load(path, false); err != nil {
+			return "", err
+		}
+	}
+	if s.NumTurns() == 0 {
+		return "", nil
 	}
 	pc := k.pressureConfig()
 	r, _ := meter.Measure(s, k.Settings)
@@ -199,8 +249,13 @@ func (k *Keeper) StopSuggestion(path string) (string, error) {
 	if err := k.saveMarks(path, m); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("cairn: context at %s (%.0f%%), %d turns since the last checkpoint. `cairn checkpoint` or /handoff leaves a trail; `cairn defer` snoozes the advisories.",
-		pressure.Name(lvl), pc.Percent(r), turns-m.checkpointTurns), nil
+	since := turns - m.checkpointTurns
+	plural := "s"
+	if since == 1 {
+		plural = ""
+	}
+	return fmt.Sprintf("cairn: context at %s (%d%%), %d turn%s since the last checkpoint. `cairn checkpoint` or /handoff leaves a trail; `cairn defer` snoozes the advisories.",
+		pressure.Name(lvl), int(pc.Percent(r)), since, plural), nil
 }
 
 // atLevel writes what the configuration asks for at a level crossing,

@@ -37,6 +37,8 @@ type Payload struct {
 	Trigger        string `json:"trigger"` // PreCompact, PostCompact
 	CompactSummary string `json:"compact_summary"`
 	Reason         string `json:"reason"` // SessionEnd
+	// LastAssistantMessage is Stop's: the reply the turn ended with.
+	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
 // DecodePayload reads the fields cairn uses from a hook's stdin. It walks
@@ -51,6 +53,7 @@ func DecodePayload(data []byte) (Payload, error) {
 		"session_id": &p.SessionID, "transcript_path": &p.TranscriptPath, "cwd": &p.CWD,
 		"hook_event_name": &p.Event, "source": &p.Source, "trigger": &p.Trigger,
 		"compact_summary": &p.CompactSummary, "reason": &p.Reason,
+		"last_assistant_message": &p.LastAssistantMessage,
 	}
 	if sc.Peek() != '{' {
 		return p, errors.New("payload is not the JSON object Claude Code sends")
@@ -205,7 +208,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 	case "Stop":
 		// A suggestion for the user only: never a decision, never context
 		// for the model.
-		text, err := k.StopSuggestion(p.TranscriptPath)
+		text, err := k.StopSuggestion(ctx, p.TranscriptPath, p.LastAssistantMessage)
 		if text == "" {
 			return "", err
 		}

@@ -491,7 +491,7 @@ func TestPressureAdvisories(t *testing.T) {
 		t.Errorf("Stop right after the L1 checkpoint: %s", out)
 	}
 	s.reply("even more", 125000) // still L1, work since the checkpoint
-	if out := stop(); !strings.Contains(out, "L1") || !strings.Contains(out, "1 turns since the last checkpoint") {
+	if out := stop(); !strings.Contains(out, "L1") || !strings.Contains(out, "1 turn since the last checkpoint") {
 		t.Errorf("Stop suggestion: %q", out)
 	}
 	if out := stop(); out != "" {
@@ -598,5 +598,23 @@ func TestSnapshotAtL2(t *testing.T) {
 	// only new file.
 	if after := strings.Replace(gitRun("status", "--porcelain"), "?? .claude/\n", "", 1); after != before {
 		t.Errorf("work tree changed: %q → %q", before, after)
+	}
+}
+
+// Claude Code runs Stop hooks before it writes the turn: the hook waits for
+// the reply the payload names.
+func TestStopWaitsForTheTurn(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-late")
+	s.prompt("Migrate the store.")
+	s.reply("first", 50000)
+	w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil))
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		s.reply("the reply that crossed L1", 120000)
+	}()
+	out := w.run("Stop", s.payload("Stop", map[string]any{"last_assistant_message": "the reply that crossed L1"}))
+	if !strings.Contains(out, "context at L1 (71%)") {
+		t.Errorf("Stop judged the turn before: %q", out)
 	}
 }
