@@ -44,11 +44,15 @@ func (k *Keeper) pressureConfig() pressure.Config {
 // restore of a compaction not restored yet, else an advisory when the
 // context crossed a level.
 func (k *Keeper) Prompt(ctx context.Context, project, path string) (string, error) {
-	text, err := k.Restore(ctx, project, path, AtPrompt)
+	s, err := k.Load(path, false)
+	if err != nil {
+		return "", err
+	}
+	text, err := k.restore(ctx, project, path, AtPrompt, s)
 	if err != nil || text != "" {
 		return text, err
 	}
-	return k.Advise(ctx, project, path)
+	return k.advise(ctx, project, path, s)
 }
 
 // Advise checks the session's pressure level. A level crossed for the
@@ -59,8 +63,16 @@ func (k *Keeper) Prompt(ctx context.Context, project, path string) (string, erro
 // conversation) the levels re-arm.
 func (k *Keeper) Advise(ctx context.Context, project, path string) (string, error) {
 	s, err := k.Load(path, false)
-	if err != nil || s.NumTurns() == 0 {
+	if err != nil {
 		return "", err
+	}
+	return k.advise(ctx, project, path, s)
+}
+
+// advise is Advise on a session already loaded.
+func (k *Keeper) advise(ctx context.Context, project, path string, s *transcript.Session) (string, error) {
+	if s.NumTurns() == 0 {
+		return "", nil
 	}
 	pc := k.pressureConfig()
 	r, tr := meter.Measure(s, k.Settings)

@@ -102,6 +102,11 @@ func (k *Keeper) Restore(ctx context.Context, project, path, at string) (string,
 	if err != nil {
 		return "", err
 	}
+	return k.restore(ctx, project, path, at, s)
+}
+
+// restore is Restore on a session already loaded.
+func (k *Keeper) restore(ctx context.Context, project, path, at string, s *transcript.Session) (string, error) {
 	m := k.loadMarks(path)
 	d, found := detect(s, m, at)
 	if !found {
