@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/meter"
 	"strings"
 )
 
@@ -17,9 +18,9 @@ func (c *Checkpoint) Markdown() string {
 	fmt.Fprintf(&b, "- session: %s\n", c.SessionID)
 	fmt.Fprintf(&b, "- project: %s\n", c.Project)
 	if c.Context.Window > 0 {
-		fmt.Fprintf(&b, "- context: %s of %s tokens (%.1f%%)", tokensK(c.Context.Tokens), tokensK(c.Context.Window), c.Context.Percent)
+		fmt.Fprintf(&b, "- context: %s of %s tokens (%.1f%%)", meter.Thousands(c.Context.Tokens), meter.Thousands(c.Context.Window), c.Context.Percent)
 		if c.Context.Threshold > 0 {
-			fmt.Fprintf(&b, ", auto-compact at %s", tokensK(c.Context.Threshold))
+			fmt.Fprintf(&b, ", auto-compact at %s", meter.Thousands(c.Context.Threshold))
 		}
 		b.WriteByte('\n')
 	}

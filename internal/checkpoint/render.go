@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/meter"
 	"math"
 	"strings"
 )
@@ -122,9 +123,9 @@ func (c *Checkpoint) Restore(comp Compaction, budget int) string {
 	}
 	what := fmt.Sprintf("This session was just compacted (%s", orDefault(comp.Trigger, "compaction"))
 	if comp.PreTokens > 0 {
-		what += fmt.Sprintf(", %s", tokensK(comp.PreTokens))
+		what += fmt.Sprintf(", %s", meter.Thousands(comp.PreTokens))
 		if comp.PostTokens > 0 {
-			what += " → " + tokensK(comp.PostTokens)
+			what += " → " + meter.Thousands(comp.PostTokens)
 		}
 		what += " tokens"
 	}
@@ -320,18 +321,6 @@ func plural(n int, w string) string {
 		return "1 " + w
 	}
 	return fmt.Sprintf("%d %ss", n, w)
-}
-
-func tokensK(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func orDefault(s, d string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/meter"
 	"os"
 	"strconv"
 	"time"
@@ -104,7 +105,7 @@ func runCheckpoints(ctx context.Context, a *App, args []string) error {
 	}
 	fmt.Fprintf(a.Stdout, "%5s  %-16s  %-18s  %-8s  %8s  %s\n", "ID", "TAKEN", "TRIGGER", "SESSION", "CONTEXT", "TASK")
 	for _, l := range lines {
-		fmt.Fprintf(a.Stdout, "%5d  %-16s  %-18s  %-8s  %8s  %s\n", l.ID, l.CreatedAt.In(a.Loc).Format("2006-01-02 15:04"), l.Trigger, short(l.SessionID), commas(l.Tokens), oneLine(l.Task, 70))
+		fmt.Fprintf(a.Stdout, "%5d  %-16s  %-18s  %-8s  %8s  %s\n", l.ID, l.CreatedAt.In(a.Loc).Format("2006-01-02 15:04"), l.Trigger, short(l.SessionID), meter.Thousands(l.Tokens), oneLine(l.Task, 70))
 	}
 	return nil
 }

@@ -184,7 +184,7 @@ func (a *App) learnEstimate(e *env, spec, name, id, path string, asJSON bool) er
 	}
 	w := a.Stdout
 	fmt.Fprintf(w, "recorded  %s: %s spec tokens, %s tokens consumed over the whole session %s (%d turns, %s): %.1f per spec token\n",
-		name, commas(st), commas(consumed), orDash(s.SessionID), s.NumTurns(), counted(len(s.Compactions), "compaction"), v.Ratio)
+		name, meter.Thousands(st), meter.Thousands(consumed), orDash(s.SessionID), s.NumTurns(), counted(len(s.Compactions), "compaction"), v.Ratio)
 	if m.Source == "project" {
 		fmt.Fprintf(w, "model     this project's own ratio is now %.1f, the median of %s; 10th-90th percentile %.1f-%.1f\n", m.Ratio, counted(m.Samples, "finished task"), m.Low, m.High)
 	} else {
@@ -204,11 +204,11 @@ func counted(n int, what string) string {
 func renderEstimate(w io.Writer, v estimateView, now time.Time) {
 	ad := v.Advice
 	m := ad.Model
-	fmt.Fprintf(w, "spec      %s · %s tokens\n", v.Spec, commas(ad.SpecTokens))
+	fmt.Fprintf(w, "spec      %s · %s tokens\n", v.Spec, meter.Thousands(ad.SpecTokens))
 	if sig := signalsText(ad.Signals); sig != "" {
 		fmt.Fprintf(w, "signals   %s (counted, not weighed)\n", sig)
 	}
-	fmt.Fprintf(w, "estimate  ~%s tokens of context (%s-%s)\n", commas(ad.Tokens), commas(ad.Low), commas(ad.High))
+	fmt.Fprintf(w, "estimate  ~%s tokens of context (%s-%s)\n", meter.Thousands(ad.Tokens), meter.Thousands(ad.Low), meter.Thousands(ad.High))
 	switch m.Source {
 	case "project":
 		fmt.Fprintf(w, "model     %.1f per spec token: this project's own, the median of its %d finished tasks; 10th-90th percentile %.1f-%.1f\n",
@@ -224,7 +224,7 @@ func renderEstimate(w io.Writer, v estimateView, now time.Time) {
 	b := ad.Budget
 	if v.FreshSession {
 		fmt.Fprintf(w, "context   no session found for this project: assuming a fresh one, 0 of %s used (window %s)\n",
-			commas(b.Threshold), commas(v.Context.Window))
+			meter.Thousands(b.Threshold), meter.Thousands(v.Context.Window))
 	} else {
 		limit := "auto-compact"
 		if !v.Context.AutoCompact || v.Context.Threshold == 0 {
@@ -235,7 +235,7 @@ func renderEstimate(w io.Writer, v estimateView, now time.Time) {
 			active = fmt.Sprintf(" (last active %s ago)", ago(now.Sub(*v.LastActivity)))
 		}
 		fmt.Fprintf(w, "context   session %s%s · %s of %s used · %s left before %s\n",
-			orDash(v.SessionID), active, commas(b.Used), commas(b.Threshold), commas(ad.Remaining), limit)
+			orDash(v.SessionID), active, meter.Thousands(b.Used), meter.Thousands(b.Threshold), meter.Thousands(ad.Remaining), limit)
 	}
 	if ad.Remaining > 0 {
 		fmt.Fprintf(w, "share     %.1f%% of what is left", ad.Percent)
@@ -243,7 +243,7 @@ func renderEstimate(w io.Writer, v estimateView, now time.Time) {
 		case !ad.Fits:
 			fmt.Fprint(w, " · it does not fit: auto-compaction would come mid-task")
 		case !ad.FitsHigh:
-			fmt.Fprintf(w, " · the high end (%s) would not fit", commas(ad.High))
+			fmt.Fprintf(w, " · the high end (%s) would not fit", meter.Thousands(ad.High))
 		}
 		fmt.Fprintln(w)
 	} else {
@@ -269,7 +269,7 @@ func renderSplit(w io.Writer, ad estimate.Advice) {
 	if sp == nil {
 		return
 	}
-	limit := fmt.Sprintf("%s tokens (30%% of a fresh session's %s)", commas(ad.ShardLimit), commas(ad.Budget.Fresh))
+	limit := fmt.Sprintf("%s tokens (30%% of a fresh session's %s)", meter.Thousands(ad.ShardLimit), meter.Thousands(ad.Budget.Fresh))
 	switch {
 	case sp.Reason != "":
 		fmt.Fprintf(w, "shards    none proposed: %s; divide it by hand into pieces under %s\n", sp.Reason, limit)
@@ -281,10 +281,10 @@ func renderSplit(w io.Writer, ad estimate.Advice) {
 	fmt.Fprintf(w, "shards    %d along the %s, each meant to stay under %s\n", len(sp.Shards), sp.By, limit)
 	width := 0
 	for _, s := range sp.Shards {
-		width = max(width, len(commas(s.Tokens)))
+		width = max(width, len(meter.Thousands(s.Tokens)))
 	}
 	for i, s := range sp.Shards {
-		fmt.Fprintf(w, "  %d. ~%*s tokens  %s", i+1, width, commas(s.Tokens), strings.Join(s.Parts, " · "))
+		fmt.Fprintf(w, "  %d. ~%*s tokens  %s", i+1, width, meter.Thousands(s.Tokens), strings.Join(s.Parts, " · "))
 		if s.Over {
 			fmt.Fprint(w, "  (still over: divide it by hand)")
 		}

@@ -208,7 +208,7 @@ const (
 
 func renderReport(w io.Writer, v reportView, now time.Time, loc *time.Location) {
 	renderStatus(w, v.statusView, now, loc)
-	fmt.Fprintf(w, "\ncontext per turn (%s tokens = full width; | marks auto-compact)\n", commas(v.Context.Window))
+	fmt.Fprintf(w, "\ncontext per turn (%s tokens = full width; | marks auto-compact)\n", meter.Thousands(v.Context.Window))
 	renderChart(w, v)
 
 	fmt.Fprintf(w, "\ntools (%d calls)\n", len(v.ToolCalls))
@@ -317,7 +317,7 @@ func renderChart(w io.Writer, v reportView) {
 		// Compactions that happened before this group's first turn.
 		for ci < len(v.Compactions) && v.Compactions[ci].TurnsBefore < group[0].Turn {
 			c := v.Compactions[ci]
-			fmt.Fprintf(w, "  %s compaction (%s): %s → %s tokens\n", strings.Repeat("─", 8), c.Trigger, commas(c.PreTokens), tokensOrUnknown(c.PostTokens))
+			fmt.Fprintf(w, "  %s compaction (%s): %s → %s tokens\n", strings.Repeat("─", 8), c.Trigger, meter.Thousands(c.PreTokens), tokensOrUnknown(c.PostTokens))
 			ci++
 		}
 		peak := group[0].Tokens
@@ -328,10 +328,10 @@ func renderChart(w io.Writer, v reportView) {
 		if len(group) > 1 {
 			label = fmt.Sprintf("%d-%d", group[0].Turn, group[len(group)-1].Turn)
 		}
-		fmt.Fprintf(w, "  %9s %s %s\n", label, bar(peak, v.Context.Window, v.Context.Threshold, chartWidth), commas(peak))
+		fmt.Fprintf(w, "  %9s %s %s\n", label, bar(peak, v.Context.Window, v.Context.Threshold, chartWidth), meter.Thousands(peak))
 	}
 	for ; ci < len(v.Compactions); ci++ {
 		c := v.Compactions[ci]
-		fmt.Fprintf(w, "  %s compaction (%s): %s → %s tokens\n", strings.Repeat("─", 8), c.Trigger, commas(c.PreTokens), tokensOrUnknown(c.PostTokens))
+		fmt.Fprintf(w, "  %s compaction (%s): %s → %s tokens\n", strings.Repeat("─", 8), c.Trigger, meter.Thousands(c.PreTokens), tokensOrUnknown(c.PostTokens))
 	}
 }

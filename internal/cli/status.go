@@ -103,14 +103,14 @@ const barWidth = 30
 func renderStatus(w io.Writer, v statusView, now time.Time, loc *time.Location) {
 	r, tr := v.Context, v.Trend
 	fmt.Fprintf(w, "session  %s\n", orDash(v.SessionID))
-	fmt.Fprintf(w, "model    %s · window %s (%s)", orDash(v.Model), commas(r.Window), r.WindowSource)
+	fmt.Fprintf(w, "model    %s · window %s (%s)", orDash(v.Model), meter.Thousands(r.Window), r.WindowSource)
 	if v.GitBranch != "" {
 		fmt.Fprintf(w, " · branch %s", v.GitBranch)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "context  %s %s / %s tokens · %.1f%% of window", bar(r.Tokens, r.Window, r.Threshold, barWidth), commas(r.Tokens), commas(r.Window), r.PctWindow)
+	fmt.Fprintf(w, "context  %s %s / %s tokens · %.1f%% of window", bar(r.Tokens, r.Window, r.Threshold, barWidth), meter.Thousands(r.Tokens), meter.Thousands(r.Window), r.PctWindow)
 	if r.AutoCompact && r.Threshold > 0 {
-		fmt.Fprintf(w, " · %.1f%% of auto-compact (%s)", r.PctThreshold, commas(r.Threshold))
+		fmt.Fprintf(w, " · %.1f%% of auto-compact (%s)", r.PctThreshold, meter.Thousands(r.Threshold))
 	} else {
 		fmt.Fprint(w, " · auto-compact off")
 	}
@@ -147,7 +147,7 @@ func renderStatus(w io.Writer, v statusView, now time.Time, loc *time.Location) 
 	} else {
 		fmt.Fprintf(w, "compactions %d\n", len(v.Compactions))
 		for i, c := range v.Compactions {
-			fmt.Fprintf(w, "  #%d %s %s · %s → %s tokens\n", i+1, c.Trigger, c.Time.In(loc).Format("2006-01-02 15:04"), commas(c.PreTokens), tokensOrUnknown(c.PostTokens))
+			fmt.Fprintf(w, "  #%d %s %s · %s → %s tokens\n", i+1, c.Trigger, c.Time.In(loc).Format("2006-01-02 15:04"), meter.Thousands(c.PreTokens), tokensOrUnknown(c.PostTokens))
 		}
 	}
 	if v.BadLines > 0 {
@@ -180,37 +180,20 @@ func bar(used, window, threshold int64, width int) string {
 	return b.String()
 }
 
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 func signed(f float64) string {
 	n := int64(f + 0.5)
 	if f < 0 {
 		n = int64(f - 0.5)
 	}
 	if n >= 0 {
-		return "+" + commas(n)
+		return "+" + meter.Thousands(n)
 	}
-	return commas(n)
+	return meter.Thousands(n)
 }
 
 func num1(f float64) string {
 	if f >= 10 {
-		return commas(int64(f + 0.5))
+		return meter.Thousands(int64(f + 0.5))
 	}
 	return fmt.Sprintf("%.1f", f)
 }
@@ -219,7 +202,7 @@ func tokensOrUnknown(n int64) string {
 	if n <= 0 {
 		return "?"
 	}
-	return commas(n)
+	return meter.Thousands(n)
 }
 
 func orDash(s string) string {

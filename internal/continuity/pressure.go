@@ -131,7 +131,7 @@ func advisory(lvl int, r meter.Reading, tr meter.Trend, pc pressure.Config, trai
 		name += " (emergency)"
 	}
 	// Rounded down, as the status line shows it.
-	fmt.Fprintf(&b, "cairn · context %s: %s of %s tokens, %d%% of %s.", name, thousands(r.Tokens), thousands(limit), int(pc.Percent(r)), base)
+	fmt.Fprintf(&b, "cairn · context %s: %s of %s tokens, %d%% of %s.", name, meter.Thousands(r.Tokens), meter.Thousands(limit), int(pc.Percent(r)), base)
 	if tr.TurnsToCompact != nil {
 		b.WriteString(" At the current rate auto-compaction comes " + inTurns(*tr.TurnsToCompact, tr.MinutesToCompact) + ".")
 	}
@@ -170,18 +170,6 @@ func inTurns(turns float64, minutes *float64) string {
 		}
 	}
 	return s
-}
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // DefaultDefer is how many turns `cairn defer` snoozes L1 and L2 for.

@@ -13,7 +13,6 @@ package handoff
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -371,9 +370,9 @@ func contextField(x checkpoint.Context) string {
 	if x.Window <= 0 {
 		return "not measured"
 	}
-	s := fmt.Sprintf("%s tokens (%.1f%% of the %s window", commas(x.Tokens), x.Percent, commas(x.Window))
+	s := fmt.Sprintf("%s tokens (%.1f%% of the %s window", meter.Thousands(x.Tokens), x.Percent, meter.Thousands(x.Window))
 	if x.Threshold > 0 {
-		s += fmt.Sprintf(", %.1f%% of auto-compact at %s", pct(x.Tokens, x.Threshold), commas(x.Threshold))
+		s += fmt.Sprintf(", %.1f%% of auto-compact at %s", pct(x.Tokens, x.Threshold), meter.Thousands(x.Threshold))
 	}
 	return s + ")"
 }
@@ -386,11 +385,11 @@ func budgetLine(x checkpoint.Context) string {
 		left := max(x.Threshold-x.Tokens, 0)
 		used := pct(x.Tokens, x.Threshold)
 		return fmt.Sprintf("About %.1f%% (~%s tokens) remained before auto-compaction at %s tokens; %.1f%% was used (%.1f%% of the %s-token window).",
-			max(100-used, 0), commas(left), commas(x.Threshold), used, x.Percent, commas(x.Window))
+			max(100-used, 0), meter.Thousands(left), meter.Thousands(x.Threshold), used, x.Percent, meter.Thousands(x.Window))
 	default:
 		left := max(x.Window-x.Tokens, 0)
 		return fmt.Sprintf("Auto-compaction is off: about %.1f%% (~%s tokens) of the %s-token window remained; %.1f%% was used.",
-			max(100-x.Percent, 0), commas(left), commas(x.Window), x.Percent)
+			max(100-x.Percent, 0), meter.Thousands(left), meter.Thousands(x.Window), x.Percent)
 	}
 }
 
@@ -818,23 +817,6 @@ func plural(n int, w string) string {
 		return "1 " + w
 	}
 	return fmt.Sprintf("%d %ss", n, w)
-}
-
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b bytes.Buffer
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 func orDefault(s, d string) string {

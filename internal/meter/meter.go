@@ -262,3 +262,21 @@ func compactedBetween(cs []transcript.Compaction, from, to int) bool {
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
+// Thousands writes a token count for people: 167000 as "167,000".
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

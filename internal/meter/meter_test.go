@@ -175,3 +175,11 @@ func TestThresholdAgainstRealCompactions(t *testing.T) {
 		})
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 167000: "167,000", 1000000: "1,000,000", -12345: "-12,345"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
