@@ -16,6 +16,10 @@
 //	restore.budget = 1500          # tokens
 //	tickets.prefixes = gt-, PROJ_  # extra ticket id prefixes
 //	advisories = on                # off: no advisories in the model's context
+//	capture.dir = .project/compacts  # where auto-compaction captures go (seed 004)
+//	capture.manual = off           # on: a manual /compact writes a capture too
+//	flow.dir = .claude             # progress.md, task_plan.md and learnings-*.md (seed 001)
+//	flow.trim = off                # on: PreCompact trims progress.md to its last 10 entries
 package config
 
 import (
@@ -44,11 +48,17 @@ type Config struct {
 	RestoreBudget  int
 	TicketPrefixes []string
 	Advisories     bool
+	// CaptureDir and FlowDir are relative to the project unless absolute.
+	CaptureDir    string
+	CaptureManual bool
+	FlowDir       string
+	FlowTrim      bool
 }
 
 // Default is the configuration of a project without a file.
 func Default() Config {
-	return Config{Pressure: pressure.Default(), HandoffAt: []int{2, 3}, SnapshotAt: []int{2, 3}, RestoreBudget: 1500, Advisories: true}
+	return Config{Pressure: pressure.Default(), HandoffAt: []int{2, 3}, SnapshotAt: []int{2, 3}, RestoreBudget: 1500, Advisories: true,
+		CaptureDir: ".project/compacts", FlowDir: ".claude"}
 }
 
 // Load reads the project's file; a missing file gives the defaults. The
@@ -67,6 +77,24 @@ func Load(project string) (Config, []error) {
 		return c, []error{err}
 	}
 	return Parse(data, filepath.Join(project, File))
+}
+
+func onOff(v string) (bool, bool) {
+	switch strings.ToLower(v) {
+	case "on", "true", "yes":
+		return true, true
+	case "off", "false", "no":
+		return false, true
+	}
+	return false, false
+}
+
+// Dir resolves a configured directory against the project.
+func Dir(project, dir string) string {
+	if filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(project, dir)
 }
 
 // Parse reads a configuration; name is used in messages.
@@ -145,6 +173,27 @@ func Parse(data []byte, name string) (Config, []error) {
 				if p = strings.TrimSpace(p); p != "" {
 					c.TicketPrefixes = append(c.TicketPrefixes, p)
 				}
+			}
+		case "capture.dir", "flow.dir":
+			if value == "" {
+				bad("give a directory")
+				continue
+			}
+			if key == "capture.dir" {
+				c.CaptureDir = value
+			} else {
+				c.FlowDir = value
+			}
+		case "capture.manual", "flow.trim":
+			on, ok := onOff(value)
+			if !ok {
+				bad("%q: want on or off", value)
+				continue
+			}
+			if key == "capture.manual" {
+				c.CaptureManual = on
+			} else {
+				c.FlowTrim = on
 			}
 		case "advisories":
 			switch strings.ToLower(value) {

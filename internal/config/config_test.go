@@ -22,6 +22,9 @@ snapshot.mode = commit
 restore.budget = 2000
 tickets.prefixes = gt-, PROJ_
 advisories = off
+capture.manual = on
+flow.dir = notes
+flow.trim = on
 `), "cairn.conf")
 	if len(errs) != 0 {
 		t.Fatal(errs)
@@ -30,6 +33,7 @@ advisories = off
 		Pressure:  pressure.Config{Base: pressure.OfWindow, Levels: [3]float64{60, 75, 90}},
 		HandoffAt: []int{3}, SnapshotCommit: true, RestoreBudget: 2000,
 		TicketPrefixes: []string{"gt-", "PROJ_"}, Advisories: false,
+		CaptureDir: ".project/compacts", CaptureManual: true, FlowDir: "notes", FlowTrim: true,
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
