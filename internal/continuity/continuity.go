@@ -50,6 +50,11 @@ type Keeper struct {
 	HandoffAt      []int
 	SnapshotAt     []int
 	SnapshotCommit bool
+	// Knowledge kept beyond the session (seeds 004 and 001).
+	CaptureDir    string
+	CaptureManual bool
+	FlowDir       string
+	FlowTrim      bool
 	// OnLevel runs when a level is crossed for the first time, after the
 	// checkpoint; it returns what it saved, for the advisory.
 	OnLevel func(ctx context.Context, project, path string, level int, c checkpoint.Checkpoint) []string

@@ -24,6 +24,7 @@ func (k *Keeper) Configure(c config.Config) {
 	k.Pressure = c.Pressure
 	k.Advisories = c.Advisories
 	k.HandoffAt, k.SnapshotAt, k.SnapshotCommit = c.HandoffAt, c.SnapshotAt, c.SnapshotCommit
+	k.CaptureDir, k.CaptureManual, k.FlowDir, k.FlowTrim = c.CaptureDir, c.CaptureManual, c.FlowDir, c.FlowTrim
 	if k.RestoreBudget == 0 {
 		k.RestoreBudget = c.RestoreBudget
 	}

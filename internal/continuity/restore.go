@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/capture"
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/learn"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
@@ -170,7 +174,11 @@ func (k *Keeper) checkpointFor(ctx context.Context, db *sqlite.DB, project, path
 // announces the compaction, so that SessionStart, which Claude Code runs
 // before it writes the boundary, restores the right one.
 func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
+	ferr := k.flowAtCompact(project, trigger)
 	c, err := k.Capture(ctx, project, path, "precompact-"+trigger)
+	if err == nil {
+		err = ferr
+	}
 	if c.SessionID == "" && c.Transcript == "" {
 		return c, err
 	}
@@ -179,5 +187,70 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string) 
 	if merr := k.saveMarks(path, m); merr != nil && err == nil {
 		err = merr
 	}
+	if cerr := k.writeCapture(project, path, trigger, c); cerr != nil && err == nil {
+		err = cerr
+	}
 	return c, err
+}
+
+// writeCapture writes seed 004's capture of an auto-compaction (and of a
+// manual one when capture.manual is on) for a later review.
+func (k *Keeper) writeCapture(project, path, trigger string, c checkpoint.Checkpoint) error {
+	if project == "" || k.CaptureDir == "" || (trigger != "auto" && !(trigger == "manual" && k.CaptureManual)) {
+		return nil
+	}
+	first := c.Task.First
+	if s, err := k.Load(path, false); err == nil && len(s.Prompts) > 0 {
+		first = s.Prompts[0].Text // the first user message, as seed 004 asks
+	}
+	_, err := capture.Write(config.Dir(project, k.CaptureDir), capture.Input{
+		Now: k.Now(), SessionID: c.SessionID, Transcript: path, FirstMessage: first,
+	})
+	return err
+}
+
+// flowDir is where the Flow and Stock files live (seed 001).
+func (k *Keeper) flowDir(project string) string {
+	if project == "" || k.FlowDir == "" {
+		return ""
+	}
+	return config.Dir(project, k.FlowDir)
+}
+
+// flowAtCompact records seed 001's last-compact.json (before any trim,
+// which would lose the headings it names) and trims progress.md when
+// flow.trim is on. Markers that cannot be read were skipped inside.
+func (k *Keeper) flowAtCompact(project, trigger string) error {
+	flow := k.flowDir(project)
+	if flow == "" {
+		return nil
+	}
+	ctxDir := learn.ContextDir(flow)
+	err := learn.RecordCompact(ctxDir, learn.Gather(ctxDir, flow, flow, trigger, k.Now()))
+	if k.FlowTrim {
+		if terr := learn.TrimProgress(filepath.Join(flow, learn.Progress), learn.DefaultKeep); terr != nil && err == nil {
+			err = terr
+		}
+	}
+	return err
+}
+
+// Guidance is seed 001's note after a compaction, branching on whether
+// /compound ran since the last one; "" when its markers cannot be read.
+func (k *Keeper) Guidance(project string) string {
+	flow := k.flowDir(project)
+	if flow == "" {
+		return ""
+	}
+	return learn.Guidance(learn.ContextDir(flow))
+}
+
+// FlowSuggestion is the Stop hook's suggestion to run /compound when the
+// Flow notes hold entries not promoted yet; "" otherwise.
+func (k *Keeper) FlowSuggestion(project string) string {
+	flow := k.flowDir(project)
+	if flow == "" {
+		return ""
+	}
+	return learn.StopSuggestion(flow, flow)
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/capture"
+	"github.com/cairn-agent/cairn/internal/learn"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,6 +41,8 @@ const marker = "# cairn: generated; cairn uninstall removes it (delete this line
 func SlashCommands(exe string) map[string]string {
 	q := shellQuote(exe)
 	return map[string]string{
+		capture.CommandFile: capture.SlashCommand(exe),
+		"compound.md":       learn.SlashCommand(exe),
 		"handoff.md": "---\n" + marker + "\n" +
 			"description: Write a handoff document for the next session, from cairn's checkpoint of this one\n" +
 			"argument-hint: [reason]\n" +

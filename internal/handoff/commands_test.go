@@ -13,10 +13,16 @@ import (
 
 func TestSlashCommands(t *testing.T) {
 	cmds := SlashCommands("/usr/local/bin/cairn")
-	if got := sortedKeys(cmds); !slices.Equal(got, []string{"checkpoint.md", "handoff.md"}) {
+	if got := sortedKeys(cmds); !slices.Contains(got, "checkpoint.md") || !slices.Contains(got, "handoff.md") {
 		t.Fatalf("files %v", got)
 	}
 	for name, body := range cmds {
+		if !generated([]byte(body)) {
+			t.Errorf("%s: no marker", name)
+		}
+	}
+	for _, name := range []string{"checkpoint.md", "handoff.md"} {
+		body := cmds[name]
 		// Claude Code reads front matter only at the very top.
 		if !strings.HasPrefix(body, "---\n"+marker+"\ndescription: ") {
 			t.Errorf("%s: front matter:\n%s", name, body)
@@ -96,11 +102,18 @@ func TestInstallUninstallCommands(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "handoff.md"), []byte(mine), 0o644)
 	os.WriteFile(filepath.Join(dir, "review.md"), []byte("Review."), 0o644)
 
+	// Every command but the user's handoff.md is cairn's to write.
+	var ours []string
+	for _, name := range sortedKeys(SlashCommands("cairn")) {
+		if name != "handoff.md" {
+			ours = append(ours, filepath.Join(dir, name))
+		}
+	}
 	written, err := InstallCommands(project, "/usr/local/bin/cairn")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{filepath.Join(dir, "checkpoint.md")}, written); diff != "" {
+	if diff := cmp.Diff(ours, written); diff != "" {
 		t.Errorf("written (-want +got):\n%s", diff)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "handoff.md")); string(data) != mine {
@@ -116,7 +129,7 @@ func TestInstallUninstallCommands(t *testing.T) {
 	if written, err := InstallCommands(project, "/usr/local/bin/cairn"); err != nil || len(written) != 0 {
 		t.Errorf("second install wrote %v %v", written, err)
 	}
-	if written, err := InstallCommands(project, "/opt/cairn"); err != nil || len(written) != 1 {
+	if written, err := InstallCommands(project, "/opt/cairn"); err != nil || len(written) != len(ours) {
 		t.Errorf("new path wrote %v %v", written, err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "checkpoint.md")); !strings.Contains(string(data), "/opt/cairn slash checkpoint") {
@@ -127,7 +140,7 @@ func TestInstallUninstallCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{filepath.Join(dir, "checkpoint.md")}, removed); diff != "" {
+	if diff := cmp.Diff(ours, removed); diff != "" {
 		t.Errorf("removed (-want +got):\n%s", diff)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "handoff.md")); string(data) != mine {
@@ -147,14 +160,14 @@ func TestInstallUninstallCommands(t *testing.T) {
 
 	// In a fresh project both are written, and both removed.
 	fresh := t.TempDir()
-	if written, err := InstallCommands(fresh, "cairn"); err != nil || len(written) != 2 {
+	if written, err := InstallCommands(fresh, "cairn"); err != nil || len(written) != len(ours)+1 {
 		t.Errorf("fresh install %v %v", written, err)
 	}
 	// A user who deletes the marker line keeps the file.
 	p := filepath.Join(fresh, ".claude", "commands", "handoff.md")
 	data, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(data), marker+"\n", "", 1)), 0o644)
-	if removed, err := UninstallCommands(fresh); err != nil || len(removed) != 1 || filepath.Base(removed[0]) != "checkpoint.md" {
+	if removed, err := UninstallCommands(fresh); err != nil || len(removed) != len(ours) || slices.ContainsFunc(removed, func(p string) bool { return filepath.Base(p) == "handoff.md" }) {
 		t.Errorf("fresh uninstall %v %v", removed, err)
 	}
 	if _, err := os.Stat(p); err != nil {

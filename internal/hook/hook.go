@@ -195,6 +195,9 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 		var err error
 		if p.Source == "compact" {
 			text, err = k.Restore(ctx, project, p.TranscriptPath, continuity.AtSessionStart)
+			if g := k.Guidance(project); g != "" && err == nil {
+				text = strings.TrimSpace(text + "\n\n" + g)
+			}
 		} else {
 			text, err = k.Pointer(ctx, project, p.TranscriptPath, p.SessionID, p.Source)
 		}
@@ -209,6 +212,9 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 		// A suggestion for the user only: never a decision, never context
 		// for the model.
 		text, err := k.StopSuggestion(ctx, p.TranscriptPath, p.LastAssistantMessage)
+		if f := k.FlowSuggestion(project); f != "" {
+			text = strings.TrimSpace(text + "\n" + f)
+		}
 		if text == "" {
 			return "", err
 		}

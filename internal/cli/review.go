@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/capture"
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/sqlite"
+)
+
+// maxMemory bounds a memory read from standard input or a file.
+const maxMemory = 256 << 10
+
+// runReview is `cairn review [PATH]`, which prints an autocompact capture
+// (default: the project's most recent pending one), a digest of its
+// session and the command that records the review, and `cairn review
+// record PATH --memory FILE|-`, which writes the memory file and marks
+// the capture reviewed. The /review-compact slash command runs both.
+func runReview(ctx context.Context, a *App, args []string) error {
+	if len(args) > 0 && args[0] == "record" {
+		return runReviewRecord(a, args[1:])
+	}
+	fs := newFlags("review")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 1 {
+		return usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
+	}
+	e, err := a.env()
+	if err != nil {
+		return err
+	}
+	defer e.keeper.Close()
+	var c capture.Capture
+	if len(rest) == 1 && rest[0] != "$ARGUMENTS" {
+		path := rest[0]
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(e.cwd, path)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return withHint(fmt.Errorf("read capture: %w", err), "give the path of a *-autocompact.md file, or no path for the latest pending one")
+		}
+		if c, err = capture.Parse(data); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		c.Path = path
+	} else {
+		dir := captureDir(e.root)
+		c, err = capture.Latest(dir)
+		if errors.Is(err, capture.ErrNoPending) {
+			fmt.Fprintf(a.Stdout, "Nothing to review: no pending autocompact capture in %s.\n", dir)
+			fmt.Fprintln(a.Stdout, "Captures are written there when Claude Code compacts a session on its own; cairn review PATH reviews a given one.")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(a.Stdout, "Capture: %s (%s)\n\n", c.Path, c.Status)
+	fmt.Fprint(a.Stdout, strings.TrimRight(c.Raw, "\n")+"\n\n---\n\n")
+	cp, note := reviewCheckpoint(ctx, e, c)
+	if note != "" {
+		fmt.Fprintf(a.Stdout, "No digest of the session: %s.\n", note)
+	} else {
+		fmt.Fprint(a.Stdout, capture.Digest(cp))
+	}
+	fmt.Fprint(a.Stdout, "\n---\n\n")
+	if c.Status == capture.StatusReviewed {
+		fmt.Fprintf(a.Stdout, "This capture was reviewed already; recording again replaces %s.\n\n", filepath.Base(capture.MemoryPath(c.Path)))
+	}
+	fmt.Fprintf(a.Stdout, "Record the review (the memory Markdown, with a \"## Summary\" section, between the here-document lines):\n\n%s\n...\nCAIRN_MEMORY\n",
+		capture.RecordCommand(reviewExe(a), c.Path))
+	return nil
+}
+
+// reviewCheckpoint is the session's latest checkpoint, or one taken now
+// from the capture's transcript; note says why there is none.
+func reviewCheckpoint(ctx context.Context, e *env, c capture.Capture) (checkpoint.Checkpoint, string) {
+	if c.SessionID != "" {
+		db, err := e.keeper.DB(ctx)
+		if err != nil {
+			return checkpoint.Checkpoint{}, err.Error()
+		}
+		rec, err := db.LatestCheckpoint(ctx, e.root, c.SessionID)
+		if err == nil {
+			cp, err := continuity.FromRecord(rec)
+			if err == nil {
+				return cp, ""
+			}
+		} else if !errors.Is(err, sqlite.ErrNotFound) {
+			return checkpoint.Checkpoint{}, err.Error()
+		}
+	}
+	if c.Transcript == "" {
+		return checkpoint.Checkpoint{}, "no checkpoint of the session and no transcript path in the capture"
+	}
+	if _, err := os.Stat(c.Transcript); err != nil {
+		return checkpoint.Checkpoint{}, fmt.Sprintf("no checkpoint of the session, and its transcript is gone (%s)", c.Transcript)
+	}
+	cp, err := e.keeper.Capture(ctx, e.root, c.Transcript, "review")
+	if err != nil {
+		return checkpoint.Checkpoint{}, err.Error()
+	}
+	return cp, ""
+}
+
+// runReviewRecord is `cairn review record PATH --memory FILE|- [--summary
+// TEXT]`.
+func runReviewRecord(a *App, args []string) error {
+	fs := newFlags("review record")
+	memory := fs.String("memory", "", "the memory in the memory file's Markdown format (- reads it from standard input)")
+	summary := fs.String("summary", "", "one or two sentences for the capture (default: the memory's ## Summary section)")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usageError{"give the capture's path: cairn review record PATH --memory FILE|-"}
+	}
+	if *memory == "" {
+		return usageError{"give the memory: --memory FILE, or --memory - to read it from standard input"}
+	}
+	var r io.Reader = a.Stdin
+	if *memory != "-" {
+		f, err := os.Open(*memory)
+		if err != nil {
+			return fmt.Errorf("read the memory: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxMemory))
+	if err != nil {
+		return fmt.Errorf("read the memory: %w", err)
+	}
+	m := capture.ParseMemory(string(data))
+	if *summary != "" {
+		m.Summary = *summary
+	}
+	cwd, err := a.Getwd()
+	if err != nil {
+		return fmt.Errorf("find the working directory: %w", err)
+	}
+	path := rest[0]
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	if err := m.Check(); err != nil {
+		return withHint(err, "write the memory as Markdown with the sections # Memory: Title, ## Summary, ## Goal, ## Learnings, ## Open Questions / Issues, ## Confidence Level, ## Key Files")
+	}
+	out, err := capture.Review(path, m)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Stdout, "memory written: %s\ncapture marked reviewed: %s\n", out, path)
+	return nil
+}
+
+// captureDir is where the project's captures go (capture.dir).
+func captureDir(root string) string {
+	conf, _ := config.Load(root) // env() has reported its errors already
+	dir := conf.CaptureDir
+	if dir == "" {
+		dir = capture.Dir
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, filepath.FromSlash(dir))
+	}
+	return dir
+}
+
+// reviewExe is how the commands cairn prints call cairn: by name, as the user
+// ran it, unless CAIRN_EXE names the binary.
+func reviewExe(a *App) string {
+	if v := a.Getenv("CAIRN_EXE"); v != "" {
+		return v
+	}
+	return "cairn"
+}
