@@ -81,6 +81,31 @@ func TestRestoreAfterAutoCompaction(t *testing.T) {
 	p.mustRun(t)
 	checkBoundary(t, p)
 	checkRestored(t, p, p.outcome(t))
+	checkCaptures(t, s.ProjectDir, 1, "BILL-482") // the ticket is in the first prompt
+}
+
+// checkCaptures checks seed 004's capture files: one pending capture per
+// auto-compaction, carrying a piece of the session's first message, none
+// for a manual one.
+func checkCaptures(t *testing.T, project string, want int, firstMessage string) {
+	t.Helper()
+	got, _ := filepath.Glob(filepath.Join(project, ".project", "compacts", "*-autocompact.md"))
+	if len(got) != want {
+		t.Fatalf("%d capture files in .project/compacts (%v), want %d", len(got), got, want)
+	}
+	for _, f := range got {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := firstMessage
+		if len(head) > 60 {
+			head = head[:60]
+		}
+		if !strings.Contains(string(data), "pending") || !strings.Contains(string(data), head) {
+			t.Errorf("capture %s lacks its status or the first message %q:\n%s", f, head, data)
+		}
+	}
 }
 
 // TestRestoreAfterManualCompaction is the same through /compact.
@@ -93,6 +118,7 @@ func TestRestoreAfterManualCompaction(t *testing.T) {
 	p.mustRun(t)
 	checkBoundary(t, p)
 	checkRestored(t, p, p.outcome(t))
+	checkCaptures(t, s.ProjectDir, 0, "")
 }
 
 // TestCompactionSteering checks that the compaction request itself asks
