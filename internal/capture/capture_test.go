@@ -1,7 +1,7 @@
 package capture
 
 import (
-	"flag"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,27 +13,6 @@ import (
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name; -update rewrites it.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./internal/capture -update creates it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./internal/capture -update rewrites it):\n%s", path, diff)
-	}
-}
 
 var est = time.FixedZone("EST", -5*3600)
 
@@ -81,7 +60,7 @@ func TestWrite(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	text := strings.ReplaceAll(string(data), tr, "/home/user/.claude/projects/p/abc123.jsonl")
-	golden(t, "capture.md", text)
+	golden.Check(t, filepath.Join("testdata", "capture.md"), text)
 	if !strings.Contains(string(data), "**Status:** pending\n") || !strings.Contains(string(data), "**Timestamp:** 2025-12-25T08:15:00-05:00\n") {
 		t.Errorf("header:\n%s", data)
 	}
@@ -204,14 +183,14 @@ func TestReview(t *testing.T) {
 		t.Errorf("memory at %s", mp)
 	}
 	mem, _ := os.ReadFile(mp)
-	golden(t, "memory.md", string(mem))
+	golden.Check(t, filepath.Join("testdata", "memory.md"), string(mem))
 	for _, h := range []string{"# Memory: ", "## Goal\n", "## Learnings\n", "## Open Questions / Issues\n", "## Confidence Level\n", "## Key Files\n"} {
 		if !strings.Contains(string(mem), h) {
 			t.Errorf("memory lacks %q", h)
 		}
 	}
 	data, _ := os.ReadFile(path)
-	golden(t, "capture-reviewed.md", string(data))
+	golden.Check(t, filepath.Join("testdata", "capture-reviewed.md"), string(data))
 	c, _ := Parse(data)
 	if c.Status != StatusReviewed || c.Summary != memory().Summary || c.Memory != "./20251225_081500-memory.md" {
 		t.Errorf("updated capture %+v", c)
@@ -296,7 +275,7 @@ func TestHandEdited(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
-	golden(t, "capture-hand-edited-reviewed.md", string(data))
+	golden.Check(t, filepath.Join("testdata", "capture-hand-edited-reviewed.md"), string(data))
 	for _, keep := range []string{"Tagged by hand: billing", "## My notes\n\n- The export was half done.", "## After\n\nkept too\n", "> Second paragraph."} {
 		if !strings.Contains(string(data), keep) {
 			t.Errorf("lost %q", keep)
@@ -322,7 +301,7 @@ func TestDigest(t *testing.T) {
 		Decisions:   []string{"Stream rows rather than buffering, to avoid memory spikes."},
 		NextSteps:   []string{"Add the download button"},
 	}
-	golden(t, "digest.md", Digest(c))
+	golden.Check(t, filepath.Join("testdata", "digest.md"), Digest(c))
 	big := c
 	big.Files, big.Commands, big.Decisions = nil, nil, nil
 	for i := range 500 {
@@ -339,7 +318,7 @@ func TestDigest(t *testing.T) {
 // The checklist's "Skill is discoverable": the command file's shape.
 func TestSlashCommand(t *testing.T) {
 	s := SlashCommand("/opt/my tools/cairn")
-	golden(t, "review-compact.md", s)
+	golden.Check(t, filepath.Join("testdata", "review-compact.md"), s)
 	for _, want := range []string{"# cairn: generated", "argument-hint: [path]", "allowed-tools: Bash('/opt/my tools/cairn' review:*)", "!`'/opt/my tools/cairn' review $ARGUMENTS`"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("lacks %q", want)

@@ -2,8 +2,8 @@ package checkpoint
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,8 +17,6 @@ import (
 	"github.com/cairn-agent/cairn/internal/transcript"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // sessionLines writes a transcript from (role, payload) steps and reads it.
 type step struct {
@@ -115,22 +113,6 @@ func input() Input {
 	}
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.WriteFile(path, []byte(got), 0o644)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./internal/checkpoint -update creates it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
-}
-
 func TestBuildPlanted(t *testing.T) {
 	c := Build(planted(t), input())
 	if got := c.Task.Tickets; !cmp.Equal(got, []string{"BILL-482"}) {
@@ -177,11 +159,11 @@ func TestBuildPlanted(t *testing.T) {
 func TestRenderings(t *testing.T) {
 	c := Build(planted(t), input())
 	c.ID = 7
-	golden(t, "planted.md", c.Markdown())
+	golden.Check(t, filepath.Join("testdata", "planted.md"), c.Markdown())
 	restore := c.Restore(Compaction{Trigger: "auto", PreTokens: 167094, PostTokens: 9120}, DefaultRestoreBudget)
-	golden(t, "planted-restore.md", restore)
+	golden.Check(t, filepath.Join("testdata", "planted-restore.md"), restore)
 	steer := c.Steer()
-	golden(t, "planted-steer.txt", steer)
+	golden.Check(t, filepath.Join("testdata", "planted-steer.txt"), steer)
 	if Tokens(restore) > DefaultRestoreBudget || Tokens(steer) > SteerBudget {
 		t.Errorf("restore %d tokens, steer %d tokens", Tokens(restore), Tokens(steer))
 	}

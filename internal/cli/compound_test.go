@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func TestCompoundList(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.ReplaceAll(out.String(), flow, "FLOW")
-	golden(t, "compound-list.txt", []byte(got))
+	golden.Check(t, filepath.Join("testdata", "golden", "compound-list.txt"), []byte(got))
 	// Listing promotes nothing and records no run.
 	if m, _ := filepath.Glob(filepath.Join(flow, "learnings-*.md")); len(m) != 0 {
 		t.Errorf("listing wrote %v", m)
@@ -65,7 +66,7 @@ func TestCompoundPromote(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.ReplaceAll(out.String(), flow, "FLOW")
-	golden(t, "compound-promote.txt", []byte(got))
+	golden.Check(t, filepath.Join("testdata", "golden", "compound-promote.txt"), []byte(got))
 	left, _ := learn.Unpromoted(flow, flow)
 	if len(left) != 1 || left[0].Heading != "[debug] Flaky test was a shared temp dir" {
 		t.Errorf("left = %+v; want only entry 2, which the user did not name", left)
@@ -87,7 +88,7 @@ func TestCompoundPromote(t *testing.T) {
 	if err := runLearn(context.Background(), a, []string{"list"}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "learn-list.txt", []byte(out.String()))
+	golden.Check(t, filepath.Join("testdata", "golden", "learn-list.txt"), []byte(out.String()))
 }
 
 func TestCompoundPromoteNone(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +88,7 @@ func TestEstimateGolden(t *testing.T) {
 			if strings.HasSuffix(tt.name, ".json") {
 				got = bytes.ReplaceAll(got, []byte(a.Getenv("FIXTURES")), []byte("$FIXTURES"))
 			}
-			golden(t, tt.name, got)
+			golden.Check(t, filepath.Join("testdata", "golden", tt.name), got)
 		})
 	}
 }
@@ -121,13 +122,13 @@ func TestEstimateLearn(t *testing.T) {
 		}
 		learned.Write(out.Bytes())
 	}
-	golden(t, "estimate-learn.txt", learned.Bytes())
+	golden.Check(t, filepath.Join("testdata", "golden", "estimate-learn.txt"), learned.Bytes())
 
 	out.Reset()
 	if err := runEstimate(context.Background(), a, []string{"--session", "fa812bfe", "spec.md"}); err != nil {
 		t.Fatalf("%v (stderr: %s)", err, errb)
 	}
-	golden(t, "estimate-project-ratio.txt", out.Bytes())
+	golden.Check(t, filepath.Join("testdata", "golden", "estimate-project-ratio.txt"), out.Bytes())
 	if errb.Len() > 0 {
 		t.Errorf("stderr: %s", errb)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/claude"
 	"github.com/cairn-agent/cairn/internal/fixtures"
-	"github.com/google/go-cmp/cmp"
 )
 
 // testApp runs commands in-process with a fixed clock, time zone and
@@ -56,25 +56,6 @@ func testApp(t *testing.T, sessions ...string) (*App, *bytes.Buffer, *bytes.Buff
 	}, &out, &errb
 }
 
-// golden compares got with testdata/golden/name; -update rewrites it.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./internal/cli -update rewrites it):\n%s", path, diff)
-	}
-}
-
 func TestGolden(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -98,11 +79,11 @@ func TestGolden(t *testing.T) {
 			if errb.Len() > 0 {
 				t.Errorf("stderr: %s", errb)
 			}
-			golden(t, tt.name, out.Bytes())
+			golden.Check(t, filepath.Join("testdata", "golden", tt.name), out.Bytes())
 			// A second run answers from saved state and must say the same.
 			out.Reset()
 			Run(context.Background(), tt.args, a)
-			golden(t, tt.name, out.Bytes())
+			golden.Check(t, filepath.Join("testdata", "golden", tt.name), out.Bytes())
 		})
 	}
 }

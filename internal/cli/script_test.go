@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,8 +12,6 @@ import (
 	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/rogpeppe/go-internal/testscript"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files and script expectations")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
@@ -29,7 +27,7 @@ func TestScripts(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
-		UpdateScripts: *update,
+		UpdateScripts: golden.Updating(),
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
 			e.Setenv("HOME", home)

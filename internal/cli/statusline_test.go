@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,7 +103,7 @@ func TestStatusline(t *testing.T) {
 		}
 		fmt.Fprintf(&got, "%-34s %s\n", tt.name+":", line)
 	}
-	golden(t, "statusline.txt", got.Bytes())
+	golden.Check(t, filepath.Join("testdata", "golden", "statusline.txt"), got.Bytes())
 
 	// The pressure marker of the last figures shown.
 	marker, err := os.ReadFile(filepath.Join(stateDir, "sessions", "b7c4de97-7eb5-4fb8-b0f6-8f4063e14d73.pressure"))

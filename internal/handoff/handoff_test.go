@@ -1,7 +1,7 @@
 package handoff
 
 import (
-	"flag"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,26 +13,6 @@ import (
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./internal/handoff -update creates it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./internal/handoff -update rewrites it):\n%s", path, diff)
-	}
-}
 
 func exit(n int) *int { return &n }
 
@@ -113,7 +93,7 @@ func TestRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Render(tt.c(), tt.in)
-			golden(t, tt.name, got)
+			golden.Check(t, filepath.Join("testdata", tt.name), got)
 			if strings.Contains(got, "sk-ant-api03") {
 				t.Error("the reason's secret reached the handoff")
 			}

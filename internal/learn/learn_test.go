@@ -1,7 +1,7 @@
 package learn
 
 import (
-	"flag"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,27 +11,6 @@ import (
 	"github.com/cairn-agent/cairn/internal/statusline"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name; -update rewrites it.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./internal/learn -update creates it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
-}
 
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
@@ -159,8 +138,8 @@ func TestPromoteAndUnpromoted(t *testing.T) {
 	if diff := cmp.Diff([]string{"learnings-implement.md", "learnings-design.md", "learnings-general.md"}, paths); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
-	golden(t, "learnings-implement.md.golden", read(t, filepath.Join(dir, "learnings-implement.md")))
-	golden(t, "learnings-design.md.golden", read(t, filepath.Join(dir, "learnings-design.md")))
+	golden.Check(t, filepath.Join("testdata", "learnings-implement.md.golden"), read(t, filepath.Join(dir, "learnings-implement.md")))
+	golden.Check(t, filepath.Join("testdata", "learnings-design.md.golden"), read(t, filepath.Join(dir, "learnings-design.md")))
 
 	left, _ := Unpromoted(dir, dir)
 	if len(left) != 1 || left[0].ID != un[1].ID {
@@ -323,7 +302,7 @@ func TestMarkersGolden(t *testing.T) {
 	if err := RecordCompound(ctx, now.Add(-2*time.Hour), 2); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "compound-last-run.json.golden", read(t, filepath.Join(ctx, CompoundFile)))
+	golden.Check(t, filepath.Join("testdata", "compound-last-run.json.golden"), read(t, filepath.Join(ctx, CompoundFile)))
 	if at, ok := LastCompound(ctx); !ok || !at.Equal(now.Add(-2*time.Hour)) {
 		t.Errorf("LastCompound = %v, %v", at, ok)
 	}
@@ -335,11 +314,11 @@ func TestMarkersGolden(t *testing.T) {
 	if err := RecordCompact(ctx, in); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "last-compact.json.golden", read(t, filepath.Join(ctx, CompactFile)))
-	golden(t, "guidance-not-run.txt", Guidance(ctx))
+	golden.Check(t, filepath.Join("testdata", "last-compact.json.golden"), read(t, filepath.Join(ctx, CompactFile)))
+	golden.Check(t, filepath.Join("testdata", "guidance-not-run.txt"), Guidance(ctx))
 	in.CompoundRan = true
 	RecordCompact(ctx, in)
-	golden(t, "guidance-ran.txt", Guidance(ctx))
+	golden.Check(t, filepath.Join("testdata", "guidance-ran.txt"), Guidance(ctx))
 	noTemps(t, flow)
 }
 
@@ -423,7 +402,7 @@ func TestStopSuggestion(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(filepath.Join(flow, Progress), old, old)
 	s := StopSuggestion(flow, flow)
-	golden(t, "stop.txt", s)
+	golden.Check(t, filepath.Join("testdata", "stop.txt"), s)
 	// Advisory text only: nothing that reads as a block decision.
 	if strings.Contains(strings.ToLower(s), "block") || !strings.Contains(s, "/compound") {
 		t.Errorf("suggestion %q", s)
@@ -465,7 +444,7 @@ func TestResetPressure(t *testing.T) {
 
 func TestSlashCommand(t *testing.T) {
 	got := SlashCommand("/usr/local/bin/cairn")
-	golden(t, "compound.md.golden", got)
+	golden.Check(t, filepath.Join("testdata", "compound.md.golden"), got)
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "compound.md"), got)
 	// The handoff package installs it and recognises its files by this

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,8 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // isCairn is the test's isOurs: a command whose first word is a program named
 // cairn and whose second word is "hook".
@@ -29,25 +27,6 @@ var cairnHooks = []Hook{
 	{Event: "PreCompact", Command: "cairn hook pre-compact", Timeout: 30},
 	{Event: "PreToolUse", Matcher: "Bash", Command: "cairn hook pre-tool-use"},
 	{Event: "SessionEnd", Command: "cairn hook session-end", Timeout: 2},
-}
-
-// golden compares got with testdata/golden/name; -update rewrites it.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/settings -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./internal/settings -update rewrites it):\n%s", path, diff)
-	}
 }
 
 // canonical reports whether data is already in the layout encode writes.
@@ -73,7 +52,7 @@ func TestGolden(t *testing.T) {
 			}
 			installed, changed, err := Install(data, cairnHooks, isCairn)
 			if err != nil {
-				golden(t, name+".err", []byte(err.Error()+"\n"))
+				golden.Check(t, filepath.Join("testdata", "golden", name+".err"), []byte(err.Error()+"\n"))
 				for _, f := range []func() error{
 					func() error { _, _, err := Uninstall(data, isCairn); return err },
 					func() error { _, err := Installed(data, isCairn); return err },
@@ -87,7 +66,7 @@ func TestGolden(t *testing.T) {
 			if !changed {
 				t.Error("Install changed nothing")
 			}
-			golden(t, name+".install.json", installed)
+			golden.Check(t, filepath.Join("testdata", "golden", name+".install.json"), installed)
 
 			again, changed, err := Install(installed, cairnHooks, isCairn)
 			if err != nil || changed || !bytes.Equal(again, installed) {
@@ -105,7 +84,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name+".uninstall.json", uninstalled)
+			golden.Check(t, filepath.Join("testdata", "golden", name+".uninstall.json"), uninstalled)
 			if got, _ := Installed(uninstalled, isCairn); len(got) > 0 {
 				t.Errorf("left after Uninstall: %v", got)
 			}

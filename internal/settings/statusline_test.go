@@ -3,6 +3,7 @@ package settings
 import (
 	"bytes"
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -52,7 +53,7 @@ func TestStatusLineGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, _, err := PreviousStatusLine(data, isCairnStatus); err != nil {
-				golden(t, name+".err", []byte(err.Error()+"\n"))
+				golden.Check(t, filepath.Join("testdata", "golden", name+".err"), []byte(err.Error()+"\n"))
 				_, _, ierr := InstallStatusLine(data, statusBase, isCairnStatus)
 				_, _, uerr := UninstallStatusLine(data, isCairnStatus)
 				for _, got := range []error{ierr, uerr} {
@@ -63,12 +64,12 @@ func TestStatusLineGolden(t *testing.T) {
 				return
 			}
 			installed := checkStatusLineEdits(t, data)
-			golden(t, name+".install.json", installed)
+			golden.Check(t, filepath.Join("testdata", "golden", name+".install.json"), installed)
 			uninstalled, _, err := UninstallStatusLine(installed, isCairnStatus)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name+".uninstall.json", uninstalled)
+			golden.Check(t, filepath.Join("testdata", "golden", name+".uninstall.json"), uninstalled)
 		})
 	}
 }

@@ -1,9 +1,8 @@
 package statusline
 
 import (
-	"flag"
 	"fmt"
-	"os"
+	"github.com/cairn-agent/cairn/internal/golden"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,29 +11,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/golden/name; -update rewrites it.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/statusline -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got; go test ./internal/statusline -update rewrites it):\n%s", path, diff)
-	}
-}
 
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
@@ -87,8 +64,8 @@ func TestRender(t *testing.T) {
 		}
 		fmt.Fprintf(&color, "%-30s %s\n", c.name+":", strconv.Quote(colored))
 	}
-	golden(t, "render.txt", []byte(plain.String()))
-	golden(t, "render-color.txt", []byte(color.String()))
+	golden.Check(t, filepath.Join("testdata", "golden", "render.txt"), []byte(plain.String()))
+	golden.Check(t, filepath.Join("testdata", "golden", "render-color.txt"), []byte(color.String()))
 }
 
 func TestAge(t *testing.T) {
