@@ -236,6 +236,15 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 }
 
 func fileLine(f File) string {
+	notes := f.Notes()
+	if len(notes) == 0 {
+		return f.Path
+	}
+	return f.Path + " (" + strings.Join(notes, ", ") + ")"
+}
+
+// Notes says what the session did to the file: "created", "3 edits"...
+func (f File) Notes() []string {
 	var notes []string
 	switch {
 	case f.Deleted:
@@ -249,10 +258,7 @@ func fileLine(f File) string {
 	if f.Writes > 1 || (f.Writes == 1 && !f.Created) {
 		notes = append(notes, plural(f.Writes, "write"))
 	}
-	if len(notes) == 0 {
-		return f.Path
-	}
-	return f.Path + " (" + strings.Join(notes, ", ") + ")"
+	return notes
 }
 
 func commandLine(c Command) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/cairn-agent/cairn/internal/capture"
 	"github.com/cairn-agent/cairn/internal/learn"
+	"github.com/cairn-agent/cairn/internal/state"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -113,7 +114,7 @@ func InstallCommands(project, exe string) (written []string, err error) {
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return written, fmt.Errorf("install slash commands: %w", err)
 		}
-		if err := writeFile(path, []byte(cmds[name]), 0o644); err != nil {
+		if err := state.WriteFile(path, []byte(cmds[name]), 0o644, false); err != nil {
 			return written, fmt.Errorf("install slash commands: %w", err)
 		}
 		written = append(written, path)
@@ -149,28 +150,4 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// writeFile replaces path with data atomically, with mode perm: a
-// temporary file in the same directory, then a rename.
-func writeFile(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
 }

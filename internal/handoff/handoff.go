@@ -455,23 +455,10 @@ func modified(c checkpoint.Checkpoint) []string {
 }
 
 func sessionNote(f checkpoint.File) string {
-	var notes []string
-	switch {
-	case f.Deleted:
-		notes = append(notes, "deleted")
-	case f.Created:
-		notes = append(notes, "created")
+	if notes := f.Notes(); len(notes) > 0 {
+		return strings.Join(notes, ", ")
 	}
-	if f.Edits > 0 {
-		notes = append(notes, plural(f.Edits, "edit"))
-	}
-	if f.Writes > 1 || (f.Writes == 1 && !f.Created) {
-		notes = append(notes, plural(f.Writes, "write"))
-	}
-	if len(notes) == 0 {
-		return "changed"
-	}
-	return strings.Join(notes, ", ")
+	return "changed"
 }
 
 // describeCode words git status's XY code.
@@ -810,13 +797,6 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	return fmt.Sprintf("%d %ss", n, w)
 }
 
 func orDefault(s, d string) string {

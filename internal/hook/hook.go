@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cairn-agent/cairn/internal/state"
 	"io"
 	"os"
 	"path/filepath"
@@ -355,10 +356,5 @@ func LastRun(dir, event string) (Run, bool) {
 }
 
 func writeFile(file, content string) {
-	tmp := file + ".tmp" + strconv.Itoa(os.Getpid())
-	if os.WriteFile(tmp, []byte(content), 0o600) == nil {
-		if os.Rename(tmp, file) != nil {
-			os.Remove(tmp)
-		}
-	}
+	state.WriteAtomic(file, []byte(content), false) // a record lost is no failure
 }

@@ -140,6 +140,12 @@ func (st Store) write(file string, data []byte) error {
 // place. With sync the data is on disk before the rename, so that a crash
 // cannot leave an empty file either; caches can do without.
 func WriteAtomic(file string, data []byte, sync bool) error {
+	return WriteFile(file, data, 0o600, sync)
+}
+
+// WriteFile is WriteAtomic with the file's mode given: project files
+// (handoffs, slash commands, learnings) are shared like the user's own.
+func WriteFile(file string, data []byte, perm os.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", file, err)
@@ -150,7 +156,12 @@ func WriteAtomic(file string, data []byte, sync bool) error {
 		os.Remove(name)
 		return fmt.Errorf("write %s: %w", file, err)
 	}
-	// os.CreateTemp makes the file 0600 already.
+	// os.CreateTemp makes the file 0600; Chmod is not subject to the umask.
+	if perm != 0o600 {
+		if err := tmp.Chmod(perm); err != nil {
+			return fail(err)
+		}
+	}
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
 	}
