@@ -16,7 +16,7 @@ import (
 // process, where encoding/json's reflection set-up alone cost more than
 // half a millisecond; this format decodes in microseconds.
 //
-//	cairn-header <version> <offset> <lines> <tail-hex> <head-hex> <subagent>
+//	cairn-header <version> <offset> <lines> <tail-sum-hex> <tail-len> <head-hex> <subagent>
 //	  <earlier-turns> <bad-count> <skipped> <first-time> <last-time>
 //	  <path> <session-id> <model> <cwd> <branch> <client-version> <first-prompt>
 //	  <n> { <line> <time> <input> <cache-creation> <cache-read> <output> }*n
@@ -48,7 +48,8 @@ func encodeHeader(s *transcript.Session) []byte {
 	num(int64(s.Version))
 	num(s.Offset)
 	num(int64(s.Lines))
-	hexs(s.Tail)
+	hexs(s.TailSum)
+	num(int64(s.TailLen))
 	hexs(s.Head)
 	if s.IsSubagent {
 		num(1)
@@ -193,7 +194,8 @@ func decodeHeader(line string) (*transcript.Session, error) {
 	s.Version = int(r.num())
 	s.Offset = r.num()
 	s.Lines = int(r.num())
-	s.Tail = r.hex()
+	s.TailSum = r.hex()
+	s.TailLen = int(r.num())
 	s.Head = r.hex()
 	s.IsSubagent = r.num() == 1
 	s.EarlierTurns = int(r.num())

@@ -185,7 +185,7 @@ func WriteFile(file string, data []byte, perm os.FileMode, sync bool) error {
 // the first prompt, which names the session in listings.
 func Lite(s *transcript.Session) *transcript.Session {
 	l := &transcript.Session{
-		Version: s.Version, Path: s.Path, Offset: s.Offset, Lines: s.Lines, Tail: s.Tail, Head: s.Head,
+		Version: s.Version, Path: s.Path, Offset: s.Offset, Lines: s.Lines, TailSum: s.TailSum, TailLen: s.TailLen, Head: s.Head,
 		IsSubagent: s.IsSubagent, SessionID: s.SessionID, Model: s.Model, CWD: s.CWD,
 		GitBranch: s.GitBranch, ClientVersion: s.ClientVersion, FirstTime: s.FirstTime,
 		LastTime: s.LastTime, BadCount: s.BadCount, Skipped: s.Skipped,

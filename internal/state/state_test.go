@@ -199,7 +199,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 }
 
 func FuzzHeader(f *testing.F) {
-	s := &transcript.Session{Version: 1, Path: "/p/a.jsonl", Offset: 10, Tail: []byte("x"),
+	s := &transcript.Session{Version: 1, Path: "/p/a.jsonl", Offset: 10, TailSum: []byte("x"), TailLen: 1,
 		Turns:       []transcript.Turn{{Line: 1, Usage: transcript.Usage{Input: 5}}},
 		Compactions: []transcript.Compaction{{Trigger: "manual", PreTokens: 3}}}
 	f.Add(string(encodeHeader(s)))

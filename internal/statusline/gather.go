@@ -1,7 +1,6 @@
 package statusline
 
 import (
-	"bytes"
 	"math"
 	"os"
 	"time"
@@ -117,17 +116,10 @@ func sameFile(s *transcript.Session, path string, size int64) bool {
 	if s.Offset == 0 {
 		return true
 	}
-	if len(s.Tail) == 0 || int64(len(s.Tail)) > s.Offset {
-		return false
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	buf := make([]byte, len(s.Tail))
-	if _, err := f.ReadAt(buf, s.Offset-int64(len(buf))); err != nil {
-		return false
-	}
-	return bytes.Equal(buf, s.Tail)
+	return s.TailMatches(f)
 }

@@ -6,17 +6,21 @@ import (
 )
 
 // assistantText keeps the latest texts and the decisions in them.
+// Decisions are cleaned of secrets as they are kept; the latest texts,
+// most of which are soon replaced, are cleaned once at the end of the
+// update that brought them (cleanTexts).
 func (s *Session) assistantText(text string, ts time.Time, line int) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return
 	}
-	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: truncate(text, maxTextBytes)})
+	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: text})
+	s.rawTexts = true
 	if len(s.LastTexts) > maxLastTexts {
 		s.LastTexts = append(s.LastTexts[:0], s.LastTexts[len(s.LastTexts)-maxLastTexts:]...)
 	}
 	for _, d := range Decisions(text) {
-		s.Decisions = append(s.Decisions, Note{Time: ts, Line: line, Text: d})
+		s.Decisions = append(s.Decisions, Note{Time: ts, Line: line, Text: keep(d, maxNoteBytes)})
 	}
 	if len(s.Decisions) > maxDecisions {
 		s.Decisions = append(s.Decisions[:0], s.Decisions[len(s.Decisions)-maxDecisions:]...)
@@ -97,4 +101,16 @@ func Sentences(text string) []string {
 		}
 	}
 	return out
+}
+
+// cleanTexts cleans the latest texts that came in raw: no caller ever sees
+// a Session with them uncleaned.
+func (s *Session) cleanTexts() {
+	if !s.rawTexts {
+		return
+	}
+	for i := range s.LastTexts {
+		s.LastTexts[i].Text = keep(s.LastTexts[i].Text, maxTextBytes)
+	}
+	s.rawTexts = false
 }

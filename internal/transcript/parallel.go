@@ -118,7 +118,7 @@ func (s *Session) readParallel(f *os.File, size int64, p *Parser) (bool, error) 
 			s.Skipped += c.skipped
 			s.Lines += c.lines
 			s.Offset = c.end
-			s.rememberTail(c.tail)
+			s.rememberTail(nil, c.tail)
 		}
 		select {
 		case pool <- &chunk{buf: c.buf, items: c.items, blocks: c.blocks}:

@@ -467,7 +467,7 @@ func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
 		if n := len(s.Compactions); n > 0 && s.Compactions[n-1].Summary == "" {
 			text := p.text()
 			s.Compactions[n-1].SummaryChars = utf8.RuneCountInString(text)
-			s.Compactions[n-1].Summary = truncate(text, maxSummaryBytes)
+			s.Compactions[n-1].Summary = keep(text, maxSummaryBytes)
 		}
 		return
 	}
@@ -475,7 +475,7 @@ func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
 		return
 	}
 	if text, ok := promptText(p.text(), m); ok {
-		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: truncate(text, maxPromptBytes), Line: lineNo})
+		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: keep(text, maxPromptBytes), Line: lineNo})
 	}
 }
 
@@ -543,7 +543,7 @@ func unescapePrefix(raw []byte, max int) string {
 			raw = raw[:k]
 		}
 	}
-	return truncate(jsonscan.Unescape(raw), max)
+	return keep(jsonscan.Unescape(raw), max)
 }
 
 // truncate cuts s to at most max bytes on a rune boundary.

@@ -12,7 +12,7 @@ import "time"
 
 // StateVersion changes whenever Session's meaning or shape changes; saved
 // state of another version is discarded and rebuilt.
-const StateVersion = 2
+const StateVersion = 3
 
 // Limits that keep the derived state small whatever the transcript's size.
 const (
@@ -35,9 +35,12 @@ type Session struct {
 	Offset int64 `json:"offset"`
 	// Lines is the number of complete lines consumed.
 	Lines int `json:"lines"`
-	// Tail holds the last bytes before Offset, so a later reader can tell the
-	// file it resumes is the one it read (not truncated or replaced).
-	Tail []byte `json:"tail"`
+	// TailSum is a hash of the TailLen bytes before Offset, so a later
+	// reader can tell the file it resumes is the one it read (not truncated
+	// or replaced). A hash rather than the bytes: they are the end of a
+	// transcript line, which can hold anything the session printed.
+	TailSum []byte `json:"tail_sum"`
+	TailLen int    `json:"tail_len"`
 	// Head is a hash of the file's first bytes (up to headKeep), for the
 	// same purpose: a replaced file rarely keeps both its start and the end
 	// of what was read.
@@ -76,6 +79,9 @@ type Session struct {
 	Skipped int `json:"skipped"`
 
 	idx *index // lookups rebuilt from the slices above; never saved
+	// rawTexts is set while LastTexts holds texts not cleaned yet: only
+	// inside Update.
+	rawTexts bool
 }
 
 // Usage is the token accounting of one API response.

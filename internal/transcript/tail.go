@@ -33,6 +33,7 @@ type Result struct {
 // When the file no longer matches what was read before (truncated,
 // replaced), the session is rebuilt from the start.
 func (s *Session) Update(p *Parser) (Result, error) {
+	defer s.cleanTexts()
 	f, err := os.Open(s.Path)
 	if err != nil {
 		return Result{}, err
@@ -74,18 +75,25 @@ func (s *Session) matches(f *os.File, size int64) bool {
 	if s.Offset == 0 {
 		return true
 	}
-	if size < s.Offset || len(s.Tail) == 0 || int64(len(s.Tail)) > s.Offset {
-		return false
-	}
-	buf := make([]byte, len(s.Tail))
-	if _, err := f.ReadAt(buf, s.Offset-int64(len(buf))); err != nil {
-		return false
-	}
-	if !bytes.Equal(buf, s.Tail) {
+	if size < s.Offset || !s.TailMatches(f) {
 		return false
 	}
 	h, err := headHash(f, s.Offset)
 	return err == nil && bytes.Equal(h, s.Head)
+}
+
+// TailMatches reports whether f holds, just before Offset, the bytes this
+// session last read there: the cheap half of the check that the file is
+// still the one that was read.
+func (s *Session) TailMatches(f io.ReaderAt) bool {
+	if s.TailLen <= 0 || s.TailLen > tailKeep || int64(s.TailLen) > s.Offset {
+		return false
+	}
+	var buf [tailKeep]byte
+	if _, err := f.ReadAt(buf[:s.TailLen], s.Offset-int64(s.TailLen)); err != nil {
+		return false
+	}
+	return bytes.Equal(tailSum(buf[:s.TailLen]), s.TailSum)
 }
 
 // headHash hashes the first bytes of the file, at most headKeep and never
@@ -133,7 +141,7 @@ func (s *Session) read(f *os.File, p *Parser) (int64, error) {
 		}
 		if used > 0 {
 			s.Offset = pos + int64(used)
-			s.rememberTail(b[:used])
+			s.rememberTail(f, b[:used])
 			if pos < headKeep {
 				if h, err := headHash(f, s.Offset); err == nil {
 					s.Head = h
@@ -152,17 +160,23 @@ func (s *Session) read(f *os.File, p *Parser) (int64, error) {
 	}
 }
 
-func (s *Session) rememberTail(consumed []byte) {
-	if len(consumed) >= tailKeep {
-		s.Tail = append(s.Tail[:0], consumed[len(consumed)-tailKeep:]...)
-		return
+// rememberTail notes the bytes just before Offset, the end of consumed;
+// after a short read they are read back from f.
+func (s *Session) rememberTail(f io.ReaderAt, consumed []byte) {
+	if len(consumed) < tailKeep && int64(len(consumed)) < s.Offset && f != nil {
+		var buf [tailKeep]byte
+		n := int(min(int64(tailKeep), s.Offset))
+		if _, err := f.ReadAt(buf[:n], s.Offset-int64(n)); err == nil {
+			consumed = buf[:n]
+		}
 	}
-	// Short read: keep the end of the previous tail plus the new bytes.
-	t := append(s.Tail, consumed...)
-	if len(t) > tailKeep {
-		t = t[len(t)-tailKeep:]
-	}
-	s.Tail = append([]byte(nil), t...)
+	t := consumed[max(0, len(consumed)-tailKeep):]
+	s.TailSum, s.TailLen = tailSum(t), len(t)
+}
+
+func tailSum(b []byte) []byte {
+	sum := sha256.Sum256(b)
+	return sum[:8]
 }
 
 // SubagentDir is where Claude Code keeps the subagent transcripts of the

@@ -23,11 +23,11 @@ func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *jsonscan.
 		c.FilePath = absPath(cwd, jsonscan.Unescape(in.notebookPath))
 		s.fileOp(c.FilePath, opEdit)
 	case "Task", "Agent":
-		c.Description = truncate(jsonscan.Unescape(in.description), maxNoteBytes)
+		c.Description = keep(jsonscan.Unescape(in.description), maxNoteBytes)
 	case "Bash":
 		cmd := jsonscan.Unescape(in.command)
-		c.Command = truncate(cmd, maxCommandBytes)
-		c.Description = truncate(jsonscan.Unescape(in.description), maxNoteBytes)
+		c.Command = keep(cmd, maxCommandBytes)
+		c.Description = keep(jsonscan.Unescape(in.description), maxNoteBytes)
 		for _, op := range bashFileOps(cmd) {
 			s.fileOp(absPath(cwd, op.path), op.kind)
 		}
@@ -36,9 +36,9 @@ func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *jsonscan.
 	case "TaskCreate":
 		s.Todos = append(s.Todos, Todo{
 			ID:         "pending:" + c.ID,
-			Content:    jsonscan.Unescape(in.subject),
+			Content:    keep(jsonscan.Unescape(in.subject), maxNoteBytes),
 			Status:     "pending",
-			ActiveForm: jsonscan.Unescape(in.activeForm),
+			ActiveForm: keep(jsonscan.Unescape(in.activeForm), maxNoteBytes),
 		})
 		s.index().todoByID["pending:"+c.ID] = len(s.Todos) - 1
 	case "TaskUpdate":
@@ -113,11 +113,11 @@ func (s *Session) todoWrite(raw []byte, sc *jsonscan.Scanner) {
 			}
 			switch string(k) {
 			case "content":
-				t.Content = sc.Str()
+				t.Content = keep(sc.Str(), maxNoteBytes)
 			case "status":
 				t.Status = sc.Str()
 			case "activeForm":
-				t.ActiveForm = sc.Str()
+				t.ActiveForm = keep(sc.Str(), maxNoteBytes)
 			case "id":
 				t.ID = sc.Str()
 			default:
@@ -172,10 +172,10 @@ func (s *Session) taskUpdate(in *toolInput) {
 		t.Status = st
 	}
 	if v := jsonscan.Unescape(in.subject); v != "" {
-		t.Content = v
+		t.Content = keep(v, maxNoteBytes)
 	}
 	if v := jsonscan.Unescape(in.activeForm); v != "" {
-		t.ActiveForm = v
+		t.ActiveForm = keep(v, maxNoteBytes)
 	}
 }
 
