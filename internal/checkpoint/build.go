@@ -44,7 +44,7 @@ const (
 func Build(s *transcript.Session, in Input) Checkpoint {
 	c := Checkpoint{
 		Version: Version, Project: in.Project, SessionID: s.SessionID, Transcript: s.Path,
-		CreatedAt: in.Now.UTC(), Trigger: in.Trigger, Compactions: len(s.Compactions),
+		CreatedAt: in.Now.UTC(), Trigger: in.Trigger, Compactions: len(s.Compactions), Turns: s.NumTurns(),
 		Context: Context{Tokens: in.Reading.Tokens, Window: in.Reading.Window, Threshold: in.Reading.Threshold, Percent: in.Reading.PctWindow},
 		Git:     in.Git,
 	}

@@ -45,6 +45,8 @@ type Checkpoint struct {
 	GitError    string      `json:"git_error,omitempty"`
 	Subagents   []string    `json:"subagents"`
 	Compactions int         `json:"compactions"`
+	// Turns is how many replies the session had.
+	Turns int `json:"turns,omitempty"`
 }
 
 // Context is the meter's reading when the checkpoint was taken.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/meter"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/state"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/handoff"
@@ -21,13 +24,26 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	if len(args) != 1 {
 		return usageError{"give the hook event, as `cairn install` wires it"}
 	}
-	k, err := a.newKeeper()
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "cairn hook: %v\n", err)
-		return nil
+	ignoreBrokenPipe() // a closed stdout is an error to log, not a death
+	fallback := state.FallbackDir(a.Getenv)
+	k, kerr := a.newKeeper()
+	if kerr != nil {
+		// No home to keep state in: keep it, and say why, in the fallback.
+		k = &continuity.Keeper{State: state.Store{Dir: fallback}, DBPath: filepath.Join(fallback, "cairn.db"), Now: a.Now}
 	}
-	k.Warn = nil // a hook's stderr is not the place; the log is
-	r := &hook.Runner{Keeper: k, Stdin: a.Stdin, Stdout: a.Stdout, Getenv: a.Getenv, Now: a.Now, Dir: k.State.Dir}
+	r := &hook.Runner{Keeper: k, Stdin: a.Stdin, Stdout: a.Stdout, Stderr: a.Stderr, Getenv: a.Getenv, Now: a.Now,
+		Dir: k.State.Dir, Fallback: fallback}
+	if kerr == nil && k.State.Dir != fallback {
+		if err := state.Usable(k.State.Dir); err != nil && state.UsableFallback(fallback) == nil {
+			kerr = fmt.Errorf("state directory %s cannot be written (%v); using %s", k.State.Dir, err, fallback)
+			k.State.Dir, r.Dir = fallback, fallback
+		}
+	}
+	if kerr != nil {
+		hook.NoteFallback(r, args[0], kerr)
+	}
+	// A hook's stderr is not read by anyone: warnings go to the log.
+	k.Warn = r.LogWriter(args[0])
 	r.Run(ctx, args[0])
 	return nil
 }

@@ -196,12 +196,22 @@ func subagentOffsets(s *transcript.Session) int64 {
 	return n
 }
 
-// Capture builds a checkpoint of the session at path, with the work tree's
-// state, and stores it. The checkpoint is redacted before it is stored.
-func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
+// ErrNothing is returned (wrapped) when a transcript holds nothing to
+// take a checkpoint of: missing, empty, or not a regular file.
+var ErrNothing = errors.New("nothing to checkpoint")
+
+// Build builds a checkpoint of the session at path, with the work tree's
+// state, without storing it. Everything in it is redacted (the engine
+// cleans what it keeps, and Build once more on the way out). A transcript
+// with nothing in it gives ErrNothing: an empty checkpoint would point
+// the next session at nothing.
+func (k *Keeper) Build(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
 	s, err := k.Load(path, true)
 	if err != nil {
 		return checkpoint.Checkpoint{}, err
+	}
+	if s.Offset == 0 || (len(s.Prompts) == 0 && s.NumTurns() == 0) {
+		return checkpoint.Checkpoint{}, fmt.Errorf("%w: the transcript %s is missing or holds no conversation", ErrNothing, path)
 	}
 	reading, _ := meter.Measure(s, k.Settings)
 	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
@@ -215,25 +225,42 @@ func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (ch
 			in.GitErr = err
 		}
 	}
-	c := checkpoint.Build(s, in)
+	return checkpoint.Build(s, in), nil
+}
+
+// Capture builds a checkpoint of the session at path and stores it.
+func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
+	c, err := k.Build(ctx, project, path, trigger)
+	if err != nil {
+		return c, err
+	}
+	return c, k.store(ctx, path, &c, c.Turns)
+}
+
+// store saves c in the database, setting its ID, and notes it for the
+// status line and the Stop hook. A hook waits at most dbWait for the
+// database.
+func (k *Keeper) store(ctx context.Context, path string, c *checkpoint.Checkpoint, turns int) error {
+	ctx, cancel := context.WithTimeout(ctx, dbWait)
+	defer cancel()
 	db, err := k.DB(ctx)
 	if err != nil {
-		return c, err
+		return err
 	}
-	id, err := db.AddCheckpoint(ctx, toRecord(c))
+	id, err := db.AddCheckpoint(ctx, toRecord(*c))
 	if err != nil {
-		return c, err
+		return err
 	}
 	c.ID = id
-	k.noteCheckpoint(path, c, s.NumTurns())
+	k.noteCheckpoint(path, *c, turns)
 	ticket := ""
 	if n := len(c.Task.Tickets); n > 0 {
 		ticket = c.Task.Tickets[n-1]
 	}
-	if err := statusline.RecordCheckpoint(k.State.Dir, project, id, ticket, c.CreatedAt); err != nil {
+	if err := statusline.RecordCheckpoint(k.State.Dir, c.Project, id, ticket, c.CreatedAt); err != nil {
 		k.warn("cairn: warning: %s", err)
 	}
-	return c, nil
+	return nil
 }
 
 func (k *Keeper) gitTimeout() time.Duration {
@@ -296,11 +323,18 @@ func (k *Keeper) SessionEnd(ctx context.Context, project, path string) (checkpoi
 	if err != nil || s.Offset == 0 {
 		return checkpoint.Checkpoint{}, err
 	}
-	db, err := k.DB(ctx)
+	if m := k.loadMarks(path); m.checkpointTurns > 0 && m.checkpointTurns == s.NumTurns() {
+		return checkpoint.Checkpoint{}, nil // the last checkpoint has every turn
+	}
+	dctx, cancel := context.WithTimeout(ctx, dbWait)
+	db, err := k.DB(dctx)
 	if err != nil {
+		cancel()
 		return checkpoint.Checkpoint{}, err
 	}
-	if rec, err := db.LatestCheckpoint(ctx, project, sessionKey(s, path)); err == nil && !rec.CreatedAt.Before(s.LastTime) {
+	rec, err := db.LatestCheckpoint(dctx, project, sessionKey(s, path))
+	cancel()
+	if err == nil && !rec.CreatedAt.Before(s.LastTime) {
 		return checkpoint.Checkpoint{}, nil
 	}
 	return k.Capture(ctx, project, path, "session-end")

@@ -13,32 +13,60 @@ func turn(line int, tokens int64) transcript.Turn {
 	return transcript.Turn{Line: line, Usage: transcript.Usage{Input: tokens}}
 }
 
-func TestDetect(t *testing.T) {
-	boundary := transcript.Compaction{Trigger: "auto", PreTokens: 167000, PostTokens: 9000, Line: 3}
+func TestLatest(t *testing.T) {
+	boundary := transcript.Compaction{Trigger: "auto", PreTokens: 167000, PostTokens: 9000, Line: 3, TurnsBefore: 1}
+	second := transcript.Compaction{Trigger: "manual", PreTokens: 120000, PostTokens: 8000, Line: 6, TurnsBefore: 2}
 	tests := []struct {
 		name string
 		s    transcript.Session
-		m    marks
-		at   string
+		done []string
 		want string // key, "" for none
 	}{
-		{"nothing", transcript.Session{Turns: []transcript.Turn{turn(1, 1000), turn(2, 2000)}}, marks{}, AtPrompt, ""},
-		{"boundary at prompt", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000)}, Compactions: []transcript.Compaction{boundary}}, marks{}, AtPrompt, "c1"},
-		{"boundary restored", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000)}, Compactions: []transcript.Compaction{boundary}}, marks{restored: []string{"c1"}}, AtPrompt, ""},
-		{"drop without boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000)}}, marks{}, AtPrompt, "d2"},
-		{"drop restored", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000)}}, marks{restored: []string{"d2"}}, AtPrompt, ""},
-		{"small drop", transcript.Session{Turns: []transcript.Turn{turn(1, 15000), turn(2, 3000)}}, marks{}, AtPrompt, ""},
-		{"drops are not looked for at SessionStart", transcript.Session{Offset: 10, Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000)}}, marks{started: 10}, AtSessionStart, ""},
-		{"announced by PreCompact", transcript.Session{Offset: 10}, marks{pending: Detected{Key: "c1", Trigger: "manual"}}, AtSessionStart, "c1"},
-		{"boundary not written yet", transcript.Session{Offset: 10, Compactions: []transcript.Compaction{boundary}}, marks{restored: []string{"c1"}}, AtSessionStart, "c2"},
-		{"boundary already written", transcript.Session{Offset: 10, Compactions: []transcript.Compaction{boundary}}, marks{}, AtSessionStart, "c1"},
-		{"repeated SessionStart", transcript.Session{Offset: 10, Compactions: []transcript.Compaction{boundary}}, marks{restored: []string{"c1"}, started: 10}, AtSessionStart, ""},
+		{"nothing", transcript.Session{Turns: []transcript.Turn{turn(1, 1000), turn(2, 2000)}}, nil, ""},
+		{"boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000)}, Compactions: []transcript.Compaction{boundary}}, nil, "c1"},
+		{"boundary restored", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000)}, Compactions: []transcript.Compaction{boundary}}, []string{"c1"}, ""},
+		// Issue 8: an older compaction the session never had restored is
+		// superseded by the newer one, restored or not.
+		{"only the latest", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000), turn(7, 5000)}, Compactions: []transcript.Compaction{boundary, second}}, []string{"c2"}, ""},
+		{"latest of two", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000), turn(7, 5000)}, Compactions: []transcript.Compaction{boundary, second}}, nil, "c2"},
+		{"drop without boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000)}}, nil, "d2"},
+		{"drop restored", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000)}}, []string{"d2"}, ""},
+		{"drop before the boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000), turn(4, 9000)}, Compactions: []transcript.Compaction{{Line: 3, TurnsBefore: 2}}}, []string{"c1"}, ""},
+		{"small drop", transcript.Session{Turns: []transcript.Turn{turn(1, 15000), turn(2, 3000)}}, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, ok := detect(&tt.s, tt.m, tt.at)
+			d, ok := latest(&tt.s, tt.done)
 			if got := map[bool]string{true: d.Key, false: ""}[ok]; got != tt.want {
-				t.Errorf("detect = %q (%v), want %q", d.Key, ok, tt.want)
+				t.Errorf("latest = %q (%v), want %q", d.Key, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestUnderWay(t *testing.T) {
+	boundary := transcript.Compaction{Trigger: "auto", PreTokens: 167000, PostTokens: 9000, Line: 3, TurnsBefore: 1}
+	two := []transcript.Turn{turn(1, 160000), turn(4, 9000)}
+	tests := []struct {
+		name string
+		s    transcript.Session
+		p    *pending
+		want string
+	}{
+		{"first, boundary not written yet", transcript.Session{Turns: two[:1]}, nil, "c1"},
+		{"announced by PreCompact", transcript.Session{Turns: two[:1]}, &pending{Key: "c1", Turns: 1}, "c1"},
+		{"boundary already written", transcript.Session{Turns: two[:1], Compactions: []transcript.Compaction{boundary}}, nil, "c1"},
+		{"second, boundary not written yet", transcript.Session{Turns: two, Compactions: []transcript.Compaction{boundary}}, nil, "c2"},
+		// Two compactions with no turn between: only the announcement
+		// tells the second from the first.
+		{"two in a row", transcript.Session{Turns: two[:1], Compactions: []transcript.Compaction{boundary}}, &pending{Key: "c2", Turns: 1}, "c2"},
+		// An announcement from before later turns is not this compaction's.
+		{"stale announcement", transcript.Session{Turns: two, Compactions: []transcript.Compaction{boundary}}, &pending{Key: "c1", Turns: 1}, "c2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := underWay(&tt.s, tt.p).Key; got != tt.want {
+				t.Errorf("underWay = %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -47,7 +75,7 @@ func TestDetect(t *testing.T) {
 func TestMarksRoundTrip(t *testing.T) {
 	k := &Keeper{State: state.Store{Dir: t.TempDir()}}
 	path := filepath.Join(t.TempDir(), "s.jsonl")
-	want := marks{restored: []string{"c1", "d7"}, pending: Detected{Key: "c2", Trigger: "auto", PreTokens: 99000}, started: 12345}
+	want := marks{announced: 2, captured: 3, deferUntil: 40, checkpointTurns: 12, suggestedTurns: 15, suggestedLevel: 2}
 	if err := k.saveMarks(path, want); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +83,7 @@ func TestMarksRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(marks{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if m := k.loadMarks(filepath.Join(t.TempDir(), "none.jsonl")); len(m.restored) != 0 || m.pending.Key != "" {
+	if m := k.loadMarks(filepath.Join(t.TempDir(), "none.jsonl")); m != (marks{}) {
 		t.Errorf("missing marks: %+v", m)
 	}
 }

@@ -41,37 +41,68 @@ func (k *Keeper) pressureConfig() pressure.Config {
 	return k.Pressure
 }
 
-// Prompt is what UserPromptSubmit adds to the model's context: the
+// Prompt delivers what UserPromptSubmit adds to the model's context: the
 // restore of a compaction not restored yet, else an advisory when the
-// context crossed a level.
-func (k *Keeper) Prompt(ctx context.Context, project, path string) (string, error) {
-	s, err := k.Load(path, false)
-	if err != nil {
-		return "", err
-	}
-	text, err := k.restore(ctx, project, path, AtPrompt, s)
-	if err != nil || text != "" {
-		return text, err
-	}
-	return k.advise(ctx, project, path, s)
+// context crossed a level. prompt is what the user submitted.
+func (k *Keeper) Prompt(ctx context.Context, project, path, prompt string, deliver Deliver) error {
+	return k.atHook(ctx, project, path, AtPrompt, prompt, deliver)
 }
 
-// Advise checks the session's pressure level. A level crossed for the
-// first time is acted on once: a checkpoint is captured (and, through
-// OnLevel, a handoff written and a snapshot taken where configured), and an
-// advisory is returned for the model unless advisories are off or the
-// level is deferred. When the context falls (a compaction, a cleared
-// conversation) the levels re-arm.
+// Tool delivers what PostToolUse adds: a restore SessionStart failed to
+// deliver, else an advisory when the context crossed a level.
+func (k *Keeper) Tool(ctx context.Context, project, path string, deliver Deliver) error {
+	return k.atHook(ctx, project, path, AtTool, "", deliver)
+}
+
+func (k *Keeper) atHook(ctx context.Context, project, path, at, prompt string, deliver Deliver) error {
+	s, err := k.Load(path, false)
+	if err != nil {
+		return err
+	}
+	done, err := k.restore(ctx, project, path, at, s, deliver)
+	if done || err != nil {
+		// No advisory beside a restore: the context it measured is gone.
+		return err
+	}
+	text, err := k.advise(ctx, project, path, s, compacting(prompt))
+	if text != "" {
+		if derr := deliver(text); derr != nil && err == nil {
+			err = derr
+		}
+	}
+	return err
+}
+
+// compacting reports whether the prompt is a /compact command: the
+// compaction comes before the model sees anything.
+func compacting(prompt string) bool {
+	p := strings.TrimSpace(prompt)
+	return p == "/compact" || strings.HasPrefix(p, "/compact ")
+}
+
+// Advise checks the session's pressure level and returns the advisory for
+// a level crossed for the first time, acting on the crossing (see
+// advise). Commands and tests use it; hooks go through Prompt and Tool.
 func (k *Keeper) Advise(ctx context.Context, project, path string) (string, error) {
 	s, err := k.Load(path, false)
 	if err != nil {
 		return "", err
 	}
-	return k.advise(ctx, project, path, s)
+	return k.advise(ctx, project, path, s, false)
 }
 
-// advise is Advise on a session already loaded.
-func (k *Keeper) advise(ctx context.Context, project, path string, s *transcript.Session) (string, error) {
+// advise checks the session's pressure level. A level crossed for the
+// first time is acted on once: a checkpoint is captured (and, through
+// OnLevel, a handoff written and a snapshot taken where configured), and an
+// advisory is returned for the model unless advisories are off or the
+// level is deferred. When the context falls (a compaction, a cleared
+// conversation) the levels re-arm.
+//
+// At or past the auto-compact point, or with a /compact on its way
+// (quiet), the crossing is acted on but nothing is said: Claude Code
+// compacts before the model reads it, and the restore that follows would
+// sit beside an advisory about a context that is gone.
+func (k *Keeper) advise(ctx context.Context, project, path string, s *transcript.Session, quiet bool) (string, error) {
 	if s.NumTurns() == 0 {
 		return "", nil
 	}
@@ -99,10 +130,11 @@ func (k *Keeper) advise(ctx context.Context, project, path string, s *transcript
 	}
 	text := ""
 	deferred := lvl < 3 && m.deferUntil > s.NumTurns()
+	past := r.Threshold > 0 && r.Tokens >= r.Threshold
 	if lvl > m.announced && !deferred {
 		m.announced = lvl
 		changed = true
-		if k.Advisories || !k.configured {
+		if (k.Advisories || !k.configured) && !past && !quiet {
 			text = advisory(lvl, r, tr, pc, trail)
 		}
 	}

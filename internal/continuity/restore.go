@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/capture"
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/learn"
-	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -19,6 +20,7 @@ import (
 const (
 	AtSessionStart = "session-start"
 	AtPrompt       = "prompt"
+	AtTool         = "tool"
 )
 
 // A context drop without a compact_boundary counts as a compaction when
@@ -29,6 +31,10 @@ const (
 	dropRatio = 0.5
 )
 
+// dbWait bounds what a hook waits for the database: a locked database
+// must not hold up the agent, and nothing a restore needs is only there.
+const dbWait = 2 * time.Second
+
 // Detected is a compaction that may need its restore.
 type Detected struct {
 	Key        string // c<N> for the Nth boundary, d<turns> for a drop
@@ -38,52 +44,74 @@ type Detected struct {
 	Fallback   bool // seen only as a drop in the context
 }
 
-// detect finds the latest compaction of the session not restored yet. At
-// SessionStart(compact) there always is one: the one PreCompact announced,
-// or one whose boundary is not written yet. At a prompt it also looks for
-// a fall of the context that no boundary explains.
-func detect(s *transcript.Session, m marks, at string) (Detected, bool) {
+func boundaryKey(n int) string { return "c" + strconv.Itoa(n) }
+
+// underWay is the compaction a SessionStart(compact) is about. Claude Code
+// 2.1.328 runs that hook before it writes the compact_boundary, so the
+// compaction is the next one, unless its boundary is there already (no
+// turn since the last boundary). The announcement PreCompact left settles
+// it when it was made for this moment (no turn since), which also tells
+// two compactions in a row apart.
+func underWay(s *transcript.Session, p *pending) Detected {
 	n := len(s.Compactions)
-	if at == AtSessionStart {
-		switch {
-		case m.pending.Key != "" && !m.wasRestored(m.pending.Key):
-			return m.pending, true
-		case n > 0 && !m.wasRestored(fmt.Sprintf("c%d", n)):
-			c := s.Compactions[n-1]
-			return Detected{Key: fmt.Sprintf("c%d", n), Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}, true
-		case m.started == s.Offset:
-			return Detected{}, false
-		default:
-			return Detected{Key: fmt.Sprintf("c%d", n+1), Trigger: "compaction"}, true
+	fresh := n > 0 && s.Compactions[n-1].TurnsBefore == s.NumTurns()
+	if p != nil && p.Turns == s.NumTurns() && (p.Key == boundaryKey(n) || p.Key == boundaryKey(n+1)) {
+		d := Detected{Key: p.Key, Trigger: p.Trigger, PreTokens: p.PreTokens}
+		if p.Key == boundaryKey(n) {
+			d.PostTokens = s.Compactions[n-1].PostTokens
 		}
+		return d
 	}
-	if n > 0 {
+	if fresh {
 		c := s.Compactions[n-1]
-		key := fmt.Sprintf("c%d", n)
-		if !m.wasRestored(key) {
-			return Detected{Key: key, Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}, true
-		}
+		return Detected{Key: boundaryKey(n), Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}
 	}
-	if at == AtPrompt {
-		return drop(s, m)
-	}
-	return Detected{}, false
+	return Detected{Key: boundaryKey(n + 1), Trigger: "compaction"}
 }
 
-// drop finds the latest sharp fall of the context between two replies that
-// no boundary explains, among the recent turns.
-func drop(s *transcript.Session, m marks) (Detected, bool) {
+// latest is the compaction a prompt or tool hook restores when
+// SessionStart did not: the last boundary the transcript records, or a
+// fall of the context after it that no boundary explains. Only the latest
+// counts: the restore of an older compaction, after a newer one, would be
+// stale.
+func latest(s *transcript.Session, done []string) (Detected, bool) {
+	after := 0
+	if n := len(s.Compactions); n > 0 {
+		c := s.Compactions[n-1]
+		after = c.Line
+		if d, ok := drop(s, after); ok {
+			return d, !contains(done, d.Key)
+		}
+		key := boundaryKey(n)
+		return Detected{Key: key, Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}, !contains(done, key)
+	}
+	d, ok := drop(s, after)
+	return d, ok && !contains(done, d.Key)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// drop finds the latest sharp fall of the context between two replies
+// after line that no boundary explains, among the recent turns.
+func drop(s *transcript.Session, after int) (Detected, bool) {
 	for i := len(s.Turns) - 1; i > 0; i-- {
 		a, b := s.Turns[i-1], s.Turns[i]
-		before, after := a.Usage.Context(), b.Usage.Context()
-		if before < dropMin || float64(after) >= dropRatio*float64(before) || boundaryBetween(s, a.Line, b.Line) {
+		if a.Line <= after {
+			break
+		}
+		before, now := a.Usage.Context(), b.Usage.Context()
+		if before < dropMin || float64(now) >= dropRatio*float64(before) || boundaryBetween(s, a.Line, b.Line) {
 			continue
 		}
 		key := fmt.Sprintf("d%d", s.EarlierTurns+i+1)
-		if m.wasRestored(key) {
-			return Detected{}, false
-		}
-		return Detected{Key: key, Trigger: "detected", PreTokens: before, PostTokens: after, Fallback: true}, true
+		return Detected{Key: key, Trigger: "detected", PreTokens: before, PostTokens: now, Fallback: true}, true
 	}
 	return Detected{}, false
 }
@@ -97,52 +125,129 @@ func boundaryBetween(s *transcript.Session, from, to int) bool {
 	return false
 }
 
-// Restore returns the restore text for the latest compaction of the
-// session at path if it has not been restored yet, marking it restored;
-// "" when there is nothing to restore. Exactly one call ever returns the
-// text for a compaction, whichever process makes it.
-func (k *Keeper) Restore(ctx context.Context, project, path, at string) (string, error) {
+// Deliver writes a text to the model's context: a hook's stdout. It fails
+// when the text could not be written whole.
+type Deliver func(text string) error
+
+// Restore delivers the restore of the session's compaction that still
+// needs one, through deliver, and reports whether it did. Exactly one
+// call, in whichever process, delivers each compaction's restore: the
+// hook that runs for it (SessionStart with source compact), or, when that
+// one failed, the next prompt or tool hook. A delivery counts once deliver
+// returned without error; until then the next hook may try again.
+func (k *Keeper) Restore(ctx context.Context, project, path, at string, deliver Deliver) (bool, error) {
 	s, err := k.Load(path, false)
 	if err != nil {
-		return "", err
+		return false, err
 	}
-	return k.restore(ctx, project, path, at, s)
+	return k.restore(ctx, project, path, at, s, deliver)
 }
 
 // restore is Restore on a session already loaded.
-func (k *Keeper) restore(ctx context.Context, project, path, at string, s *transcript.Session) (string, error) {
-	m := k.loadMarks(path)
-	d, found := detect(s, m, at)
-	if !found {
-		return "", nil
+func (k *Keeper) restore(ctx context.Context, project, path, at string, s *transcript.Session, deliver Deliver) (bool, error) {
+	var p *pending
+	var d Detected
+	if at == AtSessionStart {
+		p = k.loadPending(path)
+		d = underWay(s, p)
+	} else {
+		// The hot path: no compaction at all, or the latest one
+		// delivered, costs one small read at most.
+		if len(s.Compactions) == 0 && len(s.Turns) < 2 {
+			return false, nil
+		}
+		done, _ := k.delivered(path)
+		var ok bool
+		if d, ok = latest(s, done); !ok {
+			return false, nil
+		}
+		p = k.loadPending(path)
 	}
+	dl, err := k.lockDelivery(path)
+	switch {
+	case errors.Is(err, errBusy):
+		return false, nil // the process holding it delivers, or leaves it for the next hook
+	case err != nil:
+		// No record can be kept here (the state directory is read-only
+		// or full): deliver at the compaction's own hook only, where a
+		// repeat is least likely, and say why in the log.
+		if at != AtSessionStart {
+			return false, fmt.Errorf("cannot record restores: %w", err)
+		}
+		k.warn("cairn: warning: cannot record restores (%v); delivering unrecorded", err)
+		dl = nil
+	}
+	if dl != nil {
+		defer dl.release()
+		if dl.has(d.Key) {
+			return false, nil
+		}
+		if dl.fresh && k.claimedInDB(ctx, s, path, d.Key) {
+			// A record lost with a state directory: the database kept it.
+			dl.add(d.Key)
+			return false, nil
+		}
+	}
+	c, err := k.checkpointFor(ctx, project, path, d, p, s, at)
+	if err != nil {
+		return false, err
+	}
+	text := c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens}, k.RestoreBudget)
+	if g := k.Guidance(project); g != "" {
+		text = strings.TrimSpace(text + "\n\n" + g)
+	}
+	if err := deliver(text); err != nil {
+		return false, fmt.Errorf("deliver the restore of %s: %w", d.Key, err)
+	}
+	// Delivered. The database's note comes first: a kill between the
+	// two leaves the key out of the record, and the next hook delivers
+	// again rather than never.
+	k.claimInDB(ctx, s, path, d.Key)
+	var rerr error
+	if dl != nil {
+		if rerr = dl.add(d.Key); rerr != nil {
+			rerr = fmt.Errorf("record the restore of %s: %w", d.Key, rerr)
+		}
+	}
+	k.rearm(path)
+	return true, rerr
+}
+
+// claimedInDB reports whether the database notes the restore of key as
+// delivered: consulted only when the state directory has no record for
+// the session.
+func (k *Keeper) claimedInDB(ctx context.Context, s *transcript.Session, path, key string) bool {
+	ctx, cancel := context.WithTimeout(ctx, dbWait)
+	defer cancel()
 	db, err := k.DB(ctx)
 	if err != nil {
-		return "", err
+		return false
 	}
-	first, err := db.Claim(ctx, sessionKey(s, path), d.Key)
+	ok, err := db.Claimed(ctx, sessionKey(s, path), key)
+	return err == nil && ok
+}
+
+// claimInDB notes a delivered restore in the database, which outlives the
+// state directory; a failure only costs that.
+func (k *Keeper) claimInDB(ctx context.Context, s *transcript.Session, path, key string) {
+	ctx, cancel := context.WithTimeout(ctx, dbWait)
+	defer cancel()
+	db, err := k.DB(ctx)
+	if err == nil {
+		_, err = db.Claim(ctx, sessionKey(s, path), key)
+	}
 	if err != nil {
-		return "", err
+		k.warn("cairn: warning: restore %s delivered but not noted in the database: %v", key, err)
 	}
-	m.restored = append(m.restored, d.Key)
-	m.announced, m.captured = 0, 0 // the context fell: the levels re-arm
-	if m.pending.Key == d.Key {
-		m.pending = Detected{}
+}
+
+// rearm lets the pressure levels fire again: the context fell.
+func (k *Keeper) rearm(path string) {
+	m := k.loadMarks(path)
+	if m.announced != 0 || m.captured != 0 {
+		m.announced, m.captured = 0, 0
+		k.saveMarksIf(path, m, true)
 	}
-	if at == AtSessionStart {
-		m.started = s.Offset
-	}
-	if err := k.saveMarks(path, m); err != nil {
-		k.warn("cairn: warning: could not save marks: %v", err)
-	}
-	if !first {
-		return "", nil
-	}
-	c, err := k.checkpointFor(ctx, db, project, path, s)
-	if err != nil {
-		return "", err
-	}
-	return c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens}, k.RestoreBudget), nil
 }
 
 func sessionKey(s *transcript.Session, path string) string {
@@ -152,45 +257,66 @@ func sessionKey(s *transcript.Session, path string) string {
 	return path
 }
 
-// checkpointFor is the checkpoint a restore shows: the one PreCompact took
-// moments ago, or, when there is none (the hook did not run, or the
-// compaction left no boundary), one captured now. The transcript still
-// holds everything from before the compaction, so nothing is lost either
-// way.
-func (k *Keeper) checkpointFor(ctx context.Context, db *sqlite.DB, project, path string, s *transcript.Session) (checkpoint.Checkpoint, error) {
-	rec, err := db.LatestCheckpoint(ctx, project, sessionKey(s, path))
-	if err == nil && rec.Trigger != "" && len(rec.Trigger) > 10 && rec.Trigger[:10] == "precompact" && k.Now().Sub(rec.CreatedAt) < 15*time.Minute {
-		if c, err := FromRecord(rec); err == nil {
-			return c, nil
+// checkpointFor is the working state a restore shows: the checkpoint
+// PreCompact took for this very compaction, or, when there is none (the
+// hook failed, or ran for another compaction), one built now from the
+// transcript, which still holds everything from before the compaction.
+// Never an older checkpoint: the work since it would be missing.
+func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Detected, p *pending, s *transcript.Session, at string) (checkpoint.Checkpoint, error) {
+	if p != nil && p.Key == d.Key && p.Checkpoint != nil {
+		turns := s.NumTurns() // at SessionStart the boundary is still to come
+		if at != AtSessionStart && strings.HasPrefix(d.Key, "c") {
+			n, _ := strconv.Atoi(d.Key[1:])
+			if n >= 1 && n <= len(s.Compactions) {
+				turns = s.Compactions[n-1].TurnsBefore
+			}
+		}
+		if p.Turns == turns {
+			return *p.Checkpoint, nil
 		}
 	}
-	if err != nil && !errors.Is(err, sqlite.ErrNotFound) {
-		k.warn("cairn: warning: %v", err)
-	}
-	return k.Capture(ctx, project, path, "restore")
-}
-
-// PreCompact captures the checkpoint a compaction is about to need and
-// announces the compaction, so that SessionStart, which Claude Code runs
-// before it writes the boundary, restores the right one.
-func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
-	ferr := k.flowAtCompact(project, trigger)
-	c, err := k.Capture(ctx, project, path, "precompact-"+trigger)
-	if err == nil {
-		err = ferr
-	}
-	if c.SessionID == "" && c.Transcript == "" {
+	c, err := k.Build(ctx, project, path, "restore")
+	if err != nil {
 		return c, err
 	}
-	m := k.loadMarks(path)
-	m.pending = Detected{Key: fmt.Sprintf("c%d", c.Compactions+1), Trigger: trigger, PreTokens: c.Context.Tokens}
-	if merr := k.saveMarks(path, m); merr != nil && err == nil {
-		err = merr
+	k.store(ctx, path, &c, s.NumTurns())
+	return c, nil
+}
+
+// PreCompact takes the checkpoint a compaction is about to need and
+// announces the compaction, so that SessionStart, which Claude Code runs
+// before it writes the boundary, restores the right one. steer receives
+// the summary instructions as soon as the checkpoint is built, before
+// anything is stored: they need only the transcript.
+func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, steer Deliver) error {
+	c, err := k.Build(ctx, project, path, "precompact-"+trigger)
+	if err != nil {
+		return err
 	}
-	if cerr := k.writeCapture(project, path, trigger, c); cerr != nil && err == nil {
-		err = cerr
+	var errs []error
+	if text := c.Steer(); text != "" {
+		if err := steer(text); err != nil {
+			errs = append(errs, fmt.Errorf("print the summary instructions: %w", err))
+		}
 	}
-	return c, err
+	turns := c.Turns
+	if err := k.prepareDelivery(path); err != nil {
+		errs = append(errs, err)
+	}
+	if err := k.store(ctx, path, &c, turns); err != nil {
+		errs = append(errs, err)
+	}
+	p := pending{Key: boundaryKey(c.Compactions + 1), Trigger: trigger, PreTokens: c.Context.Tokens, Turns: turns, Checkpoint: &c}
+	if err := k.savePending(path, p); err != nil {
+		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
+	}
+	if err := k.flowAtCompact(project, trigger); err != nil {
+		errs = append(errs, err)
+	}
+	if err := k.writeCapture(project, path, trigger, c); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // writeCapture writes seed 004's capture of an auto-compaction (and of a

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/state"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,6 +21,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/redact"
+	"github.com/cairn-agent/cairn/internal/state"
 
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
@@ -40,6 +42,8 @@ type Payload struct {
 	Reason         string `json:"reason"` // SessionEnd
 	// LastAssistantMessage is Stop's: the reply the turn ended with.
 	LastAssistantMessage string `json:"last_assistant_message"`
+	// Prompt is UserPromptSubmit's: what the user submitted.
+	Prompt string `json:"prompt"`
 }
 
 // DecodePayload reads the fields cairn uses from a hook's stdin. It walks
@@ -54,7 +58,7 @@ func DecodePayload(data []byte) (Payload, error) {
 		"session_id": &p.SessionID, "transcript_path": &p.TranscriptPath, "cwd": &p.CWD,
 		"hook_event_name": &p.Event, "source": &p.Source, "trigger": &p.Trigger,
 		"compact_summary": &p.CompactSummary, "reason": &p.Reason,
-		"last_assistant_message": &p.LastAssistantMessage,
+		"last_assistant_message": &p.LastAssistantMessage, "prompt": &p.Prompt,
 	}
 	if sc.Peek() != '{' {
 		return p, errors.New("payload is not the JSON object Claude Code sends")
@@ -97,16 +101,24 @@ type Runner struct {
 	Keeper *continuity.Keeper
 	Stdin  io.Reader
 	Stdout io.Writer
+	// Stderr is the log's last resort, when no log file can be written.
+	Stderr io.Writer
 	// Getenv reads CLAUDE_PROJECT_DIR.
 	Getenv func(string) string
 	Now    func() time.Time
 	// Dir is cairn's state directory: the log and the hook run records
-	// live there.
-	Dir string
+	// live there. Fallback is where they go when Dir cannot be written.
+	Dir      string
+	Fallback string
 	// Budget overrides the event's budget (tests).
 	Budget time.Duration
 
 	handler sync.WaitGroup
+
+	mu      sync.Mutex
+	session string // the payload's, as soon as it is read
+	gaveUp  bool   // the budget ran out: nothing more goes to stdout
+	wrote   bool   // the answer is out
 }
 
 // Wait waits for a handler Run gave up on to finish (tests; a hook process
@@ -125,59 +137,91 @@ func (r *Runner) Run(ctx context.Context, event string) int {
 		budget = r.Budget
 	}
 	if !ok {
-		r.finish(event, "", start, fmt.Errorf("unknown hook event %q", event))
+		r.finish(event, start, fmt.Errorf("unknown hook event %q", event))
 		return 0
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	type result struct {
-		out string
-		sid string
-		err error
-	}
-	done := make(chan result, 1)
+	done := make(chan error, 1)
 	r.handler.Add(1)
 	go func() {
 		defer r.handler.Done()
-		var res result
+		var err error
 		defer func() {
 			if p := recover(); p != nil {
-				res.err = fmt.Errorf("panic: %v: %s", p, firstFrames(debug.Stack()))
+				err = fmt.Errorf("panic: %v: %s", p, firstFrames(debug.Stack()))
 			}
-			done <- res
+			done <- err
 		}()
-		data, err := io.ReadAll(io.LimitReader(r.Stdin, maxPayload))
+		data, err := readPayload(r.Stdin)
 		if err != nil {
-			res.err = fmt.Errorf("read payload: %w", err)
 			return
 		}
 		p, err := DecodePayload(data)
 		if err != nil {
-			res.err = err
 			return
 		}
-		res.sid = p.SessionID
-		res.out, res.err = r.handle(ctx, event, p)
+		r.mu.Lock()
+		r.session = p.SessionID
+		r.mu.Unlock()
+		err = r.handle(ctx, event, p)
 	}()
-	var res result
+	var err error
 	select {
-	case res = <-done:
+	case err = <-done:
 	case <-ctx.Done():
-		res.err = fmt.Errorf("gave up after its %v budget", budget)
+		r.mu.Lock()
+		r.gaveUp = true
+		r.mu.Unlock()
+		err = fmt.Errorf("gave up after its %v budget", budget)
 	}
-	if res.err == nil && res.out != "" {
-		if _, err := io.WriteString(r.Stdout, res.out); err != nil {
-			res.err = fmt.Errorf("write answer: %w", err)
-		}
-	}
-	r.finish(event, res.sid, start, res.err)
+	r.finish(event, start, err)
 	return 0
 }
 
-// handle runs the event's handler and returns what to print.
-func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, error) {
+// readPayload reads the hook's stdin, at most maxPayload of it. What is
+// beyond is drained, so that the client's write never fails, but not kept.
+func readPayload(in io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(in, maxPayload))
+	if err != nil {
+		return nil, fmt.Errorf("read payload: %w", err)
+	}
+	if len(data) == maxPayload {
+		io.Copy(io.Discard, in)
+	}
+	return data, nil
+}
+
+// emit writes the event's answer to stdout, once, unless the budget ran
+// out first: Claude Code reads a hook's output only when it ends in time,
+// and what it cut short must not look delivered. An answer is written
+// whole or reported as not delivered.
+func (r *Runner) emit(text string) error {
+	if text == "" {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.gaveUp:
+		return errors.New("the budget ran out before the answer was ready")
+	case r.wrote:
+		return errors.New("an answer was written already")
+	}
+	r.wrote = true
+	if _, err := io.WriteString(r.Stdout, text); err != nil {
+		return fmt.Errorf("write answer: %w", err)
+	}
+	if f, ok := r.Stdout.(interface{ Sync() error }); ok {
+		f.Sync() // a pipe has nothing to sync; a file does
+	}
+	return nil
+}
+
+// handle runs the event's handler; it writes its answer through emit.
+func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	if p.TranscriptPath == "" {
-		return "", errors.New("payload has no transcript_path")
+		return errors.New("payload has no transcript_path")
 	}
 	project := r.Getenv("CLAUDE_PROJECT_DIR")
 	if project == "" {
@@ -187,28 +231,25 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 	defer k.Close()
 	cfg, cerrs := config.Load(project)
 	for _, e := range cerrs {
-		appendLog(filepath.Join(r.Dir, "cairn.log"), fmt.Sprintf("%s hook %s: config: %s\n", r.Now().UTC().Format(time.RFC3339), event, oneLine(e.Error())))
+		r.log(fmt.Sprintf("%s hook %s session=%s: config: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(p.SessionID), oneLine(e.Error())))
 	}
 	k.Configure(cfg)
+	context := func(text string) error { return r.emit(additionalContext(event, text)) }
 	switch event {
 	case "SessionStart":
-		var text string
-		var err error
 		if p.Source == "compact" {
-			text, err = k.Restore(ctx, project, p.TranscriptPath, continuity.AtSessionStart)
-			if g := k.Guidance(project); g != "" && err == nil {
-				text = strings.TrimSpace(text + "\n\n" + g)
-			}
-		} else {
-			text, err = k.Pointer(ctx, project, p.TranscriptPath, p.SessionID, p.Source)
+			_, err := k.Restore(ctx, project, p.TranscriptPath, continuity.AtSessionStart, context)
+			return err
 		}
-		return additionalContext(event, text), err
+		text, err := k.Pointer(ctx, project, p.TranscriptPath, p.SessionID, p.Source)
+		if werr := context(text); werr != nil && err == nil {
+			err = werr
+		}
+		return err
 	case "UserPromptSubmit":
-		text, err := k.Prompt(ctx, project, p.TranscriptPath)
-		return additionalContext(event, text), err
+		return k.Prompt(ctx, project, p.TranscriptPath, p.Prompt, context)
 	case "PostToolUse":
-		text, err := k.Advise(ctx, project, p.TranscriptPath)
-		return additionalContext(event, text), err
+		return k.Tool(ctx, project, p.TranscriptPath, context)
 	case "Stop":
 		// A suggestion for the user only: never a decision, never context
 		// for the model.
@@ -217,29 +258,29 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) (string, e
 			text = strings.TrimSpace(text + "\n" + f)
 		}
 		if text == "" {
-			return "", err
+			return err
 		}
 		b, _ := json.Marshal(map[string]string{"systemMessage": text})
-		return string(b) + "\n", err
+		if werr := r.emit(string(b) + "\n"); werr != nil && err == nil {
+			err = werr
+		}
+		return err
 	case "PreCompact":
 		trigger := p.Trigger
 		if trigger == "" {
 			trigger = "unknown"
 		}
-		c, err := k.PreCompact(ctx, project, p.TranscriptPath, trigger)
-		if c.SessionID == "" && err != nil {
-			return "", err
-		}
-		// Steer even when storing failed: the summary still keeps the
-		// specifics.
-		return c.Steer(), err
+		// Plain text: Claude Code appends it to the summariser's
+		// instructions. It is printed as soon as it is known, before
+		// anything is stored.
+		return k.PreCompact(ctx, project, p.TranscriptPath, trigger, r.emit)
 	case "PostCompact":
-		return "", k.KeepSummary(p.TranscriptPath, p.Trigger, p.CompactSummary)
+		return k.KeepSummary(p.TranscriptPath, p.Trigger, p.CompactSummary)
 	case "SessionEnd":
 		_, err := k.SessionEnd(ctx, project, p.TranscriptPath)
-		return "", err
+		return err
 	}
-	return "", nil
+	return nil
 }
 
 // additionalContext wraps text in the JSON that adds it to the model's
@@ -253,35 +294,61 @@ func additionalContext(event, text string) string {
 }
 
 // finish logs a failure and records the run for `cairn doctor`.
-func (r *Runner) finish(event, session string, start time.Time, err error) {
+func (r *Runner) finish(event string, start time.Time, err error) {
 	now := r.Now()
+	r.mu.Lock()
+	session := r.session
+	r.mu.Unlock()
 	if err != nil {
-		line := fmt.Sprintf("%s hook %s session=%s: %s\n", now.UTC().Format(time.RFC3339), event, orDash(session), oneLine(err.Error()))
-		appendLog(filepath.Join(r.Dir, "cairn.log"), line)
+		r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", now.UTC().Format(time.RFC3339), event, orDash(session), oneLine(err.Error())))
 	}
-	RecordRun(r.Dir, event, start, now.Sub(start), err)
+	if RecordRun(r.Dir, event, start, now.Sub(start), err) != nil && r.Fallback != "" {
+		RecordRun(r.Fallback, event, start, now.Sub(start), err)
+	}
 }
+
+// log appends a line to the log in the state directory, else to the one
+// in the fallback directory, else to stderr: a failure is never silent.
+func (r *Runner) log(line string) {
+	if appendLog(filepath.Join(r.Dir, LogName), line) == nil {
+		return
+	}
+	if r.Fallback != "" && appendLog(filepath.Join(r.Fallback, LogName), line) == nil {
+		return
+	}
+	if r.Stderr != nil {
+		io.WriteString(r.Stderr, "cairn: "+line)
+	}
+}
+
+// LogName is the log's file name in the state directory.
+const LogName = "cairn.log"
 
 // maxLog is the size at which the log is rotated (one previous file kept).
 const maxLog = 1 << 20
 
-func appendLog(file, line string) {
+func appendLog(file, line string) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return
+		return err
 	}
 	if fi, err := os.Stat(file); err == nil && fi.Size() > maxLog {
 		os.Rename(file, file+".1")
 	}
 	f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
-		return
+		return err
 	}
-	f.WriteString(line)
-	f.Close()
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
+// oneLine flattens a log message to one line of at most 500 bytes, with
+// secrets taken out: an error can quote what it failed on.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(redact.String(s)), " ")
 	if len(s) > 500 {
 		s = s[:500] + "…"
 	}
@@ -310,20 +377,23 @@ func firstFrames(stack []byte) string {
 // hooks run many times a minute, and a stat costs less than a write.
 const recordEvery = 10 * time.Second
 
-// RecordRun notes a hook run; a failure to write is not worth a failure.
+// RecordRun notes a hook run and returns what kept it from doing so.
 // Successful runs are recorded at most every recordEvery per event.
-func RecordRun(dir, event string, at time.Time, took time.Duration, err error) {
+func RecordRun(dir, event string, at time.Time, took time.Duration, err error) error {
 	file := filepath.Join(dir, "hooks", event)
 	if fi, serr := os.Stat(file); serr == nil && err == nil && at.Sub(fi.ModTime()) < recordEvery && at.Sub(fi.ModTime()) >= 0 {
-		return
+		return nil
 	}
-	if os.MkdirAll(filepath.Dir(file), 0o700) != nil {
-		return
+	if merr := os.MkdirAll(filepath.Dir(file), 0o700); merr != nil {
+		return merr
 	}
-	writeFile(file, fmt.Sprintf("run %d %d\n", at.UnixNano(), took.Nanoseconds()))
+	werr := writeFile(file, fmt.Sprintf("run %d %d\n", at.UnixNano(), took.Nanoseconds()))
 	if err != nil {
-		writeFile(file+".error", fmt.Sprintf("%d %s\n", at.UnixNano(), oneLine(err.Error())))
+		if e := writeFile(file+".error", fmt.Sprintf("%d %s\n", at.UnixNano(), oneLine(err.Error()))); werr == nil {
+			werr = e
+		}
 	}
+	return werr
 }
 
 // Run is what RecordRun kept.
@@ -355,6 +425,56 @@ func LastRun(dir, event string) (Run, bool) {
 	return run, !run.At.IsZero()
 }
 
-func writeFile(file, content string) {
-	state.WriteAtomic(file, []byte(content), false) // a record lost is no failure
+func writeFile(file, content string) error {
+	return state.WriteAtomic(file, []byte(content), false)
+}
+
+// LogWriter is a writer whose every write becomes a log line of the event,
+// for the warnings of the operations a hook runs.
+func (r *Runner) LogWriter(event string) io.Writer { return logWriter{r, event} }
+
+type logWriter struct {
+	r     *Runner
+	event string
+}
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.r.mu.Lock()
+	session := w.r.session
+	w.r.mu.Unlock()
+	msg := strings.TrimPrefix(strings.TrimSpace(string(p)), "cairn: ")
+	w.r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", w.r.Now().UTC().Format(time.RFC3339), w.event, orDash(session), oneLine(msg)))
+	return len(p), nil
+}
+
+// fallbackNote is the file in the fallback directory that says why hooks
+// use it; it is rewritten, and the reason logged, at most every
+// noteEvery, since every hook would otherwise add the same line.
+const (
+	fallbackNote = "fallback-reason"
+	noteEvery    = time.Hour
+)
+
+// NoteFallback records that the hooks keep their state and log in the
+// fallback directory, and why, for `cairn doctor`.
+func NoteFallback(r *Runner, event string, why error) {
+	file := filepath.Join(r.Fallback, fallbackNote)
+	if fi, err := os.Stat(file); err == nil && r.Now().Sub(fi.ModTime()) < noteEvery {
+		return
+	}
+	r.log(fmt.Sprintf("%s hook %s session=-: %s\n", r.Now().UTC().Format(time.RFC3339), event, oneLine(why.Error())))
+	os.MkdirAll(r.Fallback, 0o700)
+	writeFile(file, fmt.Sprintf("%d %s\n", r.Now().UnixNano(), oneLine(why.Error())))
+}
+
+// FallbackReason reads why the hooks last used the fallback directory;
+// ok is false when they never did.
+func FallbackReason(fallback string) (at time.Time, why string, ok bool) {
+	data, err := os.ReadFile(filepath.Join(fallback, fallbackNote))
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	n, msg, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
+	ns, _ := strconv.ParseInt(n, 10, 64)
+	return time.Unix(0, ns), msg, true
 }

@@ -294,7 +294,7 @@ func TestFailuresExitZeroAndLog(t *testing.T) {
 	}{
 		{"not json", "UserPromptSubmit", []byte("{half"), "payload is not the JSON object"},
 		{"no transcript path", "UserPromptSubmit", map[string]any{"session_id": "x"}, "no transcript_path"},
-		{"unreadable transcript", "PreCompact", map[string]any{"session_id": "x", "transcript_path": w.dir, "cwd": w.dir}, "is a directory"},
+		{"unreadable transcript", "PreCompact", map[string]any{"session_id": "x", "transcript_path": w.dir, "cwd": w.dir}, "is not a regular file"},
 		{"unknown event", "Frobnicate", s.payload("Frobnicate", nil), "unknown hook event"},
 	}
 	for _, tc := range cases {
@@ -313,17 +313,42 @@ func TestFailuresExitZeroAndLog(t *testing.T) {
 }
 
 // The first prompt's hook runs before Claude Code writes the transcript:
-// nothing to do, nothing to log.
+// nothing to do, nothing to log. A compaction of nothing stores nothing
+// (issue 8: an empty checkpoint pointed the next session at "."), and
+// says so in the log.
 func TestTranscriptNotYetWritten(t *testing.T) {
 	w := newWorld(t)
 	p := map[string]any{"session_id": "new", "transcript_path": filepath.Join(w.dir, "new.jsonl"), "cwd": w.dir}
-	for _, ev := range []string{"UserPromptSubmit", "PreCompact", "SessionEnd", "PostToolUse"} {
+	for _, ev := range []string{"UserPromptSubmit", "SessionEnd", "PostToolUse"} {
 		if out := w.run(ev, p); out != "" {
 			t.Errorf("%s printed %q", ev, out)
 		}
 	}
 	if l := w.log(); l != "" {
 		t.Errorf("log: %s", l)
+	}
+	if out := w.run("PreCompact", p); out != "" {
+		t.Errorf("PreCompact printed %q", out)
+	}
+	if l := w.log(); !strings.Contains(l, "nothing to checkpoint") || strings.Count(l, "\n") != 1 {
+		t.Errorf("log: %s", l)
+	}
+	if n := w.checkpoints(); n != 0 {
+		t.Errorf("%d checkpoints stored from nothing", n)
+	}
+	// Nor from a FIFO, which must not hang the hook either.
+	fifo := filepath.Join(w.dir, "fifo.jsonl")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	p["transcript_path"] = fifo
+	for _, ev := range []string{"PreCompact", "UserPromptSubmit", "SessionStart"} {
+		if out := w.run(ev, p); out != "" {
+			t.Errorf("%s printed %q", ev, out)
+		}
+	}
+	if n := w.checkpoints(); n != 0 {
+		t.Errorf("%d checkpoints stored from a FIFO", n)
 	}
 }
 
@@ -681,4 +706,21 @@ func TestFlowAroundCompaction(t *testing.T) {
 	if l := w.log(); l != "" {
 		t.Errorf("log: %s", l)
 	}
+}
+
+// checkpoints counts the checkpoints stored, 0 when there is no database.
+func (w *world) checkpoints() int {
+	if _, err := os.Stat(w.dbPath()); err != nil {
+		return 0
+	}
+	db, err := sql.Open("sqlite3", w.dbPath())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM checkpoints").Scan(&n); err != nil {
+		return 0
+	}
+	return n
 }

@@ -152,6 +152,20 @@ func (db *DB) Claim(ctx context.Context, sessionID, key string) (first bool, err
 	return first, nil
 }
 
+// Claimed reports whether key was claimed for the session.
+func (db *DB) Claimed(ctx context.Context, sessionID, key string) (bool, error) {
+	conn, err := db.conn(ctx)
+	if err != nil {
+		return false, fmt.Errorf("claimed %s: %w", key, err)
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM claims WHERE session_id = ? AND key = ?", sessionID, key).Scan(&n); err != nil {
+		return false, fmt.Errorf("claimed %s: %w", key, err)
+	}
+	return n > 0, nil
+}
+
 // claim runs an insert that does nothing on a duplicate key: the one call
 // whose insert added the row is the first, however many processes race.
 func (db *DB) claim(ctx context.Context, insert string, args ...any) (bool, error) {

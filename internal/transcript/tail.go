@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // tailKeep is how many bytes before Offset are remembered to recognise the
@@ -34,7 +35,13 @@ type Result struct {
 // replaced), the session is rebuilt from the start.
 func (s *Session) Update(p *Parser) (Result, error) {
 	defer s.cleanTexts()
-	f, err := os.Open(s.Path)
+	// Stat first: opening a FIFO for reading would wait for a writer.
+	if fi, err := os.Stat(s.Path); err != nil {
+		return Result{}, err
+	} else if !fi.Mode().IsRegular() {
+		return Result{}, fmt.Errorf("%s is not a regular file", s.Path)
+	}
+	f, err := os.OpenFile(s.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return Result{}, err
 	}

@@ -1,0 +1,187 @@
+package continuity
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/state"
+)
+
+// A restore must reach the model exactly once per compaction, whatever
+// happens to the process delivering it: killed, out of time, its stdout
+// closed, the database locked, the disk full. The record of what was
+// delivered is a small file per session, <state>.restored:
+//
+//	cairn-restored 1
+//	c1
+//	c2
+//
+// It is also the lock: a process delivers only while it holds an exclusive
+// flock on the file, which the kernel releases when the process dies. The
+// key is appended only after the restore was written to stdout, so a
+// process that dies before that leaves the key out and the lock free, and
+// the next prompt or tool hook delivers instead (Claude Code ignores the
+// output of a hook that was killed or timed out). PreCompact creates the
+// file, so that the disk block the appends need is there before a disk
+// fills up.
+const restoredMagic = "cairn-restored 1\n"
+
+func (k *Keeper) restoredFile(path string) string { return k.State.File(path) + ".restored" }
+
+// delivered reads the keys of the restores delivered to the session; ok
+// is false when there is no record at all (a state directory new to this
+// session).
+func (k *Keeper) delivered(path string) (keys []string, ok bool) {
+	data, err := os.ReadFile(k.restoredFile(path))
+	if err != nil {
+		return nil, false
+	}
+	return parseRestored(string(data)), true
+}
+
+func parseRestored(data string) []string {
+	var keys []string
+	for _, l := range strings.Split(data, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "cairn-restored") {
+			keys = append(keys, l)
+		}
+	}
+	return keys
+}
+
+// delivery is the held lock on a session's restore record.
+type delivery struct {
+	f    *os.File
+	keys []string
+	// fresh is set when the record did not exist before this call.
+	fresh bool
+}
+
+// errBusy means another process is delivering a restore of the session
+// right now.
+var errBusy = errors.New("another hook is delivering this session's restore")
+
+// lockDelivery takes the session's restore record, creating it if needed.
+// It never waits: errBusy when another process holds it.
+func (k *Keeper) lockDelivery(path string) (*delivery, error) {
+	file := k.restoredFile(path)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return nil, err
+	}
+	d := &delivery{}
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(file, os.O_RDWR, 0o600)
+	} else if err == nil {
+		d.fresh = true
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := tryLock(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if d.fresh || len(data) == 0 {
+		if _, err := f.WriteAt([]byte(restoredMagic), 0); err != nil {
+			// No room: the record stays empty and the delivery unrecorded
+			// in this directory; the database may still note it.
+			f.Truncate(0)
+		}
+	}
+	d.f, d.keys = f, parseRestored(string(data))
+	return d, nil
+}
+
+func (d *delivery) has(key string) bool { return slices.Contains(d.keys, key) }
+
+// add records key as delivered.
+func (d *delivery) add(key string) error {
+	end, err := d.f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	if _, err := d.f.WriteAt([]byte(key+"\n"), end); err != nil {
+		return err
+	}
+	d.keys = append(d.keys, key)
+	return nil
+}
+
+// release unlocks the record; closing the file drops the lock.
+func (d *delivery) release() { d.f.Close() }
+
+// prepareDelivery creates the session's restore record if it is missing,
+// so that its disk block exists before the compaction.
+func (k *Keeper) prepareDelivery(path string) error {
+	file := k.restoredFile(path)
+	if _, err := os.Stat(file); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(restoredMagic)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// pending is what PreCompact leaves for the compaction it announces: the
+// key the compaction will have, and the checkpoint taken for it.
+// SessionStart(compact), which Claude Code runs before it writes the
+// compact_boundary, restores from it without a database.
+type pending struct {
+	Key       string `json:"key"`
+	Trigger   string `json:"trigger"`
+	PreTokens int64  `json:"pre_tokens"`
+	// Turns is how many turns the session had at PreCompact: the
+	// checkpoint belongs to a compaction only when no turn came between.
+	Turns      int                    `json:"turns"`
+	Checkpoint *checkpoint.Checkpoint `json:"checkpoint,omitempty"`
+}
+
+func (k *Keeper) pendingFile(path string) string { return k.State.File(path) + ".pending" }
+
+func (k *Keeper) loadPending(path string) *pending {
+	data, err := os.ReadFile(k.pendingFile(path))
+	if err != nil {
+		return nil
+	}
+	var p pending
+	if json.Unmarshal(data, &p) != nil || p.Key == "" {
+		return nil
+	}
+	return &p
+}
+
+func (k *Keeper) savePending(path string, p pending) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(k.pendingFile(path)), 0o700); err != nil {
+		return err
+	}
+	return state.WriteAtomic(k.pendingFile(path), data, false)
+}
