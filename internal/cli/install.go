@@ -298,8 +298,7 @@ func runDoctor(ctx context.Context, a *App, args []string) error {
 	}
 
 	fmt.Fprintln(a.Stdout, "storage")
-	fmt.Fprintf(a.Stdout, "  - state: %s\n", e.stateDir)
-	fmt.Fprintf(a.Stdout, "  - log: %s\n", filepath.Join(e.stateDir, "cairn.log"))
+	doctorStorage(a, e, ok, problem)
 	fmt.Fprintf(a.Stdout, "  - database: %s\n", e.keeper.DBPath)
 	if db, err := e.keeper.DB(ctx); err != nil {
 		problem("database: %v\n    fix: if it is damaged, move it aside and cairn starts a new one", err)
@@ -318,7 +317,7 @@ func runDoctor(ctx context.Context, a *App, args []string) error {
 	}
 	sort.Strings(events)
 	for _, ev := range events {
-		run, ran := hook.LastRun(e.stateDir, ev)
+		run, ran := lastRun(a, e, ev)
 		if !ran {
 			fmt.Fprintf(a.Stdout, "  - %s: never ran\n", ev)
 			continue

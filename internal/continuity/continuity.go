@@ -339,3 +339,26 @@ func (k *Keeper) SessionEnd(ctx context.Context, project, path string) (checkpoi
 	}
 	return k.Capture(ctx, project, path, "session-end")
 }
+
+// tidyEvery is how often Tidy looks for leftovers.
+const tidyEvery = time.Hour
+
+// Tidy removes what processes killed midway left behind in the state
+// directory: temporary files of writes that never finished. It looks at
+// most once per tidyEvery.
+func (k *Keeper) Tidy() {
+	mark := filepath.Join(k.State.Dir, "tidied")
+	if fi, err := os.Stat(mark); err == nil && k.Now().Sub(fi.ModTime()) < tidyEvery {
+		return
+	}
+	n := 0
+	for _, d := range []string{k.State.Dir, filepath.Join(k.State.Dir, "sessions"), filepath.Join(k.State.Dir, "hooks")} {
+		m, _ := state.CleanTemps(d, 10*time.Minute, k.Now())
+		n += m
+	}
+	if n > 0 {
+		k.warn("cairn: removed %d temporary files that interrupted writes left", n)
+	}
+	os.WriteFile(mark, nil, 0o600)
+	os.Chtimes(mark, k.Now(), k.Now())
+}

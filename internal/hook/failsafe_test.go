@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -217,5 +218,44 @@ func TestTimeoutLogsTheSession(t *testing.T) {
 	r.Wait()
 	if !strings.Contains(w.log(), "session=sess-slow") {
 		t.Errorf("log: %s", w.log())
+	}
+}
+
+// countingReader counts what was read of it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// A 50 MB PostToolUse payload (a whole file written) is read to its end,
+// so that the client's write never fails, but only its first fields are
+// decoded (issue 8: it took 3.1 s under load against a 3 s timeout).
+func TestHugePostToolUsePayload(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-huge")
+	s.prompt("Write the fixture.")
+	s.reply("ok", 1000)
+	big := strings.Repeat("x", 25<<20)
+	// In Claude Code's order (shared/claude-code/payloads-2.1.328).
+	data := []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"permission_mode":"acceptEdits","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"a","content":%q},"tool_response":{"content":%q},"tool_use_id":"t1"}`,
+		s.id, s.path, s.project, big, big))
+	in := &countingReader{r: bytes.NewReader(data)}
+	var out bytes.Buffer
+	r := w.runner(in, &out)
+	r.Run(context.Background(), "PostToolUse")
+	if in.n != int64(len(data)) {
+		t.Errorf("read %d of %d bytes", in.n, len(data))
+	}
+	if l := w.log(); l != "" {
+		t.Errorf("log: %s", l)
+	}
+	if got, _, err := decodePayload(data[:payloadHead], enoughFor("PostToolUse")); err != nil || got.SessionID != "sess-huge" || got.TranscriptPath != s.path {
+		t.Errorf("decoded from the head: %+v, %v", got, err)
 	}
 }

@@ -51,6 +51,14 @@ type Payload struct {
 // carry whole files, and in a fresh process reflection's set-up alone
 // costs more than the walk.
 func DecodePayload(data []byte) (Payload, error) {
+	p, _, err := decodePayload(data, nil)
+	return p, err
+}
+
+// decodePayload is DecodePayload that stops as soon as enough holds for
+// the fields it has: it reports whether it stopped early, before the end
+// of data, which may then be only the start of a payload.
+func decodePayload(data []byte, enough func(*Payload) bool) (Payload, bool, error) {
 	var p Payload
 	var sc jsonscan.Scanner
 	sc.Reset(data)
@@ -61,7 +69,7 @@ func DecodePayload(data []byte) (Payload, error) {
 		"last_assistant_message": &p.LastAssistantMessage, "prompt": &p.Prompt,
 	}
 	if sc.Peek() != '{' {
-		return p, errors.New("payload is not the JSON object Claude Code sends")
+		return p, false, errors.New("payload is not the JSON object Claude Code sends")
 	}
 	sc.Object()
 	for k := sc.Key(); k != nil; k = sc.Key() {
@@ -75,12 +83,28 @@ func DecodePayload(data []byte) (Payload, error) {
 		default:
 			sc.Skip()
 		}
+		if !sc.Failed() && enough != nil && enough(&p) {
+			return p, true, nil
+		}
 	}
 	sc.End()
 	if sc.Failed() {
-		return Payload{}, fmt.Errorf("payload is not the JSON object Claude Code sends (invalid JSON near byte %d)", sc.Pos())
+		return Payload{}, false, fmt.Errorf("payload is not the JSON object Claude Code sends (invalid JSON near byte %d)", sc.Pos())
 	}
-	return p, nil
+	return p, false, nil
+}
+
+// enoughFor says when a payload's fields read so far are all the event
+// needs: the rest of a PostToolUse payload (the tool's input and answer,
+// whole files) is then never walked nor kept.
+func enoughFor(event string) func(*Payload) bool {
+	common := func(p *Payload) bool {
+		return p.SessionID != "" && p.TranscriptPath != "" && p.CWD != "" && p.Event != ""
+	}
+	if event == "PostToolUse" {
+		return common
+	}
+	return nil
 }
 
 // Events are the hook events cairn handles, with the budget each handler
@@ -153,11 +177,13 @@ func (r *Runner) Run(ctx context.Context, event string) int {
 			}
 			done <- err
 		}()
-		data, err := readPayload(r.Stdin)
-		if err != nil {
-			return
-		}
-		p, err := DecodePayload(data)
+		p, drained, err := readPayload(r.Stdin, event)
+		defer func() {
+			select { // the client's write must end before the process does
+			case <-drained:
+			case <-ctx.Done():
+			}
+		}()
 		if err != nil {
 			return
 		}
@@ -179,17 +205,50 @@ func (r *Runner) Run(ctx context.Context, event string) int {
 	return 0
 }
 
-// readPayload reads the hook's stdin, at most maxPayload of it. What is
-// beyond is drained, so that the client's write never fails, but not kept.
-func readPayload(in io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(in, maxPayload))
-	if err != nil {
-		return nil, fmt.Errorf("read payload: %w", err)
+// payloadHead is how much of stdin is read before trying to decode: every
+// payload but PostToolUse's fits, and PostToolUse's starts with the fields
+// cairn reads.
+const payloadHead = 64 << 10
+
+// readPayload reads and decodes the hook's stdin. When the first
+// payloadHead bytes hold all the event needs, the rest is drained in the
+// background (the client's write must not fail) and neither kept nor
+// walked; drained is closed when it is done. Otherwise up to maxPayload is
+// read and decoded whole.
+func readPayload(in io.Reader, event string) (p Payload, drained chan struct{}, err error) {
+	drained = make(chan struct{})
+	head := make([]byte, payloadHead)
+	n, rerr := io.ReadFull(in, head)
+	head = head[:n]
+	if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+		close(drained)
+		p, err = DecodePayload(head)
+		return p, drained, err
 	}
+	if rerr != nil {
+		close(drained)
+		return p, drained, fmt.Errorf("read payload: %w", rerr)
+	}
+	if enough := enoughFor(event); enough != nil {
+		if q, early, _ := decodePayload(head, enough); early {
+			go func() {
+				defer close(drained)
+				io.Copy(io.Discard, in)
+			}()
+			return q, drained, nil
+		}
+	}
+	defer close(drained)
+	rest, rerr := io.ReadAll(io.LimitReader(in, maxPayload-payloadHead))
+	if rerr != nil {
+		return p, drained, fmt.Errorf("read payload: %w", rerr)
+	}
+	data := append(head, rest...)
 	if len(data) == maxPayload {
 		io.Copy(io.Discard, in)
 	}
-	return data, nil
+	p, err = DecodePayload(data)
+	return p, drained, err
 }
 
 // emit writes the event's answer to stdout, once, unless the budget ran
@@ -278,6 +337,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		return k.KeepSummary(p.TranscriptPath, p.Trigger, p.CompactSummary)
 	case "SessionEnd":
 		_, err := k.SessionEnd(ctx, project, p.TranscriptPath)
+		k.Tidy()
 		return err
 	}
 	return nil

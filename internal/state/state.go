@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
@@ -146,7 +147,7 @@ func WriteAtomic(file string, data []byte, sync bool) error {
 // WriteFile is WriteAtomic with the file's mode given: project files
 // (handoffs, slash commands, learnings) are shared like the user's own.
 func WriteFile(file string, data []byte, perm os.FileMode, sync bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+tempMark+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", file, err)
 	}
@@ -179,6 +180,29 @@ func WriteFile(file string, data []byte, perm os.FileMode, sync bool) error {
 		return fmt.Errorf("write %s: %w", file, err)
 	}
 	return nil
+}
+
+// tempMark names the temporary files WriteFile renames into place: one
+// left by a process killed midway is found by it (CleanTemps).
+const tempMark = ".cairn-tmp-"
+
+// CleanTemps removes the temporary files of writes that never finished in
+// dir, those older than age, and returns how many it removed.
+func CleanTemps(dir string, age time.Duration, now time.Time) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if !strings.Contains(e.Name(), tempMark) || !strings.HasPrefix(e.Name(), ".") || e.IsDir() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > age && os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Lite is the part of a session the header keeps: the meter's inputs and

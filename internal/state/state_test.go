@@ -219,3 +219,28 @@ func FuzzHeader(f *testing.F) {
 		}
 	})
 }
+
+// A write killed between creating its temporary file and renaming it
+// leaves the file; CleanTemps removes such files once they are old.
+func TestCleanTemps(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	if err := WriteAtomic(filepath.Join(dir, "kept"), []byte("x"), false); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, ".kept"+tempMark+"123")
+	young := filepath.Join(dir, ".kept"+tempMark+"456")
+	for _, f := range []string{old, young} {
+		os.WriteFile(f, []byte("partial"), 0o600)
+	}
+	os.Chtimes(old, now.Add(-time.Hour), now.Add(-time.Hour))
+	n, err := CleanTemps(dir, 10*time.Minute, now)
+	if err != nil || n != 1 {
+		t.Fatalf("removed %d, %v", n, err)
+	}
+	for f, want := range map[string]bool{old: false, young: true, filepath.Join(dir, "kept"): true} {
+		if _, err := os.Stat(f); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", f, err == nil, want)
+		}
+	}
+}
