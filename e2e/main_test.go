@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	// The tests run the binary built from cmd/cairn, which go test cannot
+	// see: linking its code in makes a cached result change with it.
+	_ "github.com/cairn-agent/cairn/internal/cli"
 )
 
 // cairnBuild is the cairn binary built once for the whole package. err is

@@ -46,7 +46,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		Version: Version, Project: in.Project, SessionID: s.SessionID, Transcript: s.Path,
 		CreatedAt: in.Now.UTC(), Trigger: in.Trigger, Compactions: len(s.Compactions), Turns: s.NumTurns(),
 		Context: Context{Tokens: in.Reading.Tokens, Window: in.Reading.Window, Threshold: in.Reading.Threshold, Percent: in.Reading.PctWindow},
-		Git:     in.Git,
+		Git:     withoutTooling(in.Git),
 	}
 	if in.GitErr != nil {
 		c.GitError = in.GitErr.Error()
@@ -84,6 +84,33 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.redact(in.Redact)
 	}
 	return c
+}
+
+// withoutTooling leaves out of the uncommitted changes what the agent's
+// tooling writes in the project (.claude/: settings, handoffs, slash
+// commands; .project/: compaction captures): listed as work, it crowds
+// out the files that are.
+func withoutTooling(g *git.Status) *git.Status {
+	if g == nil {
+		return nil
+	}
+	out := *g
+	out.Changes = nil
+	for _, ch := range g.Changes {
+		if !tooling(ch.Path) {
+			out.Changes = append(out.Changes, ch)
+		}
+	}
+	return &out
+}
+
+func tooling(p string) bool {
+	for _, dir := range []string{".claude", ".project"} {
+		if p == dir || strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func last[T any](xs []T, n int) []T {

@@ -106,7 +106,8 @@ func input() Input {
 		Project: "/work/shop", Trigger: "precompact-auto", Now: time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC),
 		Reading: meter.Reading{Tokens: 167094, Window: 200000, Threshold: 167000, PctWindow: 83.5},
 		Git: &git.Status{Branch: "feat/BILL-482-export", Head: "1a2b3c4d5e6f", DiffStat: "2 files changed, 40 insertions(+)",
-			Changes: []git.Change{{Path: "internal/export/csv.go", Code: "??"}, {Path: "internal/export/export.go", Code: ".M"}}},
+			Changes: []git.Change{{Path: ".claude/", Code: "??"}, {Path: "internal/export/csv.go", Code: "??"},
+				{Path: "internal/export/export.go", Code: ".M"}, {Path: ".project/compacts/20260301_110000-autocompact.md", Code: "??"}}},
 		Redact: func(s string) string {
 			return regexp.MustCompile(`sk-ant-[A-Za-z0-9-]+`).ReplaceAllString(s, "[REDACTED:anthropic-key]")
 		},
@@ -115,6 +116,10 @@ func input() Input {
 
 func TestBuildPlanted(t *testing.T) {
 	c := Build(planted(t), input())
+	// Issue 9: what the tooling writes in the project is not the work.
+	if got := c.Git.Changes; len(got) != 2 || got[0].Path != "internal/export/csv.go" || got[1].Path != "internal/export/export.go" {
+		t.Errorf("uncommitted changes %v", got)
+	}
 	if got := c.Task.Tickets; !cmp.Equal(got, []string{"BILL-482"}) {
 		t.Errorf("tickets %v", got)
 	}

@@ -319,6 +319,12 @@ func TestMarkersGolden(t *testing.T) {
 	in.CompoundRan = true
 	RecordCompact(ctx, in)
 	golden.Check(t, filepath.Join("testdata", "guidance-ran.txt"), Guidance(ctx))
+	// Issue 9: with nothing unpromoted, no note to run /compound.
+	in.CompoundRan, in.UnpromotedEntries = false, 0
+	RecordCompact(ctx, in)
+	if g := Guidance(ctx); g != "" {
+		t.Errorf("guidance with nothing to promote: %q", g)
+	}
 	noTemps(t, flow)
 }
 

@@ -116,6 +116,11 @@ func Guidance(dir string) string {
 	if in.CompoundRan {
 		return guidanceRan + "\n"
 	}
+	if in.UnpromotedEntries == 0 {
+		// Nothing to promote (a project with no Flow notes at all, say):
+		// a note to run /compound would have nothing behind it.
+		return ""
+	}
 	var b strings.Builder
 	b.WriteString(guidanceNotRun + "\n")
 	if in.UnpromotedEntries > 0 {

@@ -415,13 +415,21 @@ func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
 	x := s.index()
 	// Synthetic replies (API errors, interruptions) carry no real usage.
 	synthetic := string(m.model) == "<synthetic>"
-	if !e.sidechain && !synthetic && m.hasUsage && len(m.id) > 0 {
-		if i, ok := x.turnByMsg[string(m.id)]; ok {
-			// Later lines of a split response may carry the final counts.
-			s.Turns[i].Usage = m.usage
-		} else {
-			x.turnByMsg[string(m.id)] = len(s.Turns)
-			s.Turns = append(s.Turns, Turn{MessageID: string(m.id), Time: ts, Usage: m.usage, Line: lineNo})
+	if !e.sidechain && !synthetic && m.hasUsage {
+		if len(m.id) > 0 {
+			if i, ok := x.turnByMsg[string(m.id)]; ok {
+				// Later lines of a split response may carry the final counts.
+				s.Turns[i].Usage = m.usage
+			} else {
+				x.turnByMsg[string(m.id)] = len(s.Turns)
+				s.Turns = append(s.Turns, Turn{MessageID: string(m.id), Time: ts, Usage: m.usage, Line: lineNo})
+			}
+		} else if n := len(s.Turns); n == 0 || s.Turns[n-1].MessageID != "" || s.Turns[n-1].Usage != m.usage {
+			// No message id (older clients, exported or cleaned
+			// sessions): each reply is measured as it comes. The lines of
+			// one split reply repeat its usage, which two replies never
+			// share (the cache grows), so a repeat is the same reply.
+			s.Turns = append(s.Turns, Turn{Time: ts, Usage: m.usage, Line: lineNo})
 		}
 		setStr(&s.Model, m.model)
 	}

@@ -348,3 +348,22 @@ func TestDecisionsAndLastTexts(t *testing.T) {
 		t.Errorf("last texts: %+v", s.LastTexts)
 	}
 }
+
+// Issue 9: replies without a message id (older clients, exported or
+// cleaned sessions) read as 0 tokens, source none. They are measured as
+// they come; the lines of one split reply count once.
+func TestRepliesWithoutMessageID(t *testing.T) {
+	noID := func(in, cr int, content string) string {
+		return strings.Replace(asst("", "claude-opus-4-6", in, 0, cr, content), `"id":"",`, "", 1)
+	}
+	s := feed(t,
+		userText("start", ""),
+		noID(10, 5000, `{"type":"thinking","thinking":"hm"}`),
+		noID(10, 5000, `{"type":"text","text":"first"}`),
+		userText("more", ""),
+		noID(12, 9000, `{"type":"text","text":"second"}`),
+	)
+	if len(s.Turns) != 2 || s.Turns[1].Usage.Context() != 9012 {
+		t.Fatalf("turns %+v", s.Turns)
+	}
+}
