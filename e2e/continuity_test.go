@@ -38,6 +38,13 @@ func checkRestored(t *testing.T, p *play, o outcome) {
 		t.Errorf("%s: the first request after the compaction lacks %d of %d planted facts: %s",
 			p.sc.Name, len(missing), len(p.sc.Facts), strings.Join(missing, "; "))
 	}
+	// Issue 9: a prompt above the auto-compact point runs its hook before
+	// the client compacts; an advisory from it ("wrap up now") would sit
+	// beside the restore, about a context that is gone.
+	if i := strings.Index(o.FirstText, "cairn · context L"); i >= 0 {
+		t.Errorf("%s: the first request after the compaction carries a pressure advisory beside the restore: %q",
+			p.sc.Name, o.FirstText[i:min(len(o.FirstText), i+200)])
+	}
 	if !strings.Contains(o.Restore, "cairn show checkpoint") {
 		t.Errorf("%s: the first request after the compaction does not point at `cairn show checkpoint`", p.sc.Name)
 	}
