@@ -145,7 +145,7 @@ func (c *Checkpoint) Steer() string {
 	secs := c.sections(false)
 	// The summariser has the conversation: names and short quotes suffice.
 	keep := map[string]bool{"Task": true, "User constraints": true, "Open todos": true, "Files changed": true,
-		"Unresolved errors": true, "Decisions": true, "Next steps": true}
+		"Unresolved errors": true, "Decisions": true, "Next steps": true, "Files read": true}
 	var steer []section
 	for _, s := range secs {
 		if keep[s.title] {
@@ -225,6 +225,10 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		secs = append(secs, section{title: "Git", items: gitLines(c), min: 1, prose: true})
 	}
 	secs = append(secs, section{title: "Next steps", items: c.NextSteps, min: min(len(c.NextSteps), 3)})
+	// The files the agent read and worked from without changing them
+	// (parsers, tests, configs): the real summaries name them, and they
+	// cost a few tokens each.
+	secs = append(secs, section{title: "Files read", items: c.KeyReads, min: min(len(c.KeyReads), 3)})
 	if forRestore && c.LastReply != "" {
 		secs = append(secs, section{title: "Where things stood (your last message)", items: []string{oneLine(c.LastReply, 400)}, prose: true})
 	}
