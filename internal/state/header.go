@@ -21,6 +21,7 @@ import (
 //	  <path> <session-id> <model> <cwd> <branch> <client-version> <first-prompt>
 //	  <n> { <line> <time> <input> <cache-creation> <cache-read> <output> }*n
 //	  <m> { <trigger> <pre> <post> <time> <line> <turns-before> <summary-chars> }*m
+//	  <hook-answers> <k> { <restore-line> }*k
 //
 // Times are Unix nanoseconds, 0 for none.
 const headerMagic = "cairn-header"
@@ -90,6 +91,15 @@ func encodeHeader(s *transcript.Session) []byte {
 		num(int64(c.Line))
 		num(int64(c.TurnsBefore))
 		num(int64(c.SummaryChars))
+	}
+	if s.HookAnswers {
+		num(1)
+	} else {
+		num(0)
+	}
+	num(int64(len(s.RestoreLines)))
+	for _, l := range s.RestoreLines {
+		num(int64(l))
 	}
 	return append(b, '\n')
 }
@@ -234,6 +244,11 @@ func decodeHeader(line string) (*transcript.Session, error) {
 		c.TurnsBefore = int(r.num())
 		c.SummaryChars = int(r.num())
 		s.Compactions = append(s.Compactions, c)
+	}
+	s.HookAnswers = r.num() == 1
+	k := r.count()
+	for i := 0; i < k && r.err == nil; i++ {
+		s.RestoreLines = append(s.RestoreLines, int(r.num()))
 	}
 	if r.err != nil {
 		return nil, r.err

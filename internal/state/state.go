@@ -213,7 +213,7 @@ func Lite(s *transcript.Session) *transcript.Session {
 		IsSubagent: s.IsSubagent, SessionID: s.SessionID, Model: s.Model, CWD: s.CWD,
 		GitBranch: s.GitBranch, ClientVersion: s.ClientVersion, FirstTime: s.FirstTime,
 		LastTime: s.LastTime, BadCount: s.BadCount, Skipped: s.Skipped,
-		EarlierTurns: s.EarlierTurns,
+		EarlierTurns: s.EarlierTurns, HookAnswers: s.HookAnswers, RestoreLines: s.RestoreLines,
 	}
 	turns := s.Turns
 	if len(turns) > recentTurns {

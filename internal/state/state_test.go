@@ -182,6 +182,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 	s := session(t, dir, 20)
 	s.Compactions = []transcript.Compaction{{Trigger: "auto", PreTokens: 167094, PostTokens: 9000, Time: time.Date(2026, 2, 11, 21, 18, 41, 543e6, time.UTC), Line: 7, TurnsBefore: 5, SummaryChars: 1234}}
 	s.Model, s.CWD, s.GitBranch, s.SessionID = "claude \"opus\" 4", "/home/u/my proj", "feat/ünï", "abc"
+	s.HookAnswers, s.RestoreLines = true, []int{77, 120}
 	s.Prompts[0].Text = "line one\nline \"two\" \x00 end"
 	want := Lite(s)
 	got, err := decodeHeader(string(encodeHeader(want)))

@@ -164,7 +164,7 @@ func (c *chunk) scan(f *os.File, p *Parser) {
 			// blank line
 		case !ok:
 			c.items = append(c.items, scanned{rel: rel, off: off, bad: reason})
-		case !interesting(p.e.typ):
+		case !interesting(&p.e):
 			c.skipped++
 		default:
 			c.items = append(c.items, scanned{rel: rel, off: off, e: p.e})

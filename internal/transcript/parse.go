@@ -33,6 +33,16 @@ type entry struct {
 	hasCompact          bool
 	trigger             []byte
 	pre, post           int64
+	// attach is what an attachment line says of a hook's answer.
+	attach attachment
+}
+
+// attachment is the part of an "attachment" line cairn reads: Claude Code
+// writes one for each hook answer it used, which is how cairn knows that
+// a restore reached the model.
+type attachment struct {
+	hook    bool // a hook's answer (hook_success, hook_additional_context...)
+	restore bool // additional context that is cairn's restore
 }
 
 type message struct {
@@ -114,7 +124,7 @@ func (p *Parser) scan(line []byte) bool {
 		switch string(k) {
 		case "type":
 			e.typ = p.rawStr()
-			if !interesting(e.typ) {
+			if !interesting(e) {
 				// Lines of other types (progress, snapshots, queue
 				// operations...) are a third of a transcript's bytes and
 				// nothing cairn keeps: stop here, trusting the line's end.
@@ -158,6 +168,12 @@ func (p *Parser) scan(line []byte) bool {
 				return !sc.Failed()
 			}
 			sc.Skip()
+		case "attachment":
+			if sc.Peek() == '{' {
+				p.attachment()
+			} else {
+				sc.Skip()
+			}
 		case "compactMetadata":
 			if sc.Peek() == '{' {
 				e.hasCompact = true
@@ -173,12 +189,50 @@ func (p *Parser) scan(line []byte) bool {
 	return !sc.Failed()
 }
 
-func interesting(typ []byte) bool {
-	switch string(typ) {
+func interesting(e *entry) bool {
+	switch string(e.typ) {
 	case "assistant", "user", "system":
 		return true
+	case "attachment":
+		return e.attach.hook
 	}
 	return false
+}
+
+// RestoreHeader starts every restore cairn delivers: the transcript's
+// record of a hook's additional context that starts with it is a restore
+// the model received.
+const RestoreHeader = "# Restored working state (cairn)"
+
+// attachment reads an attachment object: its type, and for a hook's
+// additional context whether it is a restore. Claude Code writes the type
+// first; content before the type is not looked into.
+func (p *Parser) attachment() {
+	sc := &p.sc
+	a := &p.e.attach
+	var typ []byte
+	sc.Object()
+	for k := sc.Key(); k != nil; k = sc.Key() {
+		switch string(k) {
+		case "type":
+			typ = p.rawStr()
+			a.hook = bytes.HasPrefix(typ, []byte("hook_"))
+		case "content":
+			if string(typ) != "hook_additional_context" || sc.Peek() != '[' {
+				sc.Skip()
+				continue
+			}
+			for sc.Array(); sc.More(); {
+				if sc.IsString() && bytes.HasPrefix(sc.RawString(), []byte(RestoreHeader)) {
+					a.restore = true
+				} else {
+					sc.Skip()
+				}
+			}
+		default:
+			sc.Skip()
+		}
+	}
 }
 
 // rawStr reads a string value, or skips a value of another kind.
@@ -359,6 +413,19 @@ func (p *Parser) apply(s *Session, lineNo int) {
 	e := &p.e
 	switch string(e.typ) {
 	case "assistant", "user", "system":
+	case "attachment":
+		if !e.attach.hook {
+			s.Skipped++
+			return
+		}
+		s.HookAnswers = true
+		if e.attach.restore {
+			s.RestoreLines = append(s.RestoreLines, lineNo)
+			if len(s.RestoreLines) > maxRestoreLines {
+				s.RestoreLines = s.RestoreLines[len(s.RestoreLines)-maxRestoreLines:]
+			}
+		}
+		return
 	default:
 		s.Skipped++
 		return

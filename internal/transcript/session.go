@@ -25,6 +25,7 @@ const (
 	maxLastTexts    = 3
 	maxTextBytes    = 3000
 	maxNoteBytes    = 400
+	maxRestoreLines = 20
 )
 
 // Session is everything derived from one transcript file so far.
@@ -71,6 +72,13 @@ type Session struct {
 	Decisions []Note `json:"decisions"`
 	// LastTexts are the latest main-chain assistant texts, newest last.
 	LastTexts []Note `json:"last_texts"`
+
+	// HookAnswers is set when the client records the hook answers it used
+	// (Claude Code 2.1.x writes an attachment line for each); RestoreLines
+	// are the lines of those that were cairn's restore, the latest
+	// maxRestoreLines of them.
+	HookAnswers  bool  `json:"hook_answers,omitempty"`
+	RestoreLines []int `json:"restore_lines,omitempty"`
 
 	BadLines []BadLine `json:"bad_lines"`
 	BadCount int       `json:"bad_count"`
