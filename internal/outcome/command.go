@@ -323,13 +323,13 @@ var toolSubcommands = map[string]map[string]kind{
 
 // Programs that are build or test tools whatever their arguments.
 var toolPrograms = map[string]kind{
-	"pytest": tests, "py.test": tests, "tox": tests, "nox": tests, "jest": tests, "vitest": tests, "mocha": tests,
+	"pytest": tests, "py.test": tests, "unittest": tests, "tox": tests, "nox": tests, "jest": tests, "vitest": tests, "mocha": tests,
 	"ava": tests, "karma": tests, "rspec": tests, "phpunit": tests, "ctest": tests, "gotestsum": tests,
 	"tsc": checks, "vue-tsc": checks, "eslint": checks, "biome": checks, "prettier": checks, "ruff": checks,
 	"mypy": checks, "pyright": checks, "flake8": checks, "pylint": checks, "black": checks, "isort": checks,
 	"golangci-lint": checks, "staticcheck": checks, "shellcheck": checks, "rubocop": checks, "stylelint": checks,
 	"gcc": checks, "g++": checks, "cc": checks, "c++": checks, "clang": checks, "clang++": checks, "rustc": checks,
-	"javac": checks, "kotlinc": checks, "swiftc": checks, "ninja": checks, "cmake": checks, "gofmt": checks,
+	"javac": checks, "kotlinc": checks, "swiftc": checks, "ninja": checks, "cmake": checks,
 	"make": runner, "gmake": runner, "just": runner, "task": runner,
 	"gradle": runner, "mvn": runner,
 }
@@ -461,8 +461,8 @@ func toolWork(prog string, args []string, k kind) work {
 		if !has(args, "--build") {
 			return work{key: "cmake", kind: other}
 		}
-	case "prettier", "black", "isort", "gofmt":
-		if !has(args, "--check") && !has(args, "-l") && !has(args, "--diff") {
+	case "prettier", "black", "isort":
+		if !has(args, "--check") && !has(args, "--diff") {
 			return work{key: prog, kind: other} // rewriting files, not checking
 		}
 	case "ruff":

@@ -41,6 +41,10 @@ var nouns = map[string]int{
 	"unreachable": nounFail, "rescued": nounNeutral,
 }
 
+// maxSummary is the longest line read as a summary: cargo's "test result:"
+// line with large counts, a pytest line padded with "=" to 120 columns.
+const maxSummary = 240
+
 // Labels in front of a summary, longest first where one is a prefix of
 // another.
 var countLabels = []string{"Test Suites:", "Test Files", "Tests:", "Snapshots:", "test result: ok.", "test result: FAILED.",
@@ -51,6 +55,10 @@ var countLabels = []string{"Test Suites:", "Test Files", "Tests:", "Snapshots:",
 // "1 failures"), whether a failure count is above zero, and ok when the
 // line is a summary with at least one failure or pass noun.
 func countsLine(t string) (norm string, failed bool, ok bool) {
+	// Summaries are short; most long lines with digits are logs.
+	if len(t) > maxSummary {
+		return "", false, false
+	}
 	s := trimDecoration(t)
 	// TAP and node's runner put the noun first: "# fail 1", "ℹ pass 5".
 	tap := strings.HasPrefix(t, "#") || strings.HasPrefix(t, "ℹ")
@@ -145,27 +153,35 @@ func countItem(p string, tap bool) (n int, noun string, order int, ok bool) {
 		noun := strings.TrimSpace(p[i+1:])
 		return n, lowerASCII(noun), numberFirst, err == nil && isNoun(noun)
 	}
-	for _, sep := range []string{": ", "=", " "} {
-		i := strings.LastIndex(p, sep)
-		if i <= 0 {
-			continue
-		}
-		v := strings.TrimSpace(p[i+len(sep):])
-		if !isDigits(v) {
-			continue
-		}
-		noun := strings.TrimSpace(p[:i])
-		if !isNoun(noun) || sep == " " && (!tap || strings.Contains(noun, " ")) {
+	// The noun first: the count is the digits at the end.
+	j := len(p)
+	for j > 0 && p[j-1] >= '0' && p[j-1] <= '9' {
+		j--
+	}
+	if j == len(p) || j == 0 {
+		return 0, "", 0, false
+	}
+	var head string
+	order = named
+	switch {
+	case strings.HasSuffix(p[:j], ": "):
+		head = p[:j-2]
+	case p[j-1] == '=':
+		head = p[:j-1]
+	case p[j-1] == ' ' && tap:
+		head, order = strings.TrimSpace(p[:j-1]), nounFirst
+		if strings.Contains(head, " ") {
 			return 0, "", 0, false
 		}
-		n, err := strconv.Atoi(v)
-		order := named
-		if sep == " " {
-			order = nounFirst
-		}
-		return n, lowerASCII(noun), order, err == nil
+	default:
+		return 0, "", 0, false
 	}
-	return 0, "", 0, false
+	head = strings.TrimSpace(head)
+	if !isNoun(head) {
+		return 0, "", 0, false
+	}
+	n, err := strconv.Atoi(p[j:])
+	return n, lowerASCII(head), order, err == nil
 }
 
 // isNoun accepts letters, spaces and "_" "-": the shape of a count's noun.

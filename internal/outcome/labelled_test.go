@@ -232,7 +232,7 @@ func TestLabelled(t *testing.T) {
 		name  string
 		piped bool
 		all   bool
-	}{{"all build and test commands", false, true}, {"piped into tail/head/grep", true, false}, {"not piped", false, false}}
+	}{{"all build and test commands", false, true}, {"piped into a filter", true, false}, {"not piped", false, false}}
 	type result struct{ exit, cairn tally }
 	results := make([]result, len(rows))
 	for i := range results {
@@ -303,8 +303,10 @@ func TestLabelled(t *testing.T) {
 			piped++
 		}
 	}
-	fmt.Fprintf(&b, "Bash calls with a result: %d (%d in main transcripts, %d of them piped into tail, head or grep; %d and %d with subagents). Labelled: %d build and test commands, %d piped.\n",
-		len(calls), main, mainPiped, len(calls), piped, len(labels), results[1].cairn.labelled["failed"]+results[1].cairn.labelled["passed"]+results[1].cairn.labelled["unknown"])
+	all := results[0].cairn.labelled
+	fmt.Fprintf(&b, "Bash calls with a result: %d in the main transcripts, %d of them piped into tail, head or grep; %d and %d with the subagents'.\n", main, mainPiped, len(calls), piped)
+	fmt.Fprintf(&b, "Labelled build and test commands: %d (%d failed, %d passed, %d unknown), %d of them piped.\n",
+		len(labels), all["failed"], all["passed"], all["unknown"], results[1].cairn.labelled["failed"]+results[1].cairn.labelled["passed"]+results[1].cairn.labelled["unknown"])
 	if testing.Verbose() {
 		fmt.Println(b.String())
 	}

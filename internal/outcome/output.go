@@ -27,10 +27,10 @@ type reading struct {
 	passStrong             bool
 	failCounts, passCounts string
 
-	errs     []string
-	maven    []string // [ERROR] lines, kept when Maven failed
-	fallback []string // lines that mention an error, for a failure nothing else explains
-	last     string   // the last non-blank line that is not a summary
+	out   string // the output read, for the last resort of errors
+	errs  []string
+	maven []string // [ERROR] lines, kept when Maven failed
+	last  string   // the last non-blank line that is not a summary
 
 	lines, bytes int
 	truncated    bool // the output says part of it is missing
@@ -44,6 +44,7 @@ type reading struct {
 	wentWrong bool   // gradle's "* What went wrong:" seen
 	ranTests  bool   // unittest's "Ran N tests" seen
 	mavenFail bool
+	npmLines  int    // npm error lines kept
 	lintFile  string // eslint's current file header
 }
 
@@ -65,7 +66,7 @@ const (
 )
 
 func read(out string, cmd command) reading {
-	r := reading{cmd: cmd, bytes: len(out)}
+	r := reading{cmd: cmd, out: out, bytes: len(out)}
 	if cmd.main >= 0 {
 		w := cmd.works[cmd.main]
 		r.key, r.quiet = w.key, w.kind == checks
@@ -132,8 +133,23 @@ func (r *reading) errors() []string {
 	if r.failCounts != "" {
 		return nil
 	}
-	for _, f := range r.fallback {
-		r.addErr(f)
+	// The last resort reads the output again, which is rare enough (a
+	// failure no rule explains) to keep it off the common path.
+	out, n := r.out, 0
+	for out != "" && n < 3 {
+		var l string
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			l, out = out[:i], out[i+1:]
+		} else {
+			l, out = out, ""
+		}
+		if strings.IndexByte(l, 0x1b) >= 0 {
+			l = stripANSI(l)
+		}
+		if mentionsError(l) {
+			r.addErr(l)
+			n++
+		}
 	}
 	if len(r.errs) == 0 && r.last != "" {
 		r.addErr(r.last)
@@ -231,12 +247,7 @@ func (r *reading) line(l string) {
 		return
 	}
 	r.last = t
-	if r.marker(l, t, col0) {
-		return
-	}
-	if len(r.fallback) < 3 && len(r.errs) == 0 && mentionsError(t) {
-		r.fallback = append(r.fallback, t)
-	}
+	r.marker(l, t, col0)
 }
 
 // pending feeds a line to the error waiting for its location or message,
@@ -327,16 +338,16 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		return true
 	}
 	if r.goFail && !col0 {
-		if loc, rest, ok := fileLine(t); ok && strings.Contains(loc, ".go:") {
-			r.addErr(loc + ": " + rest)
+		if loc, _, ok := fileLine(t); ok && strings.Contains(loc, ".go:") {
+			r.addErr(t)
 			return true
 		}
 	}
 	if col0 && (r.goHeader || r.quiet) {
-		if loc, rest, ok := fileLine(t); ok && !isNote(rest) {
+		if _, rest, ok := fileLine(t); ok && !isNote(rest) {
 			// go build and vet, and any checker's "file:line: message".
 			r.fail(true, "")
-			r.addErr(loc + ": " + rest)
+			r.addErr(t)
 			return true
 		}
 	}
@@ -405,14 +416,17 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		r.fail(true, "make")
 		r.addErr(t)
 		return true
-	case col0 && (strings.HasPrefix(t, "npm ERR!") || strings.HasPrefix(t, "npm error ")):
+	case col0 && (strings.HasPrefix(t, "npm ERR!") || strings.HasPrefix(t, "npm error")):
 		r.fail(true, "npm")
-		if e := strings.TrimSpace(t[strings.IndexByte(t, ' ')+1:]); !npmNoise(e) {
-			e = strings.TrimSpace(strings.TrimPrefix(e, "ERR!"))
-			if e != "" {
-				r.addErr(e)
-			}
+		e := strings.TrimPrefix(strings.TrimPrefix(t, "npm ERR!"), "npm error")
+		if e = strings.TrimSpace(e); e != "" && !npmNoise(e) && r.npmLines < 2 {
+			// npm's first lines say what went wrong; the rest is advice.
+			r.npmLines++
+			r.addErr(e)
 		}
+		return true
+	case strings.HasPrefix(t, "ninja: build stopped"):
+		r.fail(true, "ninja")
 		return true
 	case strings.HasPrefix(t, "✘ [ERROR] "):
 		r.fail(true, "esbuild")
@@ -451,7 +465,7 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 			r.addErr(strings.TrimSpace(t[len("FAIL "):]))
 		}
 		return true
-	case strings.HasSuffix(t, " FAILED") || strings.Contains(t, " FAILED ["):
+	case failedSuffix(t):
 		// pytest -v, cargo test's "test x ... FAILED", gradle's "T > t FAILED".
 		r.fail(true, "")
 		r.addErr(t)
@@ -775,13 +789,18 @@ func failFile(t string) bool {
 	return strings.ContainsAny(file, "./")
 }
 
-// exunitFailure reads ExUnit's "  1) test name (Module)".
+// exunitFailure reads ExUnit's "  1) test name (Module)", and its doctest
+// and property forms.
 func exunitFailure(t string) bool {
 	i := 0
 	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
 		i++
 	}
-	return i > 0 && strings.HasPrefix(t[i:], ") test ") && strings.HasSuffix(t, ")")
+	if i == 0 || !strings.HasSuffix(t, ")") {
+		return false
+	}
+	rest := t[i:]
+	return strings.HasPrefix(rest, ") test ") || strings.HasPrefix(rest, ") doctest ") || strings.HasPrefix(rest, ") property ")
 }
 
 // makeError reads "make: *** [Makefile:3: all] Error 2" and
@@ -854,12 +873,24 @@ func mavenNoise(e string) bool {
 }
 
 func npmNoise(e string) bool {
-	for _, p := range []string{"A complete log of this run", "code ", "errno ", "path ", "workspace ", "location ", "syscall ", "command sh ", "Lifecycle script", "This is probably not a problem", "Failed at the", "A complete log"} {
-		if strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(e, "ERR!")), p) {
+	for _, p := range []string{"A complete log of this run", "code ", "errno ", "path ", "workspace ", "location ", "syscall ", "command sh ", "Lifecycle script", "This is probably not a problem", "Failed at the", "Did you mean", "To see a list", "Exit status"} {
+		if strings.HasPrefix(e, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// failedSuffix reads a test line that ends in FAILED: pytest -v's
+// "tests/a.py::test_b FAILED   [ 50%]", cargo's "test a::b ... FAILED",
+// gradle's "AppTest > testX() FAILED".
+func failedSuffix(t string) bool {
+	i := strings.LastIndex(t, " FAILED")
+	if i <= 0 {
+		return false
+	}
+	rest := strings.TrimSpace(t[i+len(" FAILED"):])
+	return rest == "" || rest[0] == '['
 }
 
 // mentionsError is the last resort for a failure nothing else explains.
