@@ -120,35 +120,43 @@ func parseCommand(line string) command {
 	if c.main < 0 {
 		return c
 	}
-	pi, p := in[c.main], pipes[in[c.main]]
-	if after := cmds[at[c.main]+1 : p.to]; len(after) > 0 {
-		// The work pipes into something; its exit status is hidden when
-		// that ends in a filter.
-		last := programWords(after[len(after)-1].words)
-		if len(last) > 0 && slices.Contains(filters, last[0]) {
-			c.shown, c.limit = shownBy(after)
-			if !p.pipefail {
-				c.hidden = HiddenPipe
-				c.grepLast = slices.Contains([]string{"grep", "egrep", "fgrep", "rg"}, last[0])
-			}
+	// lost says what keeps the exit status of the command from being the
+	// status of work w: a pipe into something else (without pipefail), or
+	// a later "||", ";" or "&" (after "&&" the work's failure stands).
+	lost := func(w int) string {
+		p := pipes[in[w]]
+		if at[w] < p.to-1 && !p.pipefail {
+			return HiddenPipe
 		}
-	}
-	if c.hidden == "" {
-		// A later command decides the exit status, unless it only runs
-		// when the work succeeded ("make && echo ok").
-		for q := pi; q < len(pipes)-1; q++ {
+		for q := in[w]; q < len(pipes)-1; q++ {
 			switch pipes[q].op {
 			case "||":
-				c.hidden = HiddenOr
+				return HiddenOr
 			case ";", "&":
-				if c.hidden == "" {
-					c.hidden = HiddenList
-				}
+				return HiddenList
 			}
 		}
 		if pipes[len(pipes)-1].op == "&" {
-			c.hidden = HiddenList
+			return HiddenList
 		}
+		return ""
+	}
+	c.hidden = lost(c.main)
+	for w := 0; w < c.main && c.hidden == ""; w++ {
+		// "mix test | tail -3 && mix credo": the status is credo's, and
+		// the tests' is lost; a lost "git pull" before the tests is not
+		// what the outcome is about.
+		if rank(c.works[w].kind) >= rank(c.works[c.main].kind) {
+			c.hidden = lost(w)
+		}
+	}
+	p := pipes[in[c.main]]
+	if after := cmds[at[c.main]+1 : p.to]; len(after) > 0 {
+		c.shown, c.limit = shownBy(after)
+		// grep's status 1 ("no line matched") is the command's only when
+		// its pipeline is the last.
+		last := programWords(after[len(after)-1].words)
+		c.grepLast = in[c.main] == len(pipes)-1 && len(last) > 0 && slices.Contains([]string{"grep", "egrep", "fgrep", "rg"}, last[0])
 	}
 	return c
 }
@@ -344,9 +352,9 @@ func classify(words []string) work {
 	case "mvnw":
 		prog = "mvn"
 	case "python", "python3", "py":
-		if m, i := firstArg(args); i >= 0 && i > 0 && args[i-1] == "-m" {
+		if i := slices.Index(args, "-m"); i >= 0 && i+1 < len(args) {
 			// python -m pytest: the module is the program.
-			return classify(append([]string{m}, args[i+1:]...))
+			return classify(args[i+1:])
 		}
 		if has(args, "-c") {
 			return work{key: prog + " -c", kind: other}
@@ -450,7 +458,17 @@ func classify(words []string) work {
 func toolWork(prog string, args []string, k kind) work {
 	switch prog {
 	case "make", "gmake", "just", "task":
-		t, _ := firstArg(args, "-C", "-f", "-j", "--directory", "--file", "-o", "-W")
+		// The target: not an option, its value, or a VAR=value.
+		t := ""
+		for i := 0; i < len(args) && t == ""; i++ {
+			switch a := args[i]; {
+			case a == "-C" || a == "-f" || a == "-j" || a == "--directory" || a == "--file" || a == "-o" || a == "-W":
+				i++
+			case strings.HasPrefix(a, "-") || isAssignment(a):
+			default:
+				t = a
+			}
+		}
 		key := strings.TrimSpace(prog + " " + t)
 		return work{key: key, tool: key, kind: k}
 	case "gradle", "mvn":

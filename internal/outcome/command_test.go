@@ -64,8 +64,16 @@ func TestParseCommand(t *testing.T) {
 		{"go test ./...; echo exit=$?", "go test", HiddenList, shownAll, 0},
 		{"go test ./... || echo failed", "go test", HiddenOr, shownAll, 0},
 		{"mix compile && mix test 2>&1 | tail -5", "mix test", HiddenPipe, shownLines, 5},
-		{"mix test 2>&1 | tail -5 && mix credo", "mix credo", "", shownAll, 0},
+		{"mix test 2>&1 | tail -5 && mix credo", "mix credo", HiddenPipe, shownAll, 0},
+		{"mix test; mix credo", "mix credo", HiddenList, shownAll, 0},
+		{"git pull; mix test", "mix test", "", shownAll, 0},
 		{"echo hi | python3 script.py", "", "", shownAll, 0},
+		{"mix test 2>&1 | python3 summarize.py", "mix test", HiddenPipe, shownPart, 0},
+		// gotestsum's status does reflect the tests, but nothing here knows
+		// that: its summary decides, as for any hidden status.
+		{"go test -json ./... | gotestsum --raw-command", "gotestsum", HiddenPipe, shownAll, 0},
+		{"make V=1 -j 4 check", "make check", "", shownAll, 0},
+		{"python -W ignore -m pytest", "pytest", "", shownAll, 0},
 		{"MIX_ENV=test timeout 60 mix test", "mix test", "", shownAll, 0},
 		{"npx --yes vitest run", "vitest", "", shownAll, 0},
 		{"python -m pytest -x tests/", "pytest", "", shownAll, 0},
