@@ -55,12 +55,28 @@ func FuzzJudge(f *testing.F) {
 			t.Fatal("Cut is not idempotent")
 		}
 		_ = o.Line()
-		zero := 0
-		for i, m := range failureMarkers {
-			cmd := markerCommands[i%len(markerCommands)]
-			if o := Judge(cmd, output+"\n"+m+"\n", &zero); o.Status == Passed {
-				t.Fatalf("%q ending in %q: passed (%s)", cmd, m, o.Line())
-			}
+		// One marker and one command per input, chosen by the input, keep
+		// each run at two calls of Judge.
+		zero, k := 0, len(command)+len(output)+exit
+		m := failureMarkers[(k%len(failureMarkers)+len(failureMarkers))%len(failureMarkers)]
+		cmd := markerCommands[(k%len(markerCommands)+len(markerCommands))%len(markerCommands)]
+		if o := Judge(cmd, output+"\n"+m+"\n", &zero); o.Status == Passed {
+			t.Fatalf("%q ending in %q: passed (%s)", cmd, m, o.Line())
 		}
 	})
+}
+
+// TestFailureMarkers runs every marker under every command over the
+// fixtures' outputs, which FuzzJudge only samples.
+func TestFailureMarkers(t *testing.T) {
+	zero := 0
+	for _, c := range bashCalls(t) {
+		for _, m := range failureMarkers {
+			for _, cmd := range markerCommands {
+				if o := Judge(cmd, c.Output+"\n"+m+"\n", &zero); o.Status == Passed {
+					t.Errorf("%s %s: %q ending in %q: passed (%s)", c.Session, c.ID, cmd, m, o.Line())
+				}
+			}
+		}
+	}
 }
