@@ -130,14 +130,21 @@ const (
 //     (SourceBackground): the command has not ended.
 //   - An exit status other than 0 is Failed, whatever the output says,
 //     unless it is grep's 1 ("no line matched") at the end of a pipe.
-//   - An output that says the work failed is Failed, even with exit 0.
+//   - An output in which the tool says the run failed (a summary with
+//     failures, "FAIL\tpkg", a compiler's "file:3:5: error:") is Failed,
+//     even with exit 0. Signs that also turn up in the logs of runs that
+//     pass (a traceback, an exception line, an indented "error:") count
+//     only when the exit status is hidden or unknown.
 //   - Exit 0 is Passed only when it is the work's status (not Hidden).
-//   - Otherwise an output that says the work passed is Passed; anything
+//   - Otherwise an output in which the tool says the run passed is
+//     Passed, and so is the complete, diagnostic-free output of a
+//     compiler or a linter (head and tail showed all of it); anything
 //     else is Unknown.
 //
-// The output is read only for commands that build, test, check or run
-// project code: the output of git, ls, cat or curl is data, and a
-// "FAILED" in it says nothing about the command.
+// The output gives a verdict only for commands that build, test, check or
+// run project code: the output of git, ls, cat or curl is data, and a
+// "FAILED" in it says nothing about the command. Their error lines still
+// come from it when the exit status says they failed.
 func Judge(command, output string, exit *int) Outcome {
 	cmd := parseCommand(command)
 	o := Outcome{Exit: exit, Hidden: cmd.hidden}
