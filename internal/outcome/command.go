@@ -1,0 +1,558 @@
+package outcome
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// kind says what a program's output is to Judge.
+type kind uint8
+
+const (
+	// other programs print data (git, ls, curl, a project's own CLI):
+	// their output is not read for an outcome, because a failure marker
+	// in it is more likely content than a verdict.
+	other kind = iota
+	// runner programs run project code (a script, make, npm run, node
+	// x.js): their output is read, and a test runner's summary in it
+	// counts, but they have no silent success.
+	runner
+	// tests are test runners: their output ends with a verdict.
+	tests
+	// checks are compilers, linters, type checkers and formatters in
+	// check mode: they print nothing, or a fixed line, when all is well,
+	// so a complete output without a diagnostic is a pass.
+	checks
+)
+
+// trivial programs do no work of their own: they do not make a command
+// a build or a test, and their exit status says nothing about the work
+// around them.
+var trivial = []string{"echo", "printf", "true", "false", ":", "cd", "pushd", "popd", "export", "set", "unset",
+	"sleep", "wait", "source", ".", "exit", "return", "shopt", "trap", "alias", "local", "declare", "test", "[", "[["}
+
+// filters read a pipe and print a part or a view of it; at the end of a
+// pipeline their exit status replaces the work's.
+var filters = []string{"tail", "head", "grep", "egrep", "fgrep", "rg", "less", "more", "tee", "sort", "uniq", "wc",
+	"cut", "sed", "awk", "tr", "cat", "column", "jq", "fold", "nl", "ts", "ansi2txt", "col"}
+
+// work is one simple command that does something.
+type work struct {
+	key  string // program and subcommand, normalised: "mix test", "go test", "npm test"
+	tool string // how Outcome names it, "" when not a build or test tool
+	kind kind
+}
+
+// command is what Judge needs to know about a command line.
+type command struct {
+	works []work
+	main  int // index in works of the work whose outcome is judged, -1 if none
+	// hidden says what keeps the exit status from being the main work's:
+	// HiddenPipe, HiddenList, HiddenOr or "".
+	hidden string
+	// grepLast is set when the pipe ends in grep, whose exit status 1
+	// means "no line matched", not that the work failed.
+	grepLast bool
+	// shown describes how much of the work's output the filters after it
+	// let through: shownAll, shownLines (at most limit lines), shownBytes
+	// (at most limit bytes) or shownPart (a selection: grep, sed...).
+	shown int
+	limit int
+}
+
+const (
+	shownAll = iota
+	shownLines
+	shownBytes
+	shownPart
+)
+
+// parseCommand reads a command line: its works, the main one, and what
+// hides the exit status.
+func parseCommand(line string) command {
+	cmds := splitShell(line)
+	c := command{main: -1}
+	pipefail := false
+	// Pipelines: runs of simple commands joined by "|".
+	type pipeline struct {
+		from, to int // cmds[from:to]
+		op       string
+		pipefail bool
+	}
+	var pipes []pipeline
+	var at, in []int // per work: its simple command, its pipeline
+	for i := 0; i < len(cmds); {
+		j := i
+		for j < len(cmds)-1 && cmds[j].op == "|" {
+			j++
+		}
+		p := pipeline{from: i, to: j + 1, op: cmds[j].op, pipefail: pipefail}
+		for k := i; k <= j; k++ {
+			words := programWords(cmds[k].words)
+			if len(words) == 0 {
+				continue
+			}
+			if words[0] == "set" {
+				pipefail = setsPipefail(words[1:], pipefail)
+				continue
+			}
+			if slices.Contains(trivial, words[0]) || slices.Contains(filters, words[0]) && (k > i || k < j) {
+				// A filter after a pipe is a view of the work's output; one
+				// at the head of a pipe ("cat log | grep x") reads data.
+				continue
+			}
+			c.works = append(c.works, classify(words))
+			at = append(at, k)
+			in = append(in, len(pipes))
+		}
+		pipes = append(pipes, p)
+		i = j + 1
+	}
+	// The main work is the last build or test tool, else the last runner,
+	// else the last work.
+	for i, w := range c.works {
+		if c.main < 0 || rank(w.kind) >= rank(c.works[c.main].kind) {
+			c.main = i
+		}
+	}
+	if c.main < 0 {
+		return c
+	}
+	// lost says what keeps the exit status of the command from being the
+	// status of work w: a pipe into something else (without pipefail), or
+	// a later "||", ";" or "&" (after "&&" the work's failure stands).
+	lost := func(w int) string {
+		p := pipes[in[w]]
+		if at[w] < p.to-1 && !p.pipefail {
+			return HiddenPipe
+		}
+		for q := in[w]; q < len(pipes)-1; q++ {
+			switch pipes[q].op {
+			case "||":
+				return HiddenOr
+			case ";", "&":
+				return HiddenList
+			}
+		}
+		if pipes[len(pipes)-1].op == "&" {
+			return HiddenList
+		}
+		return ""
+	}
+	c.hidden = lost(c.main)
+	for w := 0; w < c.main && c.hidden == ""; w++ {
+		// "mix test | tail -3 && mix credo": the status is credo's, and
+		// the tests' is lost; a lost "git pull" before the tests is not
+		// what the outcome is about.
+		if rank(c.works[w].kind) >= rank(c.works[c.main].kind) {
+			c.hidden = lost(w)
+		}
+	}
+	p := pipes[in[c.main]]
+	if after := cmds[at[c.main]+1 : p.to]; len(after) > 0 {
+		c.shown, c.limit = shownBy(after)
+		// grep's status 1 ("no line matched") is the command's only when
+		// its pipeline is the last.
+		last := programWords(after[len(after)-1].words)
+		c.grepLast = in[c.main] == len(pipes)-1 && len(last) > 0 && slices.Contains([]string{"grep", "egrep", "fgrep", "rg"}, last[0])
+	}
+	return c
+}
+
+func rank(k kind) int {
+	return min(int(k), int(tests))
+}
+
+// shownBy says how much of the work's output the filters after it pass
+// on: all of it (cat, tee), a number of lines or bytes from one end
+// (head, tail), or a selection (anything else).
+func shownBy(after []simple) (int, int) {
+	shown, limit := shownAll, 0
+	for _, s := range after {
+		words := programWords(s.words)
+		if len(words) == 0 {
+			continue
+		}
+		switch words[0] {
+		case "cat", "tee", "ansi2txt", "col":
+		case "head", "tail":
+			unit, n := headTailCount(words[1:])
+			if unit == shownPart || shown != shownAll && shown != unit {
+				return shownPart, 0
+			}
+			if shown == shownAll || n < limit {
+				limit = n
+			}
+			shown = unit
+		default:
+			return shownPart, 0
+		}
+	}
+	return shown, limit
+}
+
+// headTailCount reads head's or tail's options: -n N, -N, -nN, --lines=N,
+// -c N; the default is 10 lines. tail -f and tail -n +N are not a count
+// from the end: shownPart.
+func headTailCount(args []string) (int, int) {
+	unit, n := shownLines, 10
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var v string
+		switch {
+		case a == "-n" || a == "--lines" || a == "-c" || a == "--bytes":
+			if i+1 < len(args) {
+				v = args[i+1]
+				i++
+			}
+			if a == "-c" || a == "--bytes" {
+				unit = shownBytes
+			}
+		case strings.HasPrefix(a, "--lines="):
+			v = a[len("--lines="):]
+		case strings.HasPrefix(a, "--bytes="):
+			v, unit = a[len("--bytes="):], shownBytes
+		case strings.HasPrefix(a, "-n"):
+			v = a[2:]
+		case strings.HasPrefix(a, "-c"):
+			v, unit = a[2:], shownBytes
+		case a == "-f" || a == "-F" || a == "--follow":
+			return shownPart, 0
+		case len(a) > 1 && a[0] == '-' && isDigits(a[1:]):
+			v = a[1:]
+		case a[0] != '-':
+			return shownPart, 0 // head FILE: not the pipe
+		}
+		if v != "" {
+			if v[0] == '+' || v[0] == '-' {
+				return shownPart, 0
+			}
+			k, err := strconv.Atoi(v)
+			if err != nil {
+				return shownPart, 0
+			}
+			n = k
+		}
+	}
+	return unit, n
+}
+
+// setsPipefail reads a set builtin's arguments: set -o pipefail,
+// set -euo pipefail, set +o pipefail.
+func setsPipefail(args []string, on bool) bool {
+	for i, a := range args {
+		if a == "pipefail" && i > 0 {
+			prev := args[i-1]
+			if len(prev) > 1 && prev[len(prev)-1] == 'o' && (prev[0] == '-' || prev[0] == '+') {
+				on = prev[0] == '-'
+			}
+		}
+	}
+	return on
+}
+
+// programWords drops what comes before the program: variable assignments,
+// "!" and wrappers that run the rest (env, time, sudo, nice, timeout...).
+func programWords(w []string) []string {
+	for len(w) > 0 {
+		a := w[0]
+		switch {
+		case isAssignment(a) || a == "!" || a == "then" || a == "do" || a == "else" || a == "if" || a == "while" || a == "until":
+			w = w[1:]
+		case a == "env" || a == "sudo" || a == "nohup" || a == "command" || a == "exec" || a == "time" || a == "nice" || a == "stdbuf" || a == "unbuffer":
+			w = w[1:]
+			for len(w) > 0 && (strings.HasPrefix(w[0], "-") || isAssignment(w[0])) {
+				if w[0] == "-n" && a == "nice" && len(w) > 1 {
+					w = w[1:]
+				}
+				w = w[1:]
+			}
+		case a == "timeout":
+			w = w[1:]
+			for len(w) > 0 && strings.HasPrefix(w[0], "-") {
+				w = w[1:]
+			}
+			if len(w) > 0 { // the duration
+				w = w[1:]
+			}
+		default:
+			return w
+		}
+	}
+	return w
+}
+
+func isAssignment(s string) bool {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// firstArg returns the first argument that is not an option, skipping
+// the values of the options listed in valued.
+func firstArg(args []string, valued ...string) (string, int) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if slices.Contains(valued, a) {
+				i++
+			}
+			continue
+		}
+		return a, i
+	}
+	return "", -1
+}
+
+func has(args []string, flag string) bool { return slices.Contains(args, flag) }
+
+// Build and test tools by program, with the subcommands that make them
+// one. The kind of a subcommand not listed is the program's default.
+var toolSubcommands = map[string]map[string]kind{
+	"go":     {"test": tests, "build": checks, "vet": checks, "install": checks, "run": runner, "generate": runner},
+	"cargo":  {"test": tests, "nextest": tests, "build": checks, "check": checks, "clippy": checks, "doc": checks, "bench": tests, "run": runner},
+	"dotnet": {"test": tests, "build": checks, "run": runner},
+	"swift":  {"test": tests, "build": checks, "run": runner},
+	"deno":   {"test": tests, "check": checks, "lint": checks, "run": runner},
+	"bun":    {"test": tests, "run": runner},
+	"zig":    {"build": checks, "test": tests},
+	"rake":   {"test": tests, "spec": tests},
+}
+
+// Programs that are build or test tools whatever their arguments.
+var toolPrograms = map[string]kind{
+	"pytest": tests, "py.test": tests, "unittest": tests, "tox": tests, "nox": tests, "jest": tests, "vitest": tests, "mocha": tests,
+	"ava": tests, "karma": tests, "rspec": tests, "phpunit": tests, "ctest": tests, "gotestsum": tests,
+	"tsc": checks, "vue-tsc": checks, "eslint": checks, "biome": checks, "prettier": checks, "ruff": checks,
+	"mypy": checks, "pyright": checks, "flake8": checks, "pylint": checks, "black": checks, "isort": checks,
+	"golangci-lint": checks, "staticcheck": checks, "shellcheck": checks, "rubocop": checks, "stylelint": checks,
+	"gcc": checks, "g++": checks, "cc": checks, "c++": checks, "clang": checks, "clang++": checks, "rustc": checks,
+	"javac": checks, "kotlinc": checks, "swiftc": checks, "ninja": checks, "cmake": checks,
+	"make": runner, "gmake": runner, "just": runner, "task": runner,
+	"gradle": runner, "mvn": runner,
+}
+
+// classify names the work a simple command does.
+func classify(words []string) work {
+	prog := path.Base(words[0])
+	args := words[1:]
+	switch prog {
+	case "gradlew":
+		prog = "gradle"
+	case "mvnw":
+		prog = "mvn"
+	case "python", "python3", "py":
+		if i := slices.Index(args, "-m"); i >= 0 && i+1 < len(args) {
+			// python -m pytest: the module is the program.
+			return classify(args[i+1:])
+		}
+		if has(args, "-c") {
+			return work{key: prog + " -c", kind: other}
+		}
+		if f, _ := firstArg(args); f != "" {
+			return work{key: prog + " " + path.Base(f), kind: runner}
+		}
+		return work{key: prog, kind: other}
+	case "node", "ruby", "perl", "php", "deno", "tsx", "ts-node":
+		if has(args, "-e") || has(args, "--eval") || has(args, "-p") {
+			return work{key: prog + " -e", kind: other}
+		}
+		if prog == "deno" {
+			break
+		}
+		if f, _ := firstArg(args); f != "" {
+			return work{key: prog + " " + path.Base(f), kind: runner}
+		}
+		return work{key: prog, kind: other}
+	case "bash", "sh", "zsh", "dash":
+		if has(args, "-n") {
+			f, _ := firstArg(args)
+			return work{key: prog + " -n " + path.Base(f), tool: prog + " -n", kind: checks}
+		}
+		if has(args, "-c") {
+			return work{key: prog + " -c", kind: runner}
+		}
+		if f, _ := firstArg(args); f != "" {
+			return work{key: prog + " " + path.Base(f), kind: runner}
+		}
+		return work{key: prog, kind: other}
+	case "npx", "bunx", "pnpx":
+		i := 0
+		for i < len(args) && strings.HasPrefix(args[i], "-") {
+			i++
+		}
+		if i < len(args) {
+			return classify(args[i:])
+		}
+		return work{key: prog, kind: other}
+	case "bundle", "poetry", "uv", "pipenv", "pdm", "hatch", "rye":
+		// bundle exec rspec, poetry run pytest, uv run pytest
+		if len(args) > 1 && (args[0] == "exec" || args[0] == "run") {
+			return classify(args[1:])
+		}
+	case "npm", "yarn", "pnpm":
+		return npmWork(prog, args)
+	case "mix":
+		task, _ := firstArg(args)
+		w := work{key: "mix " + task, tool: "mix " + task, kind: runner}
+		switch task {
+		case "test":
+			w.kind = tests
+		case "compile", "deps.compile", "dialyzer", "credo", "xref", "compile.app":
+			w.kind = checks
+		case "format":
+			if !has(args, "--check-formatted") {
+				w.tool = ""
+				w.kind = runner
+			} else {
+				w.kind = checks
+			}
+		default:
+			w.tool = ""
+		}
+		return w
+	}
+	if strings.HasPrefix(words[0], "./") || strings.HasPrefix(words[0], "/") || strings.Contains(words[0], "/") {
+		// ./node_modules/.bin/jest, ./gradlew, bin/test, scripts/check.sh
+		if k, ok := toolPrograms[prog]; ok {
+			return toolWork(prog, args, k)
+		}
+		if _, ok := toolSubcommands[prog]; !ok && prog != "gradle" && prog != "mvn" {
+			return work{key: prog, kind: runner}
+		}
+	}
+	if subs, ok := toolSubcommands[prog]; ok {
+		sub, _ := firstArg(args)
+		if strings.HasPrefix(sub, "+") { // cargo +nightly test
+			sub, _ = firstArg(args[1:])
+		}
+		k, known := subs[sub]
+		w := work{key: prog + " " + sub, kind: other}
+		if known {
+			w.kind = k
+			if k != runner {
+				w.tool = w.key
+			}
+		}
+		return w
+	}
+	if k, ok := toolPrograms[prog]; ok {
+		return toolWork(prog, args, k)
+	}
+	sub, _ := firstArg(args)
+	return work{key: strings.TrimSpace(prog + " " + sub), kind: other}
+}
+
+// toolWork names a work by a program that is a tool whatever its
+// arguments; make, gradle and mvn take their target as part of the name.
+func toolWork(prog string, args []string, k kind) work {
+	switch prog {
+	case "make", "gmake", "just", "task":
+		// The target: not an option, its value, or a VAR=value.
+		t := ""
+		for i := 0; i < len(args) && t == ""; i++ {
+			switch a := args[i]; {
+			case a == "-C" || a == "-f" || a == "-j" || a == "--directory" || a == "--file" || a == "-o" || a == "-W":
+				i++
+			case strings.HasPrefix(a, "-") || isAssignment(a):
+			default:
+				t = a
+			}
+		}
+		key := strings.TrimSpace(prog + " " + t)
+		return work{key: key, tool: key, kind: k}
+	case "gradle", "mvn":
+		t, _ := firstArg(args, "-p", "-pl", "-f", "-P", "-D", "--project-dir")
+		key := strings.TrimSpace(prog + " " + t)
+		return work{key: key, tool: key, kind: k}
+	case "cmake":
+		if !has(args, "--build") {
+			return work{key: "cmake", kind: other}
+		}
+	case "prettier", "black", "isort":
+		if !has(args, "--check") && !has(args, "--diff") {
+			return work{key: prog, kind: other} // rewriting files, not checking
+		}
+	case "ruff":
+		if sub, _ := firstArg(args); sub == "format" && !has(args, "--check") {
+			return work{key: "ruff format", kind: other}
+		}
+	}
+	return work{key: prog, tool: prog, kind: k}
+}
+
+// npmWork names npm, yarn and pnpm scripts. "npm test", "npm run test"
+// and "yarn test" are the same work; the key says "npm" for all three.
+func npmWork(prog string, args []string) work {
+	sub, i := firstArg(args, "--prefix", "-C", "--filter", "-w", "--workspace")
+	script := sub
+	switch sub {
+	case "run", "run-script":
+		script, _ = firstArg(args[i+1:])
+	case "test", "t", "tst":
+		script = "test"
+	case "exec", "dlx":
+		if len(args) > i+1 {
+			return classify(args[i+1:])
+		}
+	case "install", "i", "ci", "add", "remove", "uninstall", "update", "audit", "outdated", "ls", "list", "view", "info", "publish", "pack", "init", "link", "version", "":
+		return work{key: strings.TrimSpace("npm " + sub), kind: other}
+	default:
+		if prog == "npm" { // npm <unknown command>
+			return work{key: "npm " + sub, kind: other}
+		}
+		// yarn build, pnpm lint: a script.
+	}
+	w := work{key: "npm run " + script, tool: prog + " run " + script, kind: runner}
+	if script == "test" {
+		w.key, w.tool, w.kind = "npm test", prog+" test", tests
+	}
+	return w
+}
+
+// Works lists what a command line does, one key per simple command that
+// is not a filter or a shell builtin: "mix compile", "mix test",
+// "go test", "npm test", "make lint", "git push". Environment
+// assignments, cd, wrappers (env, time, npx, bundle exec, python -m) and
+// filters after a pipe are left out, and arguments after the subcommand
+// are dropped: "cd x && MIX_ENV=test mix test test/a_test.exs 2>&1 | tail"
+// is ["mix test"].
+func Works(line string) []string {
+	var keys []string
+	for _, w := range parseCommand(line).works {
+		if !slices.Contains(keys, w.key) {
+			keys = append(keys, w.key)
+		}
+	}
+	return keys
+}
+
+// SameWork says whether the later command line redoes all the work of the
+// earlier one, by Works: "go test ./..." redoes "go test ./x",
+// "mix compile && mix test" redoes "mix test", but "mix test" does not
+// redo "mix compile && mix test", and "go vet" does not redo "go test".
+// It is meant for marking an earlier failure resolved by a later run
+// that passed.
+func SameWork(earlier, later string) bool {
+	a := Works(earlier)
+	if len(a) == 0 {
+		return false
+	}
+	b := Works(later)
+	for _, k := range a {
+		if !slices.Contains(b, k) {
+			return false
+		}
+	}
+	return true
+}

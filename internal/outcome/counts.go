@@ -1,0 +1,243 @@
+package outcome
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The nouns of a count summary ("297 tests, 11 failures", "Tests run: 5,
+// Failures: 1", "failed=0"), lowercased, by what a count of them means:
+// any failure noun with a count above zero is a failure, a summary with
+// failure nouns at zero or pass nouns is a pass, and neutral nouns only
+// belong to a summary. A line with a noun not listed is not a summary:
+// "3 files changed, 10 insertions(+)" is not one.
+const (
+	nounNeutral = iota
+	nounFail
+	nounPass
+)
+
+var nouns = map[string]int{
+	"failed": nounFail, "failures": nounFail, "failure": nounFail, "failing": nounFail, "fail": nounFail, "fails": nounFail,
+	"errors": nounFail, "error": nounFail, "errored": nounFail, "broken": nounFail, "invalid": nounFail,
+	"total errors": nounFail, "offenses detected": nounFail, "offense detected": nounFail, "tests failed": nounFail,
+	"failed tests": nounFail, "failed examples": nounFail, "test failures": nounFail,
+
+	"passed": nounPass, "passing": nounPass, "pass": nounPass, "passes": nounPass, "succeeded": nounPass, "successful": nounPass,
+
+	"tests": nounNeutral, "test": nounNeutral, "doctests": nounNeutral, "doctest": nounNeutral, "examples": nounNeutral,
+	"example": nounNeutral, "properties": nounNeutral, "property": nounNeutral, "skipped": nounNeutral, "skip": nounNeutral,
+	"skips": nounNeutral, "pending": nounNeutral, "ignored": nounNeutral, "measured": nounNeutral, "filtered out": nounNeutral,
+	"total": nounNeutral, "todo": nounNeutral, "todos": nounNeutral, "excluded": nounNeutral, "deselected": nounNeutral,
+	"warnings": nounNeutral, "warning": nounNeutral, "xfailed": nounNeutral, "xpassed": nounNeutral, "rerun": nounNeutral,
+	"reruns": nounNeutral, "tests run": nounNeutral, "tests completed": nounNeutral, "runs": nounNeutral, "assertions": nounNeutral,
+	"assertion": nounNeutral, "snapshots": nounNeutral, "snapshot": nounNeutral, "suites": nounNeutral, "suite": nounNeutral,
+	"test suites": nounNeutral, "test files": nounNeutral, "files": nounNeutral, "file": nounNeutral, "problems": nounNeutral,
+	"problem": nounNeutral, "unnecessary skips": nounNeutral, "obsolete": nounNeutral, "written": nounNeutral,
+	"updated": nounNeutral, "checks": nounNeutral, "expectations": nounNeutral, "benchmarks": nounNeutral,
+	"incomplete": nounNeutral, "risky": nounNeutral, "notices": nounNeutral, "deprecations": nounNeutral,
+	"informations": nounNeutral, "information": nounNeutral, "files inspected": nounNeutral, "file inspected": nounNeutral,
+	"cancelled": nounNeutral, "flaky": nounNeutral, "retried": nounNeutral, "ok": nounNeutral, "changed": nounNeutral,
+	"unreachable": nounFail, "rescued": nounNeutral,
+}
+
+// maxSummary is the longest line read as a summary: cargo's "test result:"
+// line with large counts, a pytest line padded with "=" to 120 columns.
+const maxSummary = 240
+
+// Labels in front of a summary, longest first where one is a prefix of
+// another.
+var countLabels = []string{"Test Suites:", "Test Files", "Tests:", "Snapshots:", "test result: ok.", "test result: FAILED.",
+	"Found", "DONE", "Results:", "Summary:", "Tests", "Suites"}
+
+// countsLine reads a count summary. It returns the counts normalised
+// ("11 failures, 297 tests" stays in its order, "Failures: 1" becomes
+// "1 failures"), whether a failure count is above zero, and ok when the
+// line is a summary with at least one failure or pass noun.
+func countsLine(t string) (norm string, failed bool, ok bool) {
+	// Summaries are short; most long lines with digits are logs.
+	if len(t) > maxSummary {
+		return "", false, false
+	}
+	s := trimDecoration(t)
+	// TAP and node's runner put the noun first: "# fail 1", "ℹ pass 5".
+	tap := strings.HasPrefix(t, "#") || strings.HasPrefix(t, "ℹ")
+	for _, l := range countLabels {
+		if strings.HasPrefix(s, l) {
+			rest := s[len(l):]
+			if l == "Tests" || l == "Suites" || l == "Found" || l == "DONE" || l == "Test Files" {
+				// Without a colon the label must be followed by a count.
+				r := strings.TrimLeft(rest, " \t")
+				if len(r) == len(rest) || r == "" || r[0] < '0' || r[0] > '9' {
+					continue
+				}
+			}
+			s = rest
+			break
+		}
+	}
+	var b strings.Builder
+	decisive := false
+	items, namedItems := 0, 0
+	for s != "" {
+		k := strings.IndexAny(s, ",;|()")
+		piece := s
+		if k >= 0 {
+			piece, s = s[:k], s[k+1:]
+		} else {
+			s = ""
+		}
+		piece = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(piece), ".!"))
+		if piece == "" || isDuration(piece) || isDigits(piece) || strings.HasPrefix(piece, "finished in ") || strings.HasPrefix(piece, "checked ") {
+			continue
+		}
+		n, noun, order, good := countItem(piece, tap)
+		if !good {
+			// "3 failed, 10 passed in 1.2s", "Found 2 errors in 1 file":
+			// what follows " in " is where or how long.
+			if i := strings.Index(piece, " in "); i > 0 {
+				n, noun, order, good = countItem(piece[:i], tap)
+			}
+			if !good {
+				return "", false, false
+			}
+		}
+		class, known := nouns[noun]
+		if !known {
+			return "", false, false
+		}
+		if class != nounNeutral {
+			decisive = true
+		}
+		if class == nounFail && n > 0 {
+			failed = true
+		}
+		if order == named {
+			namedItems++
+		}
+		if items > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(n))
+		b.WriteByte(' ')
+		b.WriteString(noun)
+		items++
+	}
+	// "Error: 404" alone is a message, not a summary; "Tests run: 5,
+	// Failures: 1" is one.
+	if !decisive || items == 1 && namedItems == 1 {
+		return "", false, false
+	}
+	return b.String(), failed, true
+}
+
+// Orders of a count item.
+const (
+	numberFirst = iota // "3 failed"
+	named              // "Failures: 1", "failed=0"
+	nounFirst          // "# fail 1"
+)
+
+// countItem reads "<N> <noun>", "<Noun>: <N>", "<noun>=<N>" or, when tap
+// is set, "<noun> <N>". The noun comes back lowercased.
+func countItem(p string, tap bool) (n int, noun string, order int, ok bool) {
+	if p[0] >= '0' && p[0] <= '9' {
+		i := 0
+		for i < len(p) && p[i] >= '0' && p[i] <= '9' {
+			i++
+		}
+		if i == len(p) || p[i] != ' ' {
+			return 0, "", 0, false
+		}
+		n, err := strconv.Atoi(p[:i])
+		noun := strings.TrimSpace(p[i+1:])
+		return n, lowerASCII(noun), numberFirst, err == nil && isNoun(noun)
+	}
+	// The noun first: the count is the digits at the end.
+	j := len(p)
+	for j > 0 && p[j-1] >= '0' && p[j-1] <= '9' {
+		j--
+	}
+	if j == len(p) || j == 0 {
+		return 0, "", 0, false
+	}
+	var head string
+	order = named
+	switch {
+	case strings.HasSuffix(p[:j], ": "):
+		head = p[:j-2]
+	case p[j-1] == '=':
+		head = p[:j-1]
+	case p[j-1] == ' ' && tap:
+		head, order = strings.TrimSpace(p[:j-1]), nounFirst
+		if strings.Contains(head, " ") {
+			return 0, "", 0, false
+		}
+	default:
+		return 0, "", 0, false
+	}
+	head = strings.TrimSpace(head)
+	if !isNoun(head) {
+		return 0, "", 0, false
+	}
+	n, err := strconv.Atoi(p[j:])
+	return n, lowerASCII(head), order, err == nil
+}
+
+// isNoun accepts letters, spaces and "_" "-": the shape of a count's noun.
+func isNoun(s string) bool {
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == ' ' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// isDuration accepts "1.2s", "0.01 s", "12ms", "1.5 seconds", "0:00:01".
+func isDuration(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == ':') {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	switch strings.TrimSpace(s[i:]) {
+	case "", "s", "ms", "m", "sec", "secs", "second", "seconds", "min", "minutes":
+		return true
+	}
+	return false
+}
+
+// trimDecoration drops the rules and marks around a summary: "=== ... ===",
+// "✖ 5 problems", "# pass 3", "ℹ tests 5", "[INFO] Tests run: ...".
+func trimDecoration(t string) string {
+	for _, p := range []string{"[INFO] ", "[ERROR] ", "[WARNING] ", "[WARN] "} {
+		t = strings.TrimPrefix(t, p)
+	}
+	t = strings.TrimLeft(t, " \t=-_*#>")
+	for _, m := range []string{"✖", "✓", "✔", "×", "✗", "❯", "ℹ", "⎯", "│", "┃", "●"} {
+		t = strings.TrimPrefix(t, m)
+	}
+	return strings.Trim(t, " \t=-_*")
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}

@@ -1,0 +1,267 @@
+// Package outcome judges how a shell command ended, from its command line,
+// its output and its exit status, so that cairn never tells an agent that
+// a failed build or test run passed.
+//
+// The exit status alone misleads. Agents pipe their builds and tests
+// through filters ("mix test 2>&1 | tail -30"), and a pipeline's status
+// is the last command's: tail's 0, whatever the tests did. So Judge reads
+// the command line to know whether the status is the work's (a pipe into
+// a filter without pipefail, a "; echo" or a "|| true" hide it) and reads
+// the output for the verdict of the tool that did the work: the summary
+// lines of test runners ("297 tests, 11 failures", "== 3 failed, 10 passed
+// in 1.2s =="), build tools ("BUILD FAILED", "make: *** [all] Error 2"),
+// compilers and linters ("main.c:3:5: error: ...", "error TS2322",
+// "✖ 5 problems (3 errors, 2 warnings)"), with the first error lines.
+// A run is called Passed only when the exit status is the work's and
+// says so, or when the output says so; a hidden status with an output
+// that does not tell is Unknown.
+//
+// Judge is pure and bounded: it reads at most the first HeadBytes and the
+// last TailBytes of the output (Cut), in one pass of hand-written
+// scanners, because it runs in hooks with a time budget on every Bash
+// result of a session.
+package outcome
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Status is the verdict on a command.
+type Status uint8
+
+const (
+	// Unknown: neither the exit status nor the output tells.
+	Unknown Status = iota
+	Passed
+	Failed
+)
+
+func (s Status) String() string {
+	switch s {
+	case Passed:
+		return "passed"
+	case Failed:
+		return "failed"
+	}
+	return "unknown"
+}
+
+// MarshalText writes the status as a word, so that stored state reads
+// "failed", not 2.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads what MarshalText writes; another word is Unknown.
+func (s *Status) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "passed":
+		*s = Passed
+	case "failed":
+		*s = Failed
+	default:
+		*s = Unknown
+	}
+	return nil
+}
+
+// What hid the exit status of the work (Outcome.Hidden).
+const (
+	// HiddenPipe: the work pipes into a filter (| tail, | grep) and
+	// pipefail is not set, so the status is the filter's.
+	HiddenPipe = "pipe"
+	// HiddenList: a later command in a list ("; echo done", "&") sets
+	// the status.
+	HiddenList = "list"
+	// HiddenOr: "|| true", "|| echo failed": a failure is turned into the
+	// fallback's status.
+	HiddenOr = "or"
+)
+
+// What decided the status (Outcome.Source).
+const (
+	SourceExit       = "exit"
+	SourceOutput     = "output"
+	SourceBoth       = "exit+output"
+	SourceBackground = "background" // Claude Code ran it in the background: no outcome yet
+)
+
+// Outcome is the verdict on one command. It is small and plain, to be
+// stored with each Bash call in the session state.
+type Outcome struct {
+	Status Status `json:"status"`
+	// Source says what decided Status: SourceExit, SourceOutput,
+	// SourceBoth, SourceBackground, or "" for Unknown.
+	Source string `json:"source,omitempty"`
+	// Exit is the exit status as reported, nil when unknown.
+	Exit *int `json:"exit,omitempty"`
+	// Hidden says what kept the exit status from being the work's:
+	// HiddenPipe, HiddenList, HiddenOr, or "".
+	Hidden string `json:"hidden,omitempty"`
+	// Tool names the build or test tool, from the command line ("go
+	// test", "mix test", "npm run build") or else from its output
+	// ("pytest", "jest"); "" when none was recognised.
+	Tool string `json:"tool,omitempty"`
+	// Counts is the tool's summary when it gives one, normalised: "3
+	// failed, 10 passed", "14 doctests, 297 tests, 11 failures",
+	// "no issues".
+	Counts string `json:"counts,omitempty"`
+	// Errors are the first error lines of a failed run (at most
+	// MaxErrors, each at most MaxErrorBytes), in order, without
+	// duplicates, with file:line in front where the output gives it:
+	// "csv_test.go:31: got 2, want 3", "src/a.ts(3,5): error TS2322: ...".
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Limits on Outcome.Errors.
+const (
+	MaxErrors     = 5
+	MaxErrorBytes = 200
+)
+
+// Judge says how a command ended. command is the command line as the agent
+// wrote it, output what it printed (stdout and stderr as the agent saw
+// them; a leading "Exit code N" line, as Claude Code writes it, is
+// skipped), and exit its exit status, nil when unknown. Output of any size
+// is accepted, but only its first HeadBytes and last TailBytes are read:
+// callers that keep outputs should keep Cut(output).
+//
+// The rules, in order:
+//   - Claude Code's "Command running in background" is Unknown
+//     (SourceBackground): the command has not ended.
+//   - An exit status other than 0 is Failed, whatever the output says,
+//     unless it is grep's 1 ("no line matched") at the end of a pipe.
+//   - An output in which the tool says the run failed (a summary with
+//     failures, "FAIL\tpkg", a compiler's "file:3:5: error:") is Failed,
+//     even with exit 0. Signs that also turn up in the logs of runs that
+//     pass (a traceback, an exception line, an indented "error:") count
+//     only when the exit status is hidden or unknown.
+//   - Exit 0 is Passed only when it is the work's status (not Hidden).
+//   - Otherwise an output in which the tool says the run passed is
+//     Passed, and so is the complete, diagnostic-free output of a
+//     compiler or a linter (head and tail showed all of it); anything
+//     else is Unknown.
+//
+// The output gives a verdict only for commands that build, test, check or
+// run project code: the output of git, ls, cat or curl is data, and a
+// "FAILED" in it says nothing about the command. Their error lines still
+// come from it when the exit status says they failed.
+func Judge(command, output string, exit *int) Outcome {
+	cmd := parseCommand(command)
+	o := Outcome{Exit: exit, Hidden: cmd.hidden}
+	if cmd.main >= 0 {
+		o.Tool = cmd.works[cmd.main].tool
+	}
+	output = skipExitLine(Cut(output))
+	if strings.HasPrefix(output, "Command running in background with ID:") {
+		o.Source = SourceBackground
+		return o
+	}
+	// The output of any command is read for its error lines, but only
+	// that of a build, a test or a script for its verdict.
+	r := read(output, cmd)
+	analysed := cmd.main >= 0 && cmd.works[cmd.main].kind != other
+	outSays, strong := Unknown, false
+	if analysed {
+		outSays, strong = r.verdict()
+		if o.Tool == "" {
+			o.Tool = r.tool
+		}
+	}
+	exitSays := Unknown
+	if exit != nil {
+		switch {
+		case *exit != 0 && !(*exit == 1 && cmd.grepLast && cmd.hidden == HiddenPipe):
+			exitSays = Failed
+		case *exit == 0 && cmd.hidden == "":
+			exitSays = Passed
+		}
+	}
+	switch {
+	case exitSays == Failed:
+		o.Status, o.Source = Failed, SourceExit
+		if outSays == Failed {
+			o.Source = SourceBoth
+		}
+	case outSays == Failed && (strong || exitSays == Unknown):
+		// A traceback or an "error:" in the log of a command whose own
+		// exit status says 0 is not enough to call it failed.
+		o.Status, o.Source = Failed, SourceOutput
+	case exitSays == Passed:
+		o.Status, o.Source = Passed, SourceExit
+		if outSays == Passed && strong {
+			o.Source = SourceBoth
+		}
+	case outSays == Passed:
+		o.Status, o.Source = Passed, SourceOutput
+	}
+	switch {
+	case o.Status == Failed:
+		if analysed {
+			o.Counts = r.failCounts
+			if o.Counts == "" {
+				o.Counts = r.passCounts
+			}
+		}
+		o.Errors = r.errors()
+	case analysed:
+		o.Counts = r.passCounts
+	}
+	return o
+}
+
+// skipExitLine drops Claude Code's "Exit code N" first line.
+func skipExitLine(s string) string {
+	if !strings.HasPrefix(s, "Exit code ") {
+		return s
+	}
+	i := len("Exit code ")
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i || j < len(s) && s[j] != '\n' {
+		return s
+	}
+	if j < len(s) {
+		j++
+	}
+	return s[j:]
+}
+
+// Line is how a restore shows the outcome after the command, e.g.
+// "exit 2; 5 tests, 5 failures", "exit 0; 31 passed",
+// "exit status hidden by the pipe; output says 297 tests, 11 failures",
+// "exit 0, but output says 3 failed, 10 passed", "exit status hidden by
+// the pipe; output shows no failure" (a compiler that printed nothing).
+func (o Outcome) Line() string {
+	if o.Source == SourceBackground {
+		return "started in the background; no outcome yet"
+	}
+	says := "output says " + o.Counts
+	if o.Counts == "" {
+		says = "output shows no failure"
+		if o.Status == Failed {
+			says = "output shows a failure"
+		}
+	}
+	exit := "no exit code"
+	if o.Exit != nil {
+		exit = fmt.Sprintf("exit %d", *o.Exit)
+	}
+	if o.Hidden != "" && o.Source != SourceExit && o.Source != SourceBoth {
+		h := "exit status hidden by " + map[string]string{HiddenPipe: "the pipe", HiddenList: "a later command", HiddenOr: "||"}[o.Hidden]
+		if o.Source == SourceOutput {
+			return h + "; " + says
+		}
+		return h + "; output does not say"
+	}
+	switch {
+	case o.Source == SourceOutput && o.Status == Failed && o.Exit != nil:
+		return exit + ", but " + says
+	case o.Source == SourceOutput:
+		return exit + "; " + says
+	case o.Counts != "":
+		return exit + "; " + o.Counts
+	}
+	return exit
+}

@@ -1,0 +1,940 @@
+package outcome
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func code(n int) *int { return &n }
+
+// judgeCase is one command with what Judge must say about it. Errors
+// lists lines that must be among Outcome.Errors, in that order.
+type judgeCase struct {
+	name    string
+	command string
+	output  string
+	exit    *int
+	status  Status
+	source  string
+	tool    string
+	counts  string
+	errors  []string
+	hidden  string
+}
+
+func runJudgeCases(t *testing.T, cases []judgeCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := Judge(c.command, c.output, c.exit)
+			if o.Status != c.status {
+				t.Errorf("status %v, want %v (%s; errors %q)", o.Status, c.status, o.Line(), o.Errors)
+			}
+			if c.source != "" && o.Source != c.source {
+				t.Errorf("source %q, want %q", o.Source, c.source)
+			}
+			if c.tool != "" && o.Tool != c.tool {
+				t.Errorf("tool %q, want %q", o.Tool, c.tool)
+			}
+			if c.counts != "" && o.Counts != c.counts {
+				t.Errorf("counts %q, want %q", o.Counts, c.counts)
+			}
+			if c.hidden != "" && o.Hidden != c.hidden {
+				t.Errorf("hidden %q, want %q", o.Hidden, c.hidden)
+			}
+			at := 0
+			for _, want := range c.errors {
+				i := slices.Index(o.Errors[min(at, len(o.Errors)):], want)
+				if i < 0 {
+					t.Errorf("errors %q: want %q (in this order)", o.Errors, c.errors)
+					break
+				}
+				at += i + 1
+			}
+			if o.Status != Failed && len(o.Errors) > 0 {
+				t.Errorf("errors %q on a run that did not fail", o.Errors)
+			}
+		})
+	}
+}
+
+func TestGo(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "packages pass",
+			command: "go test ./... 2>&1 | tail -20",
+			output:  "ok  \texample.com/shop/cart\t0.012s\n?   \texample.com/shop/cmd/shop\t[no test files]\nok  \texample.com/shop/price\t(cached)\n",
+			exit:    code(0), status: Passed, source: SourceOutput, tool: "go test", hidden: HiddenPipe,
+		},
+		{
+			name:    "a test fails behind tail",
+			command: "cd shop && go test ./... 2>&1 | tail -30",
+			output: `--- FAIL: TestSplitQuoted (0.00s)
+    csv_test.go:31: got ["a" "b,c"], want ["a,b" "c"]
+    csv_test.go:38: trailing field lost
+--- FAIL: TestEmptyHeader (0.00s)
+    csv_test.go:52: header row missing for an empty export
+FAIL
+FAIL	example.com/shop/csv	0.006s
+ok  	example.com/shop/price	0.010s
+FAIL`,
+			exit: code(0), status: Failed, source: SourceOutput, tool: "go test",
+			errors: []string{`csv_test.go:31: got ["a" "b,c"], want ["a,b" "c"]`, "csv_test.go:38: trailing field lost", "csv_test.go:52: header row missing for an empty export"},
+		},
+		{
+			name:    "a test named TestFailure passes",
+			command: "go test -v -run 'TestFailure|TestErrors' ./internal/report",
+			output: `=== RUN   TestFailure
+    report_test.go:14: rendering the failure banner
+--- PASS: TestFailure (0.00s)
+=== RUN   TestErrorsAreWrapped
+--- PASS: TestErrorsAreWrapped (0.00s)
+PASS
+ok  	example.com/app/internal/report	0.003s`,
+			exit: code(0), status: Passed, source: SourceBoth,
+		},
+		{
+			name:    "build failed",
+			command: "go test ./internal/export",
+			output: `# example.com/app/internal/export [example.com/app/internal/export.test]
+internal/export/csv_test.go:12:2: undefined: parseLine
+internal/export/csv.go:40:9: cannot use n (variable of type int) as string value in return statement
+FAIL	example.com/app/internal/export [build failed]
+FAIL`,
+			exit: code(1), status: Failed, source: SourceBoth,
+			errors: []string{"internal/export/csv_test.go:12:2: undefined: parseLine", "internal/export/csv.go:40:9: cannot use n (variable of type int) as string value in return statement"},
+		},
+		{
+			name:    "panic in a test",
+			command: "go test ./... | head -20",
+			output: `--- FAIL: TestIndex (0.00s)
+panic: runtime error: index out of range [3] with length 3 [recovered]
+	panic: runtime error: index out of range [3] with length 3
+
+goroutine 7 [running]:
+testing.tRunner.func1.2({0x5f2a40, 0xc0000a4018})
+	/usr/local/go/src/testing/testing.go:1632 +0x230
+example.com/app/idx.TestIndex(0xc000007860)
+	/home/u/app/idx/idx_test.go:9 +0x1d
+FAIL	example.com/app/idx	0.005s`,
+			exit: code(0), status: Failed, source: SourceOutput,
+			errors: []string{"panic: runtime error: index out of range [3] with length 3 [recovered]"},
+		},
+		{
+			name:    "go vet finds a bad format",
+			command: "go vet ./... 2>&1 | head -20",
+			output:  "# example.com/app/cmd\n./main.go:14:2: fmt.Printf format %d has arg name of wrong type string\n",
+			exit:    code(0), status: Failed, source: SourceOutput, tool: "go vet",
+			errors: []string{"./main.go:14:2: fmt.Printf format %d has arg name of wrong type string"},
+		},
+		{
+			name:    "go build prints nothing",
+			command: "go build ./... 2>&1 | tail -5",
+			output:  "",
+			exit:    code(0), status: Passed, source: SourceOutput, tool: "go build",
+		},
+		{
+			name:    "go build prints nothing but grep chose the lines",
+			command: "go build ./... 2>&1 | grep -v warning",
+			output:  "",
+			exit:    code(0), status: Unknown,
+		},
+		{
+			name:    "grep found no FAIL line",
+			command: "go test ./... 2>&1 | grep FAIL",
+			output:  "",
+			exit:    code(1), status: Unknown, hidden: HiddenPipe,
+		},
+	})
+}
+
+func TestPytest(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "two failures behind tail",
+			command: "python -m pytest -q 2>&1 | tail -15",
+			output: `..F.......                                                               [ 76%]
+..F                                                                      [100%]
+=================================== FAILURES ===================================
+_______________________________ test_create_user _______________________________
+
+    def test_create_user():
+>       assert create_user("bob").id == 2
+E       AssertionError: assert 1 == 2
+
+tests/test_api.py:14: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_api.py::test_create_user - AssertionError: assert 1 == 2
+FAILED tests/test_db.py::test_rollback - sqlite3.OperationalError: no such table: users
+========================= 2 failed, 11 passed in 0.42s =========================`,
+			exit: code(0), status: Failed, source: SourceOutput, tool: "pytest", counts: "2 failed, 11 passed",
+			errors: []string{"tests/test_api.py:14: AssertionError", "tests/test_api.py::test_create_user - AssertionError: assert 1 == 2", "tests/test_db.py::test_rollback - sqlite3.OperationalError: no such table: users"},
+		},
+		{
+			name:    "quiet pass",
+			command: "pytest -q tests/ | tail -3",
+			output:  "........................................                                 [100%]\n40 passed in 0.87s\n",
+			exit:    code(0), status: Passed, source: SourceOutput, counts: "40 passed",
+		},
+		{
+			name:    "pass with warnings, xfailed and deselected",
+			command: "uv run pytest -k 'not slow' 2>&1 | tail -2",
+			output:  "-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html\n===== 31 passed, 1 xfailed, 3 deselected, 2 warnings in 1.02s =====\n",
+			exit:    code(0), status: Passed, tool: "pytest", counts: "31 passed, 1 xfailed, 3 deselected, 2 warnings",
+		},
+		{
+			name:    "collection error",
+			command: "pytest 2>&1 | tail -12",
+			output: `==================================== ERRORS ====================================
+_____________________ ERROR collecting tests/test_fetch.py _____________________
+ImportError while importing test module '/home/u/p/tests/test_fetch.py'.
+E   ModuleNotFoundError: No module named 'requests'
+=========================== short test summary info ============================
+ERROR tests/test_fetch.py
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
+=============================== 1 error in 0.12s ===============================`,
+			exit: code(0), status: Failed, counts: "1 error", errors: []string{"tests/test_fetch.py"},
+		},
+		{
+			name:    "verbose pass of tests named after failures",
+			command: "pytest -v tests/test_errors.py 2>&1 | tail -4",
+			output: `tests/test_errors.py::test_failure_is_reported PASSED                      [ 50%]
+tests/test_errors.py::test_error_count_is_zero PASSED                     [100%]
+
+============================== 2 passed in 0.01s ===============================`,
+			exit: code(0), status: Passed,
+		},
+		{
+			name:    "verbose failure line",
+			command: "pytest -v 2>&1 | head -3",
+			output:  "tests/test_a.py::test_one PASSED    [ 33%]\ntests/test_a.py::test_two FAILED    [ 66%]\ntests/test_a.py::test_three PASSED  [100%]",
+			exit:    code(0), status: Failed,
+		},
+		{
+			name:    "a logged traceback in a passing run",
+			command: "pytest -s tests/test_retry.py | tail -12",
+			output: `Traceback (most recent call last):
+  File "/home/u/p/app/retry.py", line 20, in call
+    return fn()
+ConnectionError: refused
+retrying in 0.1s
+.
+============================== 1 passed in 0.30s ===============================`,
+			exit: code(0), status: Passed,
+		},
+		{
+			name:    "unittest",
+			command: "python3 -m unittest discover -s tests 2>&1 | tail -5",
+			output:  "..F\n======================================================================\nFAIL: test_total (test_cart.CartTest.test_total)\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nFAILED (failures=1)",
+			exit:    code(0), status: Failed,
+		},
+		{
+			name:    "unittest ok",
+			command: "python3 -m unittest 2>&1 | tail -3",
+			output:  "Ran 12 tests in 0.020s\n\nOK (skipped=1)",
+			exit:    code(0), status: Passed,
+		},
+	})
+}
+
+func TestJestVitest(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "jest failure",
+			command: "npx jest 2>&1 | tail -40",
+			output: ` PASS  src/utils.test.js
+ FAIL  src/api.test.js
+  ● API client › retries on 503
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: 3
+    Received: 1
+
+      12 |     await client.get('/x');
+    > 13 |     expect(fetch).toHaveBeenCalledTimes(3);
+         |                   ^
+
+      at Object.<anonymous> (src/api.test.js:13:19)
+
+Test Suites: 1 failed, 1 passed, 2 total
+Tests:       1 failed, 14 passed, 15 total
+Snapshots:   0 total
+Time:        1.234 s
+Ran all test suites.`,
+			exit: code(0), status: Failed, source: SourceOutput, tool: "jest", counts: "1 failed, 14 passed, 15 total",
+			errors: []string{"API client › retries on 503"},
+		},
+		{
+			name:    "npm test passes",
+			command: "npm test 2>&1 | tail -8",
+			output:  "Test Suites: 3 passed, 3 total\nTests:       27 passed, 27 total\nSnapshots:   2 passed, 2 total\nTime:        2.1 s\nRan all test suites.\n",
+			exit:    code(0), status: Passed, tool: "npm test",
+		},
+		{
+			name:    "vitest failure in colour",
+			command: "npx vitest run 2>&1 | tail -25",
+			output: " \x1b[32m✓\x1b[39m src/math.test.ts \x1b[2m(3 tests)\x1b[22m 2ms\n" +
+				" \x1b[33m❯\x1b[39m src/date.test.ts \x1b[2m(2 tests | \x1b[22m\x1b[31m1 failed\x1b[39m\x1b[2m)\x1b[22m 5ms\n" +
+				"   \x1b[31m×\x1b[39m formatDate > pads the month 3ms\n" +
+				"\n\x1b[31m⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯\x1b[39m\n\n" +
+				"\x1b[41m\x1b[1m FAIL \x1b[22m\x1b[49m src/date.test.ts\x1b[2m > \x1b[22mformatDate\x1b[2m > \x1b[22mpads the month\n" +
+				"\x1b[31mAssertionError: expected '2024-1-05' to be '2024-01-05' // Object.is equality\x1b[39m\n" +
+				" \x1b[36m❯\x1b[39m src/date.test.ts:8:25\n\n" +
+				"\x1b[2m Test Files \x1b[22m \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[1m\x1b[32m1 passed\x1b[39m\x1b[22m\x1b[90m (2)\x1b[39m\n" +
+				"\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[1m\x1b[32m4 passed\x1b[39m\x1b[22m\x1b[90m (5)\x1b[39m\n" +
+				"\x1b[2m   Start at \x1b[22m 10:12:01\n" +
+				"\x1b[2m   Duration \x1b[22m 412ms\x1b[2m (transform 60ms, setup 0ms, collect 80ms, tests 9ms)\x1b[22m\n",
+			exit: code(0), status: Failed, tool: "vitest", counts: "1 failed, 4 passed",
+			errors: []string{"src/date.test.ts > formatDate > pads the month"},
+		},
+		{
+			name:    "vitest passes",
+			command: "pnpm vitest run | tail -4",
+			output:  " Test Files  2 passed (2)\n      Tests  5 passed (5)\n   Start at  10:12:01\n   Duration  301ms\n",
+			exit:    code(0), status: Passed, counts: "5 passed",
+		},
+		{
+			name:    "mocha",
+			command: "npx mocha 2>&1 | tail -12",
+			output:  "  31 passing (2s)\n  1 pending\n  2 failing\n\n  1) Cart\n       totals:\n     AssertionError [ERR_ASSERTION]: 3 == 4\n",
+			exit:    code(0), status: Failed,
+		},
+	})
+}
+
+func TestRuby(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "rspec failure",
+			command: "bundle exec rspec 2>&1 | tail -20",
+			output: `Failures:
+
+  1) User#name returns the full name
+     Failure/Error: expect(user.name).to eq("Ada Lovelace")
+
+       expected: "Ada Lovelace"
+            got: "Ada"
+
+       (compared using ==)
+     # ./spec/models/user_spec.rb:12:in ` + "`block (3 levels) in <top (required)>'" + `
+
+Finished in 0.01234 seconds (files took 0.1 seconds to load)
+12 examples, 1 failure
+
+Failed examples:
+
+rspec ./spec/models/user_spec.rb:10 # User#name returns the full name`,
+			exit: code(0), status: Failed, tool: "rspec", counts: "12 examples, 1 failure",
+			errors: []string{"./spec/models/user_spec.rb:10 # User#name returns the full name"},
+		},
+		{
+			name:    "rspec pending",
+			command: "rspec | tail -3",
+			output:  "Finished in 0.2 seconds (files took 0.3 seconds to load)\n12 examples, 0 failures, 2 pending\n",
+			exit:    code(0), status: Passed, counts: "12 examples, 0 failures, 2 pending",
+		},
+		{
+			name:    "minitest",
+			command: "bin/rails test 2>&1 | tail -3",
+			output:  "Finished in 0.5s, 10.0 runs/s, 20.0 assertions/s.\n5 runs, 10 assertions, 1 failures, 0 errors, 0 skips\n",
+			exit:    code(0), status: Failed, counts: "5 runs, 10 assertions, 1 failures, 0 errors, 0 skips",
+		},
+	})
+}
+
+func TestCargo(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "a test panics",
+			command: "cargo test 2>&1 | tail -25",
+			output: `running 2 tests
+test tests::adds ... ok
+test tests::splits ... FAILED
+
+failures:
+
+---- tests::splits stdout ----
+thread 'tests::splits' panicked at src/lib.rs:10:9:
+assertion ` + "`left == right`" + ` failed
+  left: 1
+ right: 2
+note: run with ` + "`RUST_BACKTRACE=1`" + ` environment variable to display a backtrace
+
+
+failures:
+    tests::splits
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+error: test failed, to rerun pass ` + "`--lib`",
+			exit: code(0), status: Failed, tool: "cargo test", counts: "1 passed, 1 failed, 0 ignored, 0 measured, 0 filtered out",
+			errors: []string{"test tests::splits ... FAILED", "src/lib.rs:10:9: assertion `left == right` failed"},
+		},
+		{
+			name:    "mismatched types",
+			command: "cargo build 2>&1 | head -30",
+			output: `   Compiling shop v0.1.0 (/home/u/shop)
+error[E0308]: mismatched types
+ --> src/main.rs:4:18
+  |
+4 |     let n: i32 = "a";
+  |            ---   ^^^ expected ` + "`i32`, found `&str`" + `
+  |            |
+  |            expected due to this
+
+For more information about this error, try ` + "`rustc --explain E0308`" + `.
+error: could not compile ` + "`shop` (bin \"shop\")" + ` due to 1 previous error`,
+			exit: code(0), status: Failed, source: SourceOutput,
+			errors: []string{"src/main.rs:4:18: error[E0308]: mismatched types", "error: could not compile `shop` (bin \"shop\") due to 1 previous error"},
+		},
+		{
+			name:    "build finished",
+			command: "cargo build --release 2>&1 | tail -3",
+			output:  "   Compiling shop v0.1.0 (/home/u/shop)\n    Finished `release` profile [optimized] target(s) in 3.52s\n",
+			exit:    code(0), status: Passed, source: SourceOutput,
+		},
+		{
+			name:    "tests pass",
+			command: "cargo test -q 2>&1 | tail -6",
+			output:  "\nrunning 3 tests\n...\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n",
+			exit:    code(0), status: Passed, counts: "3 passed, 0 failed, 0 ignored, 0 measured, 0 filtered out",
+		},
+		{
+			name:    "tests not reached in the head",
+			command: "cargo test 2>&1 | head -3",
+			output:  "   Compiling shop v0.1.0 (/home/u/shop)\n    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.91s\n     Running unittests src/lib.rs (target/debug/deps/shop-1a2b3c)\n",
+			exit:    code(0), status: Unknown,
+		},
+	})
+}
+
+func TestMix(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "failures behind tail",
+			command: "mix test --seed 0 2>&1 | tail -12",
+			output: `  11) test commit_event records the span (SpotterWeb.HooksControllerTest)
+     test/spotter_web/controllers/hooks_controller_test.exs:198
+     ** (FunctionClauseError) no function clause matching in SpotterWeb.OtelTraceHelpers.with_span/3
+     stacktrace:
+       lib/spotter_web/controllers/otel_trace_helpers.ex:12: SpotterWeb.OtelTraceHelpers.with_span/3
+
+....................................................
+Finished in 1.9 seconds (0.4s async, 1.5s sync)
+14 doctests, 297 tests, 11 failures`,
+			exit: code(0), status: Failed, source: SourceOutput, tool: "mix test", counts: "14 doctests, 297 tests, 11 failures",
+			errors: []string{"test/spotter_web/controllers/hooks_controller_test.exs:198: test commit_event records the span: ** (FunctionClauseError) no function clause matching in SpotterWeb.OtelTraceHelpers.with_span/3"},
+		},
+		{
+			name:    "pass with excluded tests and logged errors",
+			command: "mix test 2>&1 | tail -6",
+			output: `12:00:01.123 [error] Task #PID<0.512.0> started from #PID<0.500.0> terminating
+** (RuntimeError) boom
+    (app 0.1.0) lib/app/worker.ex:9: App.Worker.run/0
+.....
+Finished in 0.2 seconds (0.1s async, 0.1s sync)
+1 property, 42 tests, 0 failures (3 excluded)`,
+			exit: code(0), status: Passed, source: SourceOutput, counts: "1 property, 42 tests, 0 failures, 3 excluded",
+		},
+		{
+			name:    "invalid tests fail",
+			command: "mix test test/app_test.exs | tail -3",
+			output:  "Finished in 0.02 seconds\n5 tests, 0 failures, 5 invalid\n",
+			exit:    code(0), status: Failed,
+		},
+		{
+			name:    "compile error in Elixir 1.17's format",
+			command: "mix compile 2>&1 | tail -15",
+			output: `Compiling 2 files (.ex)
+    error: undefined variable "totl"
+    │
+ 12 │     totl + tax
+    │     ^^^^
+    │
+    └─ lib/shop/cart.ex:12:5: Shop.Cart.total/1
+
+
+== Compilation error in file lib/shop/cart.ex ==
+** (CompileError) lib/shop/cart.ex: cannot compile module Shop.Cart (errors have been logged)`,
+			exit: code(0), status: Failed, source: SourceOutput, tool: "mix compile",
+			errors: []string{`lib/shop/cart.ex:12:5: error: undefined variable "totl"`, "** (CompileError) lib/shop/cart.ex: cannot compile module Shop.Cart (errors have been logged)"},
+		},
+		{
+			name:    "warnings as errors",
+			command: "mix compile --warnings-as-errors 2>&1 | tail -10",
+			output: `Compiling 1 file (.ex)
+    warning: variable "opts" is unused (if the variable is not meant to be used, prefix it with an underscore)
+    │
+  3 │   def run(opts), do: :ok
+    │           ~~~~
+    │
+    └─ lib/shop/task.ex:3:11: Shop.Task.run/1
+
+Compilation failed due to warnings while using the --warnings-as-errors option`,
+			exit: code(0), status: Failed,
+			errors: []string{"Compilation failed due to warnings while using the --warnings-as-errors option"},
+		},
+		{
+			name:    "compile with warnings passes",
+			command: "mix compile 2>&1 | tail -10",
+			output:  "Compiling 1 file (.ex)\n    warning: unused alias Repo\n    │\n  2 │   alias Shop.Repo\n    │   ~\n    │\n    └─ lib/shop/x.ex:2:3\n\nGenerated shop app\n",
+			exit:    code(0), status: Passed, source: SourceOutput,
+		},
+		{
+			name:    "mix cannot start the app",
+			command: "mix test 2>&1 | tail -4",
+			output:  "Running setup for AshSqlite.DataLayer...\n** (Mix) Could not start application opentelemetry: exited in: :opentelemetry_app.start(:normal, [])\n    ** (EXIT) an exception was raised:\n        ** (BadMapError) expected a map, got:",
+			exit:    code(0), status: Failed,
+			errors: []string{"** (Mix) Could not start application opentelemetry: exited in: :opentelemetry_app.start(:normal, [])"},
+		},
+		{
+			name:    "a doctest fails",
+			command: "mix test test/shop_test.exs | head -8",
+			output: `  1) doctest Shop.Cart.total/1 (1) (Shop.CartTest)
+     test/shop/cart_test.exs:3
+     Doctest failed
+     doctest:
+       iex> Shop.Cart.total([])
+       1
+     code:  Shop.Cart.total([]) === 1
+     left:  0`,
+			exit: code(0), status: Failed, errors: []string{"test/shop/cart_test.exs:3: doctest Shop.Cart.total/1 (1): Doctest failed"},
+		},
+		{
+			name:    "format check fails",
+			command: "mix format --check-formatted",
+			output:  "** (Mix) mix format failed due to --check-formatted.\nThe following files are not formatted:\n\n  * lib/shop/cart.ex\n",
+			exit:    code(1), status: Failed, source: SourceBoth, tool: "mix format",
+		},
+	})
+}
+
+func TestLinters(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "credo finds issues",
+			command: "mix credo --strict 2>&1 | tail -12",
+			output: `  Consistency
+┃
+┃ [C] ↗ File is using unix line endings while most of the files use windows line endings.
+┃       lib/shop/cart.ex:1 #(Shop.Cart)
+
+  Warnings - please take a look
+┃
+┃ [W] ↗ IO.inspect/1 calls should only be used during debugging.
+┃       lib/shop/cart.ex:22:5 #(Shop.Cart.total)
+
+Analysis took 0.2 seconds (0.02s to load, 0.2s running 55 checks on 31 files)
+233 mods/funs, found 1 consistency issue, 1 warning.`,
+			exit: code(0), status: Failed, source: SourceOutput, tool: "mix credo", counts: "1 consistency issue, 1 warning",
+			errors: []string{"lib/shop/cart.ex:1: [C] File is using unix line endings while most of the files use windows line endings.", "lib/shop/cart.ex:22:5: [W] IO.inspect/1 calls should only be used during debugging."},
+		},
+		{
+			name:    "credo finds nothing",
+			command: "mix credo 2>&1 | tail -3",
+			output:  "Analysis took 0.1 seconds (0.01s to load, 0.1s running 55 checks on 31 files)\n233 mods/funs, found no issues.\n\nShowing priority issues: ↑ ↗ →  (use `mix credo explain` to explain issues, `mix credo --help` for options).",
+			exit:    code(0), status: Passed, counts: "no issues",
+		},
+		{
+			name:    "tsc errors",
+			command: "npx tsc --noEmit 2>&1 | head -20",
+			output:  "src/api.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/api.ts(20,3): error TS2554: Expected 1 arguments, but got 2.\n",
+			exit:    code(0), status: Failed, source: SourceOutput, tool: "tsc",
+			errors: []string{"src/api.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'.", "src/api.ts(20,3): error TS2554: Expected 1 arguments, but got 2."},
+		},
+		{
+			name:    "tsc pretty",
+			command: "pnpm exec tsc -p . | tail -8",
+			output:  "src/api.ts:14:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\n14   const n: number = 'a';\n         ~\n\n\nFound 1 error in src/api.ts:14\n",
+			exit:    code(0), status: Failed, counts: "1 error",
+		},
+		{
+			name:    "tsc is quiet",
+			command: "npx tsc --noEmit 2>&1 | tail -5",
+			output:  "",
+			exit:    code(0), status: Passed, source: SourceOutput,
+		},
+		{
+			name:    "eslint error",
+			command: "npx eslint src 2>&1 | tail -20",
+			output: `/home/u/p/src/app.js
+   3:10  error    'unused' is defined but never used  no-unused-vars
+  12:5   warning  Unexpected console statement       no-console
+
+✖ 2 problems (1 error, 1 warning)
+  1 error and 0 warnings potentially fixable with the ` + "`--fix`" + ` option.`,
+			exit: code(0), status: Failed, tool: "eslint", counts: "2 problems, 1 error, 1 warning",
+			errors: []string{"/home/u/p/src/app.js:3:10: 'unused' is defined but never used  no-unused-vars"},
+		},
+		{
+			name:    "eslint warnings only",
+			command: "npx eslint . | tail -4",
+			output:  "/home/u/p/src/app.js\n  12:5  warning  Unexpected console statement  no-console\n\n✖ 1 problem (0 errors, 1 warning)\n",
+			exit:    code(0), status: Passed,
+		},
+		{
+			name:    "dialyzer",
+			command: "mix dialyzer 2>&1 | tail -8",
+			output:  "Total errors: 1, Skipped: 0, Unnecessary Skips: 0\ndone in 0m12.7s\nlib/shop/cart.ex:94:7:pattern_match_cov\nThe pattern\n:variable_\n\ncan never match.\n________________________________________________________________________________\ndone (warnings were emitted)\nHalting VM with exit status 2",
+			exit:    code(0), status: Failed, errors: []string{"lib/shop/cart.ex:94:7:pattern_match_cov"},
+		},
+		{
+			name:    "mypy",
+			command: "mypy src | tail -3",
+			output:  "src/shop/cart.py:12: error: Incompatible return value type (got \"str\", expected \"int\")  [return-value]\nFound 1 error in 1 file (checked 14 source files)\n",
+			exit:    code(0), status: Failed, counts: "1 error",
+			errors: []string{`src/shop/cart.py:12: error: Incompatible return value type (got "str", expected "int")  [return-value]`},
+		},
+		{
+			name:    "mypy clean",
+			command: "mypy src | tail -3",
+			output:  "Success: no issues found in 14 source files\n",
+			exit:    code(0), status: Passed,
+		},
+		{
+			name:    "ruff",
+			command: "ruff check . | tail -5",
+			output:  "src/a.py:1:8: F401 [*] `os` imported but unused\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n",
+			exit:    code(0), status: Failed,
+		},
+		{
+			name:    "golangci-lint",
+			command: "golangci-lint run ./... | tail -5",
+			output:  "internal/a/a.go:12:2: Error return value of `f.Close` is not checked (errcheck)\n\tf.Close()\n\t^\n1 issues:\n* errcheck: 1\n",
+			exit:    code(0), status: Failed, errors: []string{"internal/a/a.go:12:2: Error return value of `f.Close` is not checked (errcheck)"},
+		},
+		{
+			name:    "golangci-lint clean",
+			command: "golangci-lint run ./... | tail -5",
+			output:  "0 issues.\n",
+			exit:    code(0), status: Passed,
+		},
+		{
+			name:    "gofmt -l lists files but exits 0: its output is not read",
+			command: "gofmt -l . | head",
+			output:  "internal/a/a.go\n",
+			exit:    code(0), status: Unknown,
+		},
+		{
+			name:    "bash -n",
+			command: "bash -n deploy.sh 2>&1 | head",
+			output:  "deploy.sh: line 12: syntax error near unexpected token `fi'\ndeploy.sh: line 12: `fi'\n",
+			exit:    code(0), status: Failed, tool: "bash -n",
+		},
+	})
+}
+
+func TestBuildTools(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "make and gcc",
+			command: "make 2>&1 | tail -20",
+			output: `cc -Wall -c -o main.o main.c
+main.c: In function 'main':
+main.c:5:3: error: 'x' undeclared (first use in this function)
+    5 |   x = 1;
+      |   ^
+main.c:5:3: note: each undeclared identifier is reported only once for each function it appears in
+make: *** [<builtin>: main.o] Error 1`,
+			exit: code(0), status: Failed, source: SourceOutput, tool: "make",
+			errors: []string{"main.c:5:3: error: 'x' undeclared (first use in this function)", "make: *** [<builtin>: main.o] Error 1"},
+		},
+		{
+			name:    "make in a subdirectory",
+			command: "make -C build test 2>&1 | tail -3",
+			output:  "make[1]: Entering directory '/home/u/p/build'\nmake[1]: *** [Makefile:30: test] Error 2\nmake[1]: Leaving directory '/home/u/p/build'\n",
+			exit:    code(0), status: Failed, tool: "make test",
+		},
+		{
+			name:    "clang",
+			command: "clang -o app src/app.c",
+			output:  "src/app.c:3:12: error: use of undeclared identifier 'y'\n    3 |     return y;\n      |            ^\n1 error generated.\n",
+			exit:    code(1), status: Failed, source: SourceBoth, errors: []string{"src/app.c:3:12: error: use of undeclared identifier 'y'"},
+		},
+		{
+			name:    "ninja",
+			command: "cmake --build build 2>&1 | tail -6",
+			output:  "[1/3] Building C object CMakeFiles/app.dir/src/a.c.o\nFAILED: CMakeFiles/app.dir/src/a.c.o\n/usr/bin/cc -o CMakeFiles/app.dir/src/a.c.o -c /home/u/p/src/a.c\n/home/u/p/src/a.c:3:12: error: use of undeclared identifier 'y'\n1 error generated.\nninja: build stopped: subcommand failed.\n",
+			exit:    code(0), status: Failed, errors: []string{"/home/u/p/src/a.c:3:12: error: use of undeclared identifier 'y'"},
+		},
+		{
+			name:    "gradle test failure",
+			command: "./gradlew test 2>&1 | tail -30",
+			output: `> Task :app:test FAILED
+
+AppTest > testGreeting() FAILED
+    org.opentest4j.AssertionFailedError at AppTest.java:12
+
+2 tests completed, 1 failed
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':app:test'.
+> There were failing tests. See the report at: file:///home/u/p/app/build/reports/tests/test/index.html
+
+* Try:
+> Run with --scan to get full insights.
+
+BUILD FAILED in 3s`,
+			exit: code(0), status: Failed, tool: "gradle test", counts: "2 tests completed, 1 failed",
+			errors: []string{"AppTest > testGreeting() FAILED", "Execution failed for task ':app:test'."},
+		},
+		{
+			name:    "gradle build passes",
+			command: "./gradlew build | tail -3",
+			output:  "BUILD SUCCESSFUL in 5s\n7 actionable tasks: 7 executed\n",
+			exit:    code(0), status: Passed,
+		},
+		{
+			name:    "maven test failure",
+			command: "mvn -q test 2>&1 | tail -40",
+			output: `[INFO] Running com.example.AppTest
+[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.021 s <<< FAILURE! - in com.example.AppTest
+[ERROR] com.example.AppTest.shouldAdd  Time elapsed: 0.005 s  <<< FAILURE!
+org.opentest4j.AssertionFailedError: expected: <4> but was: <5>
+	at com.example.AppTest.shouldAdd(AppTest.java:14)
+
+[INFO]
+[INFO] Results:
+[INFO]
+[ERROR] Failures:
+[ERROR]   AppTest.shouldAdd:14 expected: <4> but was: <5>
+[INFO]
+[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0
+[INFO]
+[INFO] ------------------------------------------------------------------------
+[INFO] BUILD FAILURE
+[INFO] ------------------------------------------------------------------------
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.2:test (default-test) on project app: There are test failures.
+[ERROR] -> [Help 1]`,
+			exit: code(0), status: Failed, tool: "mvn test", counts: "3 tests run, 1 failures, 0 errors, 0 skipped",
+			errors: []string{"org.opentest4j.AssertionFailedError: expected: <4> but was: <5>", "AppTest.shouldAdd:14 expected: <4> but was: <5>"},
+		},
+		{
+			name:    "maven passes",
+			command: "mvn test | tail -5",
+			output:  "[INFO] Tests run: 3, Failures: 0, Errors: 0, Skipped: 0\n[INFO]\n[INFO] ------------------------------------------------------------------------\n[INFO] BUILD SUCCESS\n[INFO] ------------------------------------------------------------------------\n",
+			exit:    code(0), status: Passed,
+		},
+		{
+			name:    "npm script fails, old npm",
+			command: "npm run build 2>&1 | tail -10",
+			output: `> app@1.0.0 build /home/u/app
+> webpack --mode production
+
+npm ERR! code ELIFECYCLE
+npm ERR! errno 1
+npm ERR! app@1.0.0 build: ` + "`webpack --mode production`" + `
+npm ERR! Exit status 1
+npm ERR!
+npm ERR! Failed at the app@1.0.0 build script.`,
+			exit: code(0), status: Failed, tool: "npm run build", errors: []string{"app@1.0.0 build: `webpack --mode production`"},
+		},
+		{
+			name:    "npm script missing, new npm",
+			command: "npm run tset 2>&1 | tail",
+			output:  "npm error Missing script: \"tset\"\nnpm error\nnpm error Did you mean this?\nnpm error   npm test # Test the package\nnpm error\nnpm error To see a list of scripts, run:\nnpm error   npm run\nnpm error A complete log of this run can be found in: /root/.npm/_logs/2024-01-01T00_00_00_000Z-debug-0.log\n",
+			exit:    code(0), status: Failed, errors: []string{`Missing script: "tset"`},
+		},
+		{
+			name:    "esbuild",
+			command: "node assets/build.js 2>&1",
+			output:  "Exit code 1\n✘ [ERROR] Could not resolve \"js/app.js\"\n\n1 error\n",
+			exit:    code(1), status: Failed, source: SourceBoth, errors: []string{`Could not resolve "js/app.js"`},
+		},
+	})
+}
+
+func TestGeneric(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "python script traceback behind tail",
+			command: "python3 scripts/migrate.py 2>&1 | tail -20",
+			output: `Traceback (most recent call last):
+  File "/home/u/p/scripts/migrate.py", line 42, in <module>
+    main()
+  File "/home/u/p/scripts/migrate.py", line 38, in main
+    conn.execute(SQL)
+sqlite3.OperationalError: no such table: users`,
+			exit: code(0), status: Failed, source: SourceOutput,
+			errors: []string{"/home/u/p/scripts/migrate.py:38: sqlite3.OperationalError: no such table: users"},
+		},
+		{
+			name:    "a script prints a summary",
+			command: "./scripts/check.sh | tail -3",
+			output:  "checking links...\nSummary: 3 failed, 12 passed\n",
+			exit:    code(0), status: Failed, counts: "3 failed, 12 passed",
+		},
+		{
+			name:    "zero failures in many spellings",
+			command: "./scripts/ci.sh 2>&1 | tail -5",
+			output:  "0 failed\nTests run: 12, Failures: 0, Errors: 0\nno errors\n12 examples, 0 failures\n",
+			exit:    code(0), status: Passed,
+		},
+		{
+			name:    "ansible's failed=0 is not a failure",
+			command: "./deploy.sh 2>&1 | tail -3",
+			output:  "PLAY RECAP *********************************************************************\nweb1                       : ok=12   changed=3    unreachable=0    failed=0    skipped=2    rescued=0    ignored=0\n",
+			exit:    code(0), status: Unknown, hidden: HiddenPipe,
+		},
+		{
+			name:    "an error line in a script that exited 0",
+			command: "node scripts/sync.js",
+			output:  "Error: connect ECONNREFUSED 127.0.0.1:5432\nretrying in 1s\nsynced 42 rows\n",
+			exit:    code(0), status: Passed, source: SourceExit,
+		},
+		{
+			name:    "the same error line behind a pipe",
+			command: "node scripts/sync.js | tail -3",
+			output:  "Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)\n",
+			exit:    code(0), status: Failed, source: SourceOutput,
+		},
+		{
+			name:    "git output is data",
+			command: "git log --oneline | grep -i fail",
+			output:  "abc1234 Fix FAILED test in parser\ndef5678 make: *** [all] Error 2 when CC unset\n",
+			exit:    code(0), status: Unknown,
+		},
+		{
+			name:    "cat of a log is data",
+			command: "cat /tmp/test.log",
+			output:  "--- FAIL: TestX (0.00s)\nFAIL\texample.com/x\t0.01s\n",
+			exit:    code(0), status: Passed, source: SourceExit,
+		},
+		{
+			name:    "a failing git command keeps its error line",
+			command: "git push 2>&1",
+			output:  "Exit code 128\nfatal: The current branch spotter-gqc has no upstream branch.\nTo push the current branch and set the remote as upstream, use\n\n    git push --set-upstream origin spotter-gqc\n",
+			exit:    code(128), status: Failed, source: SourceExit,
+			errors: []string{"fatal: The current branch spotter-gqc has no upstream branch."},
+		},
+		{
+			name:    "pipefail makes the status the work's",
+			command: "set -o pipefail; go test ./... 2>&1 | tail -3",
+			output:  "ok  \texample.com/a\t0.1s\n",
+			exit:    code(0), status: Passed, source: SourceBoth,
+		},
+		{
+			name:    "set -euo pipefail",
+			command: "set -euo pipefail\nmake test | tail -1",
+			output:  "all good\n",
+			exit:    code(0), status: Passed, source: SourceExit,
+		},
+		{
+			name:    "a later echo hides the status",
+			command: "mix test; echo done",
+			output:  "Finished in 0.1 seconds\n3 tests, 1 failure\ndone\n",
+			exit:    code(0), status: Failed, source: SourceOutput, hidden: HiddenList,
+		},
+		{
+			name:    "|| true hides the status",
+			command: "make test || true",
+			output:  "running...\n",
+			exit:    code(0), status: Unknown, hidden: HiddenOr,
+		},
+		{
+			name:    "&& echo keeps the status",
+			command: "go vet ./... && echo OK",
+			output:  "OK\n",
+			exit:    code(0), status: Passed, source: SourceExit,
+		},
+		{
+			name:    "exit status beats an output that says it passed",
+			command: "mix test",
+			output:  "Exit code 2\n12 tests, 0 failures\n",
+			exit:    code(2), status: Failed, source: SourceExit, counts: "12 tests, 0 failures",
+		},
+		{
+			name:    "no exit status, output tells",
+			command: "go test ./...",
+			output:  "FAIL\texample.com/x\t0.1s\n",
+			exit:    nil, status: Failed, source: SourceOutput,
+		},
+		{
+			name:    "background",
+			command: "mix test 2>&1",
+			output:  "Command running in background with ID: b7636e2. Output is being written to: /tmp/claude-1000/x/tasks/b7636e2.output",
+			exit:    code(0), status: Unknown, source: SourceBackground,
+		},
+		{
+			name:    "rejected",
+			command: "mix phx.server 2>&1 | head -80",
+			output:  "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+			exit:    nil, status: Unknown,
+		},
+		{
+			name:    "truncated output is not silence",
+			command: "go build ./... 2>&1",
+			output:  "... [5804 characters truncated] ...\n",
+			exit:    nil, status: Unknown,
+		},
+	})
+}
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		command, output string
+		exit            *int
+		want            string
+	}{
+		{"mix test --seed 0 2>&1 | tail -30", "Finished in 1.9 seconds\n14 doctests, 297 tests, 11 failures\n", code(0), "exit status hidden by the pipe; output says 14 doctests, 297 tests, 11 failures"},
+		{"pytest -q", "31 passed in 0.2s\n", code(0), "exit 0; 31 passed"},
+		{"make lint", "make: *** [lint] Error 2\n", code(2), "exit 2"},
+		{"go test ./x", "--- FAIL: TestA (0.00s)\nFAIL\n", code(0), "exit 0, but output shows a failure"},
+		{"mix test 2>&1 | tail -5", "Compiling 3 files (.ex)\n", code(0), "exit status hidden by the pipe; output does not say"},
+		{"mix compile 2>&1 | tail -5", "", code(0), "exit status hidden by the pipe; output shows no failure"},
+		{"mix test", "Command running in background with ID: x.", code(0), "started in the background; no outcome yet"},
+		{"git status", "rejected", nil, "no exit code"},
+		{"go test ./... || true", "FAIL\tx\t0.1s\n", code(0), "exit status hidden by ||; output shows a failure"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			if got := Judge(tt.command, tt.output, tt.exit).Line(); got != tt.want {
+				t.Errorf("Line() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOutcomeJSON(t *testing.T) {
+	o := Judge("go test ./... | tail", "--- FAIL: TestA (0.00s)\n    a_test.go:3: no\nFAIL\n", code(0))
+	data, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"status":"failed"`) || !strings.Contains(string(data), `"hidden":"pipe"`) {
+		t.Errorf("JSON %s", data)
+	}
+	var back Outcome
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Status != Failed || back.Line() != o.Line() || !slices.Equal(back.Errors, o.Errors) {
+		t.Errorf("round trip: %+v, want %+v", back, o)
+	}
+}
+
+func TestErrorsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 50 {
+		b.WriteString("src/a.c:")
+		b.WriteString(strconv.Itoa(i + 1))
+		b.WriteString(":1: error: ")
+		b.WriteString(strings.Repeat("é", 300))
+		b.WriteString("\n")
+	}
+	o := Judge("make", b.String(), code(2))
+	if len(o.Errors) != MaxErrors {
+		t.Fatalf("%d errors, want %d", len(o.Errors), MaxErrors)
+	}
+	for _, e := range o.Errors {
+		if len(e) > MaxErrorBytes || !strings.HasSuffix(e, "…") {
+			t.Errorf("error of %d bytes: %q", len(e), e)
+		}
+	}
+}

@@ -1,0 +1,972 @@
+package outcome
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// reading is what one pass over an output found.
+//
+// Markers come in three strengths. A strong marker is a tool's own verdict
+// on the whole run: a summary with counts, "FAIL\tpkg", "BUILD FAILED",
+// "make: *** ... Error 2", a compiler's "file:3:5: error:". A weak failure
+// marker is something that usually means failure but also shows up in the
+// logs of runs that pass: a Python traceback, a panic, an indented
+// "error:", an exception line. Silence is the weakest pass: a compiler or
+// linter whose whole output was seen and holds no diagnostic. A strong
+// failure beats everything, a strong pass beats a weak failure (a passing
+// test suite that logs a traceback passed), and a weak failure beats
+// silence.
+type reading struct {
+	cmd   command
+	key   string // the main work's key
+	quiet bool   // the main work is a check: silence is success
+
+	tool                   string
+	failStrong, failWeak   bool
+	passStrong             bool
+	failCounts, passCounts string
+
+	out   string // the output read, for the last resort of errors
+	errs  []string
+	maven []string // [ERROR] lines, kept when Maven failed
+	last  string   // the last non-blank line that is not a summary
+
+	lines, bytes int
+	truncated    bool // the output says part of it is missing
+
+	// Multi-line state.
+	pend      pending
+	goHeader  bool   // "# pkg" seen: go build errors follow
+	goFail    bool   // inside a "--- FAIL:" block
+	tb        bool   // inside a Python traceback
+	tbLoc     string // its last "File ..., line N"
+	wentWrong bool   // gradle's "* What went wrong:" seen
+	ranTests  bool   // unittest's "Ran N tests" seen
+	mavenFail bool
+	npmLines  int    // npm error lines kept
+	lintFile  string // eslint's current file header
+}
+
+// pending is an error line waiting for its location, which compilers
+// print after the message ("error[E0308]: ..." then " --> src/a.rs:4:5").
+type pending struct {
+	msg  string
+	kind int
+	ttl  int // lines left to wait
+	loc  string
+}
+
+const (
+	pendNone = iota
+	pendDiag
+	pendExUnit
+	pendCredo
+	pendPanic
+)
+
+func read(out string, cmd command) reading {
+	r := reading{cmd: cmd, out: out, bytes: len(out)}
+	if cmd.main >= 0 {
+		w := cmd.works[cmd.main]
+		r.key, r.quiet = w.key, w.kind == checks
+	}
+	for len(out) > 0 {
+		var l string
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			l, out = out[:i], out[i+1:]
+		} else {
+			l, out = out, ""
+		}
+		r.lines++
+		r.line(l)
+	}
+	r.flush()
+	if r.mavenFail || strings.HasPrefix(r.key, "mvn") && r.failStrong {
+		for _, e := range r.maven {
+			r.addErr(e)
+		}
+	}
+	return r
+}
+
+// verdict is what the output says, and whether it says it strongly:
+// only a strong failure overrides an exit status of 0.
+func (r *reading) verdict() (Status, bool) {
+	switch {
+	case r.failStrong:
+		return Failed, true
+	case r.passStrong:
+		return Passed, true
+	case r.failWeak:
+		return Failed, false
+	case r.quiet && r.complete():
+		return Passed, false
+	}
+	return Unknown, false
+}
+
+// complete says whether the output is all the work printed: nothing cut
+// it, and the filters after the work (head, tail) let it all through.
+func (r *reading) complete() bool {
+	if r.truncated {
+		return false
+	}
+	switch r.cmd.shown {
+	case shownAll:
+		return true
+	case shownLines:
+		return r.lines < r.cmd.limit
+	case shownBytes:
+		return r.bytes < r.cmd.limit
+	}
+	return false
+}
+
+// errors returns the error lines of a failed run: those recognised, else
+// the lines that mention an error, else the last line, but none when a
+// summary already says what failed.
+func (r *reading) errors() []string {
+	if len(r.errs) > 0 {
+		return r.errs
+	}
+	if r.failCounts != "" {
+		return nil
+	}
+	// The last resort reads the output again, which is rare enough (a
+	// failure no rule explains) to keep it off the common path.
+	out, n := r.out, 0
+	for out != "" && n < 3 {
+		var l string
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			l, out = out[:i], out[i+1:]
+		} else {
+			l, out = out, ""
+		}
+		if strings.IndexByte(l, 0x1b) >= 0 {
+			l = stripANSI(l)
+		}
+		if mentionsError(l) {
+			r.addErr(l)
+			n++
+		}
+	}
+	if len(r.errs) == 0 && r.last != "" {
+		r.addErr(r.last)
+	}
+	return r.errs
+}
+
+func (r *reading) addErr(s string) {
+	s = clip(strings.TrimSpace(s), MaxErrorBytes)
+	if s == "" || len(r.errs) >= MaxErrors {
+		return
+	}
+	for _, e := range r.errs {
+		if e == s {
+			return
+		}
+	}
+	r.errs = append(r.errs, s)
+}
+
+func (r *reading) fail(strong bool, tool string) {
+	if strong {
+		r.failStrong = true
+	} else {
+		r.failWeak = true
+	}
+	if r.tool == "" {
+		r.tool = tool
+	}
+}
+
+func (r *reading) pass(tool string) {
+	r.passStrong = true
+	if r.tool == "" {
+		r.tool = tool
+	}
+}
+
+// flush emits the pending error, with its location if one came.
+func (r *reading) flush() {
+	p := r.pend
+	r.pend = pending{}
+	if p.kind == pendNone || p.msg == "" && p.loc == "" {
+		return
+	}
+	switch {
+	case p.loc != "" && p.msg != "":
+		r.addErr(p.loc + ": " + p.msg)
+	case p.msg != "":
+		r.addErr(p.msg)
+	}
+}
+
+// line reads one line of output.
+func (r *reading) line(l string) {
+	if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+		// A progress line rewritten in place: keep what was shown last.
+		if i == len(l)-1 {
+			l = l[:i]
+		}
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			l = l[j+1:]
+		}
+	}
+	if strings.IndexByte(l, 0x1b) >= 0 {
+		l = stripANSI(l)
+	}
+	t := strings.TrimSpace(l)
+	if t == "" {
+		if r.pend.kind == pendExUnit || r.pend.kind == pendPanic {
+			r.flush()
+		}
+		return
+	}
+	col0 := l[0] != ' ' && l[0] != '\t'
+	if strings.HasPrefix(t, "... [") && strings.HasSuffix(t, "] ...") || strings.HasPrefix(t, "<persisted-output>") || strings.HasPrefix(t, "[Output truncated") {
+		r.truncated = true
+		return
+	}
+	if strings.ContainsAny(t, "0123456789") {
+		if norm, failed, ok := countsLine(t); ok {
+			r.flush()
+			if failed {
+				r.fail(true, "")
+				r.failCounts = norm
+			} else {
+				r.pass("")
+				r.passCounts = norm
+			}
+			r.familyOfSummary(t)
+			return
+		}
+	}
+	if r.pending(t) {
+		return
+	}
+	r.last = t
+	r.marker(l, t, col0)
+}
+
+// pending feeds a line to the error waiting for its location or message,
+// and says whether the line was used up: a location line is, a message
+// line is not.
+func (r *reading) pending(t string) bool {
+	p := &r.pend
+	if p.kind == pendNone {
+		return false
+	}
+	p.ttl--
+	switch p.kind {
+	case pendDiag:
+		// "└─ lib/a.ex:3:14: Foo.f/0" (Elixir), "--> src/a.rs:4:5" (Rust).
+		for _, arrow := range []string{"└─ ", "--> ", "┌─ "} {
+			if rest, ok := strings.CutPrefix(t, arrow); ok {
+				if loc, _, ok := fileLine(rest); ok {
+					p.loc = loc
+					r.flush()
+					return true
+				}
+			}
+		}
+	case pendExUnit:
+		// "  1) test name (Module)", then "test/a_test.exs:12", then the
+		// message.
+		if p.loc == "" {
+			if loc, rest, ok := fileLine(t); ok && rest == "" {
+				p.loc = loc
+				return true
+			}
+		} else if !strings.HasPrefix(t, "code:") && !strings.HasPrefix(t, "stacktrace:") {
+			// The message is read, not used up: it may be a marker too.
+			p.msg += ": " + t
+			r.flush()
+			return false
+		}
+	case pendCredo:
+		// "┃ [R] ↘ message" then "┃       lib/a.ex:91:5 #(Mod.fun)".
+		if rest, ok := strings.CutPrefix(t, "┃"); ok {
+			if loc, _, ok := fileLine(strings.TrimSpace(rest)); ok {
+				p.loc = loc
+				r.flush()
+				return true
+			}
+		}
+	case pendPanic:
+		// Rust since 1.73: "thread 'x' panicked at src/lib.rs:10:9:" and
+		// the message on the next line.
+		p.msg = t
+		r.flush()
+		return false
+	}
+	if p.ttl <= 0 {
+		r.flush()
+	}
+	return false
+}
+
+// marker reads the lines that are not count summaries, and says whether
+// it recognised the line.
+func (r *reading) marker(l, t string, col0 bool) bool {
+	// Go.
+	switch {
+	case t == "FAIL" || strings.HasPrefix(l, "FAIL\t"):
+		r.fail(true, "go test")
+		r.goFail = false
+		return true
+	case t == "PASS":
+		r.pass("go test")
+		r.goFail = false
+		return true
+	case strings.HasPrefix(t, "--- FAIL: "):
+		r.fail(true, "go test")
+		r.goFail = true
+		return true
+	case strings.HasPrefix(t, "--- PASS: ") || strings.HasPrefix(t, "--- SKIP: ") || strings.HasPrefix(t, "=== "):
+		r.goFail = false
+		return true
+	case col0 && goOK(l):
+		r.pass("go test")
+		r.goFail = false
+		return true
+	case col0 && goHeader(t):
+		// "# example.com/pkg" or "# example.com/pkg [example.com/pkg.test]":
+		// go build's header before its errors.
+		r.goHeader = true
+		return true
+	}
+	if r.goFail && !col0 {
+		if loc, _, ok := fileLine(t); ok && strings.Contains(loc, ".go:") {
+			r.addErr(t)
+			return true
+		}
+	}
+	if col0 && (r.goHeader || r.quiet) {
+		if _, rest, ok := fileLine(t); ok && !isNote(rest) {
+			// go build and vet, and any checker's "file:line: message".
+			r.fail(true, "")
+			r.addErr(t)
+			return true
+		}
+	}
+
+	// Compilers: "file:3:5: error: ...", "file(3,5): error TS2322: ...".
+	if loc, rest, ok := fileLine(t); ok {
+		if strings.HasPrefix(rest, "error") || strings.HasPrefix(rest, "fatal error") || strings.HasPrefix(rest, "Error:") {
+			r.fail(true, "")
+			r.addErr(t)
+			return true
+		}
+		if col0 && isException(rest) { // pytest's "tests/a.py:12: AssertionError"
+			r.addErr(loc + ": " + rest)
+			return true
+		}
+	}
+	if i := strings.Index(t, "error TS"); i >= 0 && i+8 < len(t) && t[i+8] >= '0' && t[i+8] <= '9' {
+		r.fail(true, "tsc")
+		r.addErr(t)
+		return true
+	}
+	if strings.HasPrefix(t, "error[E") || col0 && strings.HasPrefix(t, "error: ") {
+		// rustc and cargo, clang's driver, ld: the location follows.
+		r.fail(true, "")
+		r.startPending(pendDiag, t, 4)
+		return true
+	}
+	if strings.HasPrefix(t, "error: ") {
+		// Elixir's diagnostics, indented, with "└─ file:line" below.
+		r.fail(false, "")
+		r.startPending(pendDiag, t, 12)
+		return true
+	}
+
+	// Build tools.
+	switch {
+	case strings.HasPrefix(t, "BUILD SUCCESSFUL"):
+		r.pass("gradle")
+		return true
+	case t == "[INFO] BUILD SUCCESS":
+		r.pass("mvn")
+		return true
+	case strings.HasPrefix(t, "BUILD FAILED") || strings.HasPrefix(t, "FAILURE: Build failed") || strings.HasPrefix(t, "Execution failed for task"):
+		r.fail(true, "gradle")
+		if strings.HasPrefix(t, "Execution failed") {
+			r.addErr(t)
+		}
+		return true
+	case t == "[INFO] BUILD FAILURE":
+		r.fail(true, "mvn")
+		r.mavenFail = true
+		return true
+	case strings.HasPrefix(t, "[ERROR] "):
+		if e := strings.TrimSpace(t[len("[ERROR] "):]); e != "" && !mavenNoise(e) {
+			r.maven = append(r.maven, e)
+		}
+		return true
+	case t == "* What went wrong:":
+		r.wentWrong = true
+		return true
+	case r.wentWrong:
+		r.wentWrong = false
+		r.addErr(t)
+		return true
+	case col0 && makeError(t):
+		r.fail(true, "make")
+		r.addErr(t)
+		return true
+	case col0 && (strings.HasPrefix(t, "npm ERR!") || strings.HasPrefix(t, "npm error")):
+		r.fail(true, "npm")
+		e := strings.TrimPrefix(strings.TrimPrefix(t, "npm ERR!"), "npm error")
+		if e = strings.TrimSpace(e); e != "" && !npmNoise(e) && r.npmLines < 2 {
+			// npm's first lines say what went wrong; the rest is advice.
+			r.npmLines++
+			r.addErr(e)
+		}
+		return true
+	case strings.HasPrefix(t, "ninja: build stopped"):
+		r.fail(true, "ninja")
+		return true
+	case strings.HasPrefix(t, "✘ [ERROR] "):
+		r.fail(true, "esbuild")
+		r.addErr(t[len("✘ [ERROR] "):])
+		return true
+	case strings.HasPrefix(t, "Finished ") && strings.Contains(t, "target(s) in") && r.quiet && strings.HasPrefix(r.key, "cargo "):
+		r.pass("cargo")
+		return true
+	}
+
+	// Test runners.
+	switch {
+	case exunitFailure(t):
+		r.fail(true, "mix test")
+		r.flush()
+		name := t[strings.IndexByte(t, ')')+2:]
+		if i := strings.LastIndex(name, " ("); i > 0 {
+			name = name[:i]
+		}
+		r.pend = pending{kind: pendExUnit, msg: name, ttl: 6}
+		return true
+	case strings.HasPrefix(t, "FAILED ") || t == "FAILED":
+		r.fail(true, "pytest")
+		if !strings.HasPrefix(t, "FAILED (") && len(t) > 7 {
+			r.addErr(t[len("FAILED "):])
+		}
+		return true
+	case strings.HasPrefix(t, "ERROR ") && (strings.Contains(t, "::") || strings.Contains(t, ".py")):
+		r.fail(true, "pytest")
+		r.addErr(t[len("ERROR "):])
+		return true
+	case failFile(t):
+		// jest's "FAIL src/a.test.js", vitest's "FAIL  src/a.test.ts > suite > name".
+		r.fail(true, "")
+		if strings.Contains(t, " > ") {
+			r.addErr(strings.TrimSpace(t[len("FAIL "):]))
+		}
+		return true
+	case failedSuffix(t):
+		// pytest -v, cargo test's "test x ... FAILED", gradle's "T > t FAILED".
+		r.fail(true, "")
+		r.addErr(t)
+		return true
+	case strings.Contains(t, "<<< FAILURE!") || strings.Contains(t, "<<< ERROR!"):
+		r.fail(true, "mvn")
+		r.mavenFail = true
+	case strings.HasPrefix(t, "rspec ./") && strings.Contains(t, " # "):
+		// rspec's "rspec ./spec/a_spec.rb:10 # User#name returns the name"
+		r.fail(true, "rspec")
+		r.addErr(t[len("rspec "):])
+		return true
+	case strings.HasPrefix(t, "● ") && strings.Contains(t, " › "):
+		r.addErr(t[len("● "):])
+		return true
+	case strings.HasPrefix(t, "Ran ") && strings.Contains(t, " test") && strings.Contains(t, " in "):
+		r.ranTests = true
+		return true
+	case r.ranTests && (t == "OK" || strings.HasPrefix(t, "OK (")):
+		r.pass("unittest")
+		return true
+	}
+
+	// Linters and checkers.
+	switch {
+	case strings.Contains(t, "mods/funs, found "):
+		what := strings.TrimRight(strings.TrimSpace(t[strings.Index(t, "found ")+len("found "):]), ".")
+		if what == "no issues" {
+			r.pass("credo")
+			r.passCounts = what
+		} else {
+			r.fail(true, "credo")
+			r.failCounts = what
+		}
+		return true
+	case strings.HasPrefix(t, "┃ [") && len(t) > 6 && t[len("┃ [")+1] == ']':
+		if strings.HasPrefix(r.key, "mix credo") {
+			r.fail(true, "credo")
+		}
+		msg := strings.TrimSpace(t[len("┃ "):])
+		for _, a := range []string{"↘", "↗", "→", "↑", "↓"} {
+			msg = strings.Replace(msg, "] "+a+" ", "] ", 1)
+		}
+		r.startPending(pendCredo, msg, 3)
+		return true
+	case t == "done (passed successfully)":
+		r.pass("dialyzer")
+		return true
+	case t == "done (warnings were emitted)":
+		r.fail(true, "dialyzer")
+		return true
+	case strings.HasPrefix(t, "Halting VM with exit status "):
+		if t != "Halting VM with exit status 0" {
+			r.fail(true, "")
+		}
+		return true
+	case strings.HasPrefix(t, "Success: no issues found"), t == "All checks passed!", strings.HasPrefix(t, "All matched files use Prettier"):
+		r.pass("")
+		return true
+	case strings.HasPrefix(t, "would reformat ") || strings.HasPrefix(t, "Oh no! ") || strings.HasPrefix(t, "[warn] Code style issues"):
+		r.fail(true, "")
+		r.addErr(t)
+		return true
+	case r.quiet && strings.Contains(t, "syntax error"):
+		r.fail(true, "")
+		r.addErr(t)
+		return true
+	case lintError(t):
+		r.fail(true, "eslint")
+		r.addErr(r.lintFile + ":" + lintLocation(t))
+		return true
+	case col0 && looksLikeSourcePath(t):
+		r.lintFile = t
+	}
+
+	// Elixir and Mix.
+	switch {
+	case col0 && strings.HasPrefix(t, "** ("):
+		strong := false
+		for _, p := range []string{"** (Mix)", "** (CompileError)", "** (SyntaxError)", "** (TokenMissingError)", "** (MismatchedDelimiterError)"} {
+			strong = strong || strings.HasPrefix(t, p)
+		}
+		r.fail(strong, "")
+		r.addErr(t)
+		return true
+	case strings.HasPrefix(t, "== Compilation error in file"):
+		r.fail(true, "")
+		return true
+	case col0 && strings.HasPrefix(t, "Compilation failed"):
+		r.fail(true, "")
+		r.addErr(t)
+		return true
+	}
+
+	// Crashes, in any language.
+	switch {
+	case strings.HasPrefix(t, "Traceback (most recent call last):"):
+		r.fail(false, "")
+		r.tb, r.tbLoc = true, ""
+		return true
+	case r.tb && strings.HasPrefix(t, "File \""):
+		// File "a.py", line 12, in f
+		rest := t[len("File \""):]
+		if q := strings.IndexByte(rest, '"'); q > 0 {
+			if ln, ok := strings.CutPrefix(rest[q+1:], ", line "); ok {
+				n := 0
+				for n < len(ln) && ln[n] >= '0' && ln[n] <= '9' {
+					n++
+				}
+				r.tbLoc = rest[:q] + ":" + ln[:n]
+			}
+		}
+		return true
+	case r.tb && col0 && !strings.HasPrefix(t, "During handling") && !strings.HasPrefix(t, "The above exception"):
+		r.tb = false
+		if r.tbLoc != "" {
+			r.addErr(r.tbLoc + ": " + t)
+		} else {
+			r.addErr(t)
+		}
+		return true
+	case col0 && strings.HasPrefix(t, "panic: "):
+		r.fail(false, "")
+		r.addErr(t)
+		return true
+	case strings.HasPrefix(t, "thread '") && strings.Contains(t, "' panicked at "):
+		r.fail(false, "")
+		at := t[strings.Index(t, "' panicked at ")+len("' panicked at "):]
+		if strings.HasSuffix(at, ":") {
+			r.flush()
+			r.pend = pending{kind: pendPanic, loc: strings.TrimSuffix(at, ":"), ttl: 1}
+		} else {
+			r.addErr(t)
+		}
+		return true
+	case col0 && isException(t):
+		// "TypeError: x is not a function", "Error: Build failed with 1 error:"
+		r.fail(false, "")
+		r.addErr(t)
+		return true
+	case strings.Contains(t, "Segmentation fault") || strings.Contains(t, "core dumped"):
+		r.fail(false, "")
+		r.addErr(t)
+		return true
+	}
+	return false
+}
+
+func (r *reading) startPending(kind int, msg string, ttl int) {
+	r.flush()
+	r.pend = pending{kind: kind, msg: msg, ttl: ttl}
+}
+
+// familyOfSummary names the tool from the shape of its summary line.
+func (r *reading) familyOfSummary(t string) {
+	if r.tool != "" {
+		return
+	}
+	switch {
+	case strings.HasPrefix(t, "test result:"):
+		r.tool = "cargo test"
+	case strings.HasPrefix(t, "Tests:") || strings.HasPrefix(t, "Test Suites:"):
+		r.tool = "jest"
+	case strings.HasPrefix(strings.TrimSpace(t), "Test Files"):
+		r.tool = "vitest"
+	case strings.HasPrefix(t, "=") && strings.Contains(t, " in ") && (strings.Contains(t, "passed") || strings.Contains(t, "failed") || strings.Contains(t, "error")):
+		r.tool = "pytest"
+	case strings.HasPrefix(t, "Found "):
+		r.tool = "tsc"
+	case strings.HasPrefix(t, "✖"):
+		r.tool = "eslint"
+	case strings.Contains(t, " examples, "):
+		r.tool = "rspec"
+	case strings.Contains(t, " tests, ") && strings.Contains(t, " failure"):
+		r.tool = "ExUnit"
+	}
+}
+
+// goOK reads go test's "ok  \texample.com/pkg\t0.012s", with "(cached)"
+// or "[no tests to run]" in place of the time.
+func goOK(l string) bool {
+	rest, ok := strings.CutPrefix(l, "ok")
+	if !ok || rest == "" || rest[0] != ' ' && rest[0] != '\t' {
+		return false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 2 {
+		return false
+	}
+	d := f[1]
+	return d == "(cached)" || d == "[no" || isDuration(d)
+}
+
+// fileLine reads "path:line", "path:line:col" or "path(line,col)" at the
+// start of s and returns it as "path:line[:col]" with what follows the
+// location's ": " (or ":"). The path has no spaces and holds a "." or a
+// "/": "lib/a.ex:3", "main.c:3:5", "src/a.ts(3,5)".
+func fileLine(s string) (loc, rest string, ok bool) {
+	end := strings.IndexAny(s, " \t")
+	word := s
+	if end >= 0 {
+		word = s[:end]
+	}
+	// path(line,col): msbuild, tsc.
+	if p := strings.IndexByte(word, '('); p > 0 {
+		if q := strings.IndexByte(word[p:], ')'); q > 0 {
+			inner := word[p+1 : p+q]
+			ln, col, _ := strings.Cut(inner, ",")
+			if isDigits(ln) && (col == "" || isDigits(col)) && pathLike(word[:p]) {
+				loc = word[:p] + ":" + ln
+				if col != "" {
+					loc += ":" + col
+				}
+				rest = strings.TrimPrefix(s[p+q+1:], ":")
+				return loc, strings.TrimSpace(rest), true
+			}
+		}
+	}
+	for i := 0; i < len(word); i++ {
+		if word[i] != ':' {
+			continue
+		}
+		j := i + 1
+		for j < len(word) && word[j] >= '0' && word[j] <= '9' {
+			j++
+		}
+		if j == i+1 {
+			if i+2 < len(word) && word[i+1] == '/' && word[i+2] == '/' {
+				return "", "", false // a URL
+			}
+			continue
+		}
+		if !pathLike(word[:i]) {
+			return "", "", false
+		}
+		// An optional column.
+		k := j
+		if k+1 < len(word) && word[k] == ':' && word[k+1] >= '0' && word[k+1] <= '9' {
+			k++
+			for k < len(word) && word[k] >= '0' && word[k] <= '9' {
+				k++
+			}
+		}
+		if k < len(word) && word[k] != ':' {
+			return "", "", false // "a.go:12abc"
+		}
+		loc = word[:k]
+		rest = s[k:]
+		rest = strings.TrimPrefix(rest, ":")
+		return loc, strings.TrimSpace(rest), true
+	}
+	return "", "", false
+}
+
+func pathLike(p string) bool {
+	if p == "" || len(p) > 300 {
+		return false
+	}
+	if !strings.ContainsAny(p, "./") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '"' || c == '\'' || c == '(' || c == ')' || c == '[' || c == ']' || c == '<' || c == '>' || c == '=' || c == ',' || c == '{' || c == '}' {
+			return false
+		}
+	}
+	return true
+}
+
+// isNote says whether a diagnostic is not an error.
+func isNote(rest string) bool {
+	for _, p := range []string{"warning", "Warning", "note", "info", "hint", "In function", "In member function", "At top level"} {
+		if strings.HasPrefix(rest, p) {
+			return true
+		}
+	}
+	return rest == ""
+}
+
+// isException reads "ValueError: msg", "TypeError: msg", "Error: msg",
+// "java.lang.IllegalStateException: msg", "AssertionError".
+func isException(t string) bool {
+	name, _, found := strings.Cut(t, ":")
+	if name == "" || !found && strings.ContainsAny(t, " \t") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	if last == "" || last[0] < 'A' || last[0] > 'Z' {
+		return false
+	}
+	return strings.HasSuffix(last, "Error") || strings.HasSuffix(last, "Exception")
+}
+
+// goHeader reads go build's "# example.com/pkg", maybe followed by
+// " [example.com/pkg.test]".
+func goHeader(t string) bool {
+	rest, ok := strings.CutPrefix(t, "# ")
+	if !ok || rest == "" {
+		return false
+	}
+	pkg, after, _ := strings.Cut(rest, " ")
+	return pkg != "" && (after == "" || strings.HasPrefix(after, "[") && strings.HasSuffix(after, "]"))
+}
+
+// failFile reads jest's "FAIL src/a.test.js" and vitest's
+// "FAIL  src/a.test.ts > suite > name".
+func failFile(t string) bool {
+	rest, ok := strings.CutPrefix(t, "FAIL ")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSpace(rest)
+	file, _, _ := strings.Cut(rest, " ")
+	return strings.ContainsAny(file, "./")
+}
+
+// exunitFailure reads ExUnit's "  1) test name (Module)", and its doctest
+// and property forms.
+func exunitFailure(t string) bool {
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 || !strings.HasSuffix(t, ")") {
+		return false
+	}
+	rest := t[i:]
+	return strings.HasPrefix(rest, ") test ") || strings.HasPrefix(rest, ") doctest ") || strings.HasPrefix(rest, ") property ")
+}
+
+// makeError reads "make: *** [Makefile:3: all] Error 2" and
+// "make[1]: *** No rule to make target 'x'.".
+func makeError(t string) bool {
+	for _, p := range []string{"make", "gmake"} {
+		rest, ok := strings.CutPrefix(t, p)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(rest, "[") {
+			if i := strings.IndexByte(rest, ']'); i > 0 && isDigits(rest[1:i]) {
+				rest = rest[i+1:]
+			}
+		}
+		if strings.HasPrefix(rest, ": *** ") {
+			return true
+		}
+	}
+	return false
+}
+
+// lintError reads eslint's stylish "  3:5  error  'x' is not defined  no-undef".
+func lintError(t string) bool {
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(t) || t[i] != ':' {
+		return false
+	}
+	j := i + 1
+	for j < len(t) && t[j] >= '0' && t[j] <= '9' {
+		j++
+	}
+	if j == i+1 {
+		return false
+	}
+	rest := strings.TrimLeft(t[j:], " \t")
+	return len(rest) < len(t[j:]) && strings.HasPrefix(rest, "error ")
+}
+
+// lintLocation turns "3:5  error  msg  rule" into "3:5: msg  rule".
+func lintLocation(t string) string {
+	loc, rest, _ := strings.Cut(t, " ")
+	rest = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "error"))
+	return loc + ": " + rest
+}
+
+// looksLikeSourcePath reads a line that is only a file path, as eslint
+// prints before a file's problems.
+func looksLikeSourcePath(t string) bool {
+	if strings.ContainsAny(t, " \t:") || !strings.Contains(t, "/") {
+		return false
+	}
+	dot := strings.LastIndexByte(t, '.')
+	return dot > strings.LastIndexByte(t, '/') && dot < len(t)-1
+}
+
+func mavenNoise(e string) bool {
+	if strings.HasPrefix(e, "Tests run:") || strings.HasSuffix(e, ":") {
+		return true // summaries (read as counts) and section headers
+	}
+	for _, p := range []string{"-> [Help", "To see the full stack trace", "Re-run Maven", "For more information about", "[Help 1]", "After correcting the problems", "mvn <args>"} {
+		if strings.Contains(e, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func npmNoise(e string) bool {
+	for _, p := range []string{"A complete log of this run", "code ", "errno ", "path ", "workspace ", "location ", "syscall ", "command sh ", "Lifecycle script", "This is probably not a problem", "Failed at the", "Did you mean", "To see a list", "Exit status"} {
+		if strings.HasPrefix(e, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// failedSuffix reads a test line that ends in FAILED: pytest -v's
+// "tests/a.py::test_b FAILED   [ 50%]", cargo's "test a::b ... FAILED",
+// gradle's "AppTest > testX() FAILED".
+func failedSuffix(t string) bool {
+	i := strings.LastIndex(t, " FAILED")
+	if i <= 0 {
+		return false
+	}
+	rest := strings.TrimSpace(t[i+len(" FAILED"):])
+	return rest == "" || rest[0] == '['
+}
+
+// mentionsError is the last resort for a failure nothing else explains.
+func mentionsError(t string) bool {
+	for _, w := range []string{"error", "fatal", "cannot", "not found", "no such file", "denied", "exception"} {
+		if containsFold(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold is strings.Contains ignoring ASCII case, for a lowercase
+// needle, without allocating.
+func containsFold(s, lower string) bool {
+	n := len(lower)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for j < n {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+// stripANSI removes terminal escape sequences (colours, cursor moves).
+func stripANSI(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != 0x1b {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == ']' { // OSC, to BEL or ST
+			j := i + 2
+			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+				j++
+			}
+			if j < len(s) && s[j] == 0x1b {
+				j++
+			}
+			i = j
+			continue
+		}
+		i++ // a two-byte escape
+	}
+	return b.String()
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
