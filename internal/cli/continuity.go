@@ -34,14 +34,14 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	r := &hook.Runner{Keeper: k, Stdin: a.Stdin, Stdout: a.Stdout, Stderr: a.Stderr, Getenv: a.Getenv, Now: a.Now,
 		Dir: k.State.Dir, Fallback: fallback}
 	if kerr == nil && k.State.Dir != fallback {
+		k.OtherStateDirs = []string{fallback}
 		if err := state.Usable(k.State.Dir); err != nil && state.UsableFallback(fallback) == nil {
 			kerr = fmt.Errorf("state directory %s cannot be written (%v); using %s", k.State.Dir, err, fallback)
+			k.OtherStateDirs = []string{k.State.Dir}
 			k.State.Dir, r.Dir = fallback, fallback
 		}
 	}
-	if kerr != nil {
-		hook.NoteFallback(r, args[0], kerr)
-	}
+	r.FallbackReason = kerr
 	// A hook's stderr is not read by anyone: warnings go to the log.
 	k.Warn = r.LogWriter(args[0])
 	r.Run(ctx, args[0])

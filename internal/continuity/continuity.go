@@ -30,9 +30,12 @@ import (
 
 // Keeper holds what the operations need; build it once per process.
 type Keeper struct {
-	State    state.Store
-	DBPath   string
-	Settings meter.Settings
+	State state.Store
+	// OtherStateDirs are state directories hooks may have used instead of
+	// State's (the fallback): what they record of restores counts too.
+	OtherStateDirs []string
+	DBPath         string
+	Settings       meter.Settings
 	// RestoreBudget is the restore's size in tokens.
 	RestoreBudget int
 	// TicketPrefixes are extra ticket id prefixes (CAIRN_TICKET_PREFIXES).

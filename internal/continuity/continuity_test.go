@@ -19,26 +19,53 @@ func TestLatest(t *testing.T) {
 	tests := []struct {
 		name string
 		s    transcript.Session
-		done []string
 		want string // key, "" for none
 	}{
-		{"nothing", transcript.Session{Turns: []transcript.Turn{turn(1, 1000), turn(2, 2000)}}, nil, ""},
-		{"boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000)}, Compactions: []transcript.Compaction{boundary}}, nil, "c1"},
-		{"boundary restored", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000)}, Compactions: []transcript.Compaction{boundary}}, []string{"c1"}, ""},
+		{"nothing", transcript.Session{Turns: []transcript.Turn{turn(1, 1000), turn(2, 2000)}}, ""},
+		{"boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000)}, Compactions: []transcript.Compaction{boundary}}, "c1"},
 		// Issue 8: an older compaction the session never had restored is
-		// superseded by the newer one, restored or not.
-		{"only the latest", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000), turn(7, 5000)}, Compactions: []transcript.Compaction{boundary, second}}, []string{"c2"}, ""},
-		{"latest of two", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000), turn(7, 5000)}, Compactions: []transcript.Compaction{boundary, second}}, nil, "c2"},
-		{"drop without boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000)}}, nil, "d2"},
-		{"drop restored", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000)}}, []string{"d2"}, ""},
-		{"drop before the boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000), turn(4, 9000)}, Compactions: []transcript.Compaction{{Line: 3, TurnsBefore: 2}}}, []string{"c1"}, ""},
-		{"small drop", transcript.Session{Turns: []transcript.Turn{turn(1, 15000), turn(2, 3000)}}, nil, ""},
+		// superseded by the newer one.
+		{"the latest of two", transcript.Session{Turns: []transcript.Turn{turn(1, 160000), turn(4, 9000), turn(7, 5000)}, Compactions: []transcript.Compaction{boundary, second}}, "c2"},
+		{"drop without boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000)}}, "d2"},
+		{"drop before the boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(2, 30000), turn(4, 9000)}, Compactions: []transcript.Compaction{{Line: 3, TurnsBefore: 2}}}, "c1"},
+		{"drop after the boundary", transcript.Session{Turns: []transcript.Turn{turn(1, 150000), turn(4, 90000), turn(5, 9000)}, Compactions: []transcript.Compaction{{Line: 3, TurnsBefore: 1}}}, "d3"},
+		{"small drop", transcript.Session{Turns: []transcript.Turn{turn(1, 15000), turn(2, 3000)}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, ok := latest(&tt.s, tt.done)
+			d, ok := latest(&tt.s)
 			if got := map[bool]string{true: d.Key, false: ""}[ok]; got != tt.want {
 				t.Errorf("latest = %q (%v), want %q", d.Key, ok, tt.want)
+			}
+		})
+	}
+}
+
+// What reached the model: the transcript's word where the client writes
+// it, the record's otherwise; never a third time.
+func TestReached(t *testing.T) {
+	comp := []transcript.Compaction{{Line: 10, TurnsBefore: 3}}
+	turns := func(n int) []transcript.Turn { return make([]transcript.Turn, n) }
+	tests := []struct {
+		name   string
+		s      transcript.Session
+		record []sent
+		at     string
+		want   bool
+	}{
+		{"nothing", transcript.Session{Compactions: comp, Turns: turns(4)}, nil, AtPrompt, false},
+		{"recorded, client writes no answers", transcript.Session{Compactions: comp, Turns: turns(6)}, []sent{{"c1", 3}}, AtPrompt, true},
+		{"confirmed by the transcript", transcript.Session{Compactions: comp, Turns: turns(6), HookAnswers: true, RestoreLines: []int{12}}, nil, AtPrompt, true},
+		{"a restore line before the boundary is not this one", transcript.Session{Compactions: comp, Turns: turns(6), HookAnswers: true, RestoreLines: []int{8}}, []sent{{"c1", 3}}, AtPrompt, false},
+		{"recorded, no reply since: in flight", transcript.Session{Compactions: comp, Turns: turns(3), HookAnswers: true}, []sent{{"c1", 3}}, AtTool, true},
+		{"recorded, a reply since, not in the transcript: thrown away", transcript.Session{Compactions: comp, Turns: turns(4), HookAnswers: true}, []sent{{"c1", 3}}, AtPrompt, false},
+		{"delivered twice already", transcript.Session{Compactions: comp, Turns: turns(9), HookAnswers: true}, []sent{{"c1", 3}, {"c1", 5}}, AtPrompt, true},
+		{"at SessionStart the record decides", transcript.Session{Compactions: comp, Turns: turns(9), HookAnswers: true}, []sent{{"c1", 3}}, AtSessionStart, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := reached(&tt.s, tt.record, "c1", tt.at); got != tt.want {
+				t.Errorf("reached = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
@@ -35,31 +35,49 @@ const restoredMagic = "cairn-restored 1\n"
 
 func (k *Keeper) restoredFile(path string) string { return k.State.File(path) + ".restored" }
 
-// delivered reads the keys of the restores delivered to the session; ok
-// is false when there is no record at all (a state directory new to this
-// session).
-func (k *Keeper) delivered(path string) (keys []string, ok bool) {
-	data, err := os.ReadFile(k.restoredFile(path))
-	if err != nil {
-		return nil, false
-	}
-	return parseRestored(string(data)), true
+// sent is one restore in the record: its key, and how many turns the
+// session had when it was written to the hook's stdout.
+type sent struct {
+	key   string
+	turns int
 }
 
-func parseRestored(data string) []string {
-	var keys []string
-	for _, l := range strings.Split(data, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "cairn-restored") {
-			keys = append(keys, l)
+// delivered reads the record of the restores delivered to the session, in
+// the state directory and in the others the hooks may have used; ok is
+// false when there is no record anywhere (a state directory new to this
+// session).
+func (k *Keeper) delivered(path string) (record []sent, ok bool) {
+	for _, dir := range append([]string{k.State.Dir}, k.OtherStateDirs...) {
+		data, err := os.ReadFile(state.Store{Dir: dir}.File(path) + ".restored")
+		if err == nil {
+			record, ok = append(record, parseRestored(string(data))...), true
 		}
 	}
-	return keys
+	return record, ok
+}
+
+func parseRestored(data string) []sent {
+	var record []sent
+	for _, l := range strings.Split(data, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 || f[0] == "cairn-restored" {
+			continue
+		}
+		r := sent{key: f[0], turns: -1}
+		if len(f) > 1 {
+			if n, err := strconv.Atoi(f[1]); err == nil {
+				r.turns = n
+			}
+		}
+		record = append(record, r)
+	}
+	return record
 }
 
 // delivery is the held lock on a session's restore record.
 type delivery struct {
-	f    *os.File
-	keys []string
+	f      *os.File
+	record []sent
 	// fresh is set when the record did not exist before this call.
 	fresh bool
 }
@@ -101,22 +119,20 @@ func (k *Keeper) lockDelivery(path string) (*delivery, error) {
 			f.Truncate(0)
 		}
 	}
-	d.f, d.keys = f, parseRestored(string(data))
+	d.f, d.record = f, parseRestored(string(data))
 	return d, nil
 }
 
-func (d *delivery) has(key string) bool { return slices.Contains(d.keys, key) }
-
-// add records key as delivered.
-func (d *delivery) add(key string) error {
+// add records key as delivered at turns.
+func (d *delivery) add(key string, turns int) error {
 	end, err := d.f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return err
 	}
-	if _, err := d.f.WriteAt([]byte(key+"\n"), end); err != nil {
+	if _, err := d.f.WriteAt([]byte(key+" "+strconv.Itoa(turns)+"\n"), end); err != nil {
 		return err
 	}
-	d.keys = append(d.keys, key)
+	d.record = append(d.record, sent{key, turns})
 	return nil
 }
 

@@ -74,28 +74,17 @@ func underWay(s *transcript.Session, p *pending) Detected {
 // fall of the context after it that no boundary explains. Only the latest
 // counts: the restore of an older compaction, after a newer one, would be
 // stale.
-func latest(s *transcript.Session, done []string) (Detected, bool) {
+func latest(s *transcript.Session) (Detected, bool) {
 	after := 0
 	if n := len(s.Compactions); n > 0 {
 		c := s.Compactions[n-1]
 		after = c.Line
 		if d, ok := drop(s, after); ok {
-			return d, !contains(done, d.Key)
+			return d, true
 		}
-		key := boundaryKey(n)
-		return Detected{Key: key, Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}, !contains(done, key)
+		return Detected{Key: boundaryKey(n), Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens}, true
 	}
-	d, ok := drop(s, after)
-	return d, ok && !contains(done, d.Key)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+	return drop(s, after)
 }
 
 // drop finds the latest sharp fall of the context between two replies
@@ -156,9 +145,11 @@ func (k *Keeper) restore(ctx context.Context, project, path, at string, s *trans
 		if len(s.Compactions) == 0 && len(s.Turns) < 2 {
 			return false, nil
 		}
-		done, _ := k.delivered(path)
 		var ok bool
-		if d, ok = latest(s, done); !ok {
+		if d, ok = latest(s); !ok {
+			return false, nil
+		}
+		if record, _ := k.delivered(path); reached(s, record, d.Key, at) {
 			return false, nil
 		}
 		p = k.loadPending(path)
@@ -179,12 +170,13 @@ func (k *Keeper) restore(ctx context.Context, project, path, at string, s *trans
 	}
 	if dl != nil {
 		defer dl.release()
-		if dl.has(d.Key) {
+		record, _ := k.delivered(path) // this directory's, read under the lock, and the others'
+		if reached(s, record, d.Key, at) {
 			return false, nil
 		}
-		if dl.fresh && k.claimedInDB(ctx, s, path, d.Key) {
+		if len(record) == 0 && k.claimedInDB(ctx, s, path, d.Key) {
 			// A record lost with a state directory: the database kept it.
-			dl.add(d.Key)
+			dl.add(d.Key, s.NumTurns())
 			return false, nil
 		}
 	}
@@ -196,6 +188,7 @@ func (k *Keeper) restore(ctx context.Context, project, path, at string, s *trans
 	if g := k.Guidance(project); g != "" {
 		text = strings.TrimSpace(text + "\n\n" + g)
 	}
+	k.rearm(path) // the context fell: the levels fire again
 	if err := deliver(text); err != nil {
 		return false, fmt.Errorf("deliver the restore of %s: %w", d.Key, err)
 	}
@@ -203,14 +196,62 @@ func (k *Keeper) restore(ctx context.Context, project, path, at string, s *trans
 	// two leaves the key out of the record, and the next hook delivers
 	// again rather than never.
 	k.claimInDB(ctx, s, path, d.Key)
-	var rerr error
 	if dl != nil {
-		if rerr = dl.add(d.Key); rerr != nil {
-			rerr = fmt.Errorf("record the restore of %s: %w", d.Key, rerr)
+		if err := dl.add(d.Key, s.NumTurns()); err != nil {
+			return true, fmt.Errorf("record the restore of %s: %w", d.Key, err)
 		}
 	}
-	k.rearm(path)
-	return true, rerr
+	return true, nil
+}
+
+// reached says whether the restore of key reached the model.
+//
+// Claude Code 2.1.x writes a line in the transcript for every hook answer
+// it used: where it does (HookAnswers), the transcript decides, and the
+// record vouches only for a delivery with no reply after it yet (the
+// client writes its line before it sends the next request), since a hook
+// killed after writing its answer, whose answer the client threw away,
+// may have recorded it. Where the client writes no such lines, the
+// record decides. A restore is delivered at most twice whatever the
+// transcript says: a client that used it but wrote no line must not get
+// it on every turn.
+func reached(s *transcript.Session, record []sent, key, at string) bool {
+	if s.HookAnswers && at != AtSessionStart && confirmed(s, key) {
+		return true
+	}
+	times := 0
+	for _, r := range record {
+		if r.key != key {
+			continue
+		}
+		times++
+		if !s.HookAnswers || at == AtSessionStart || r.turns < 0 || r.turns >= s.NumTurns() {
+			return true
+		}
+	}
+	return times >= 2
+}
+
+// confirmed says whether the transcript records a restore reaching the
+// model after the compaction of key (and before the next one).
+func confirmed(s *transcript.Session, key string) bool {
+	if !strings.HasPrefix(key, "c") {
+		return false // a drop has no line to count from
+	}
+	n, err := strconv.Atoi(key[1:])
+	if err != nil || n < 1 || n > len(s.Compactions) {
+		return false
+	}
+	from, to := s.Compactions[n-1].Line, int(^uint(0)>>1)
+	if n < len(s.Compactions) {
+		to = s.Compactions[n].Line
+	}
+	for _, l := range s.RestoreLines {
+		if l > from && l < to {
+			return true
+		}
+	}
+	return false
 }
 
 // claimedInDB reports whether the database notes the restore of key as

@@ -259,3 +259,49 @@ func TestHugePostToolUsePayload(t *testing.T) {
 		t.Errorf("decoded from the head: %+v, %v", got, err)
 	}
 }
+
+// attachment writes the line Claude Code 2.1.328 writes for a hook's
+// additional context it used.
+func (s *session) attachment(event, text string) {
+	s.add(map[string]any{"type": "attachment", "attachment": map[string]any{"type": "hook_additional_context",
+		"content": []any{text}, "hookName": event, "hookEvent": event}})
+}
+
+// A hook killed after it wrote its answer and recorded it: the client
+// threw the answer away and wrote no line for it, so the next hook after
+// a reply delivers the restore again; where the client's line is there,
+// nothing is delivered twice.
+func TestRestoreConfirmedByTheTranscript(t *testing.T) {
+	for _, used := range []bool{false, true} {
+		t.Run(fmt.Sprintf("client used it: %v", used), func(t *testing.T) {
+			w := newWorld(t)
+			s := w.session("sess-conf")
+			s.prompt("Fix CONF-1.")
+			s.attachment("UserPromptSubmit", "some other hook's context") // the client writes hook answers
+			s.reply("ok", 150000)
+			w.run("PreCompact", s.payload("PreCompact", map[string]any{"trigger": "auto"}))
+			text := restored(t, w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})))
+			if !strings.Contains(text, "CONF-1") {
+				t.Fatalf("no restore: %q", text)
+			}
+			s.boundary("auto", 150500, 9000)
+			if used {
+				s.attachment("SessionStart", text)
+			}
+			// A tool hook in the same reply: the delivery is in flight.
+			if out := w.run("PostToolUse", s.payload("PostToolUse", nil)); out != "" {
+				t.Errorf("delivered again before any reply: %s", out)
+			}
+			s.reply("carrying on", 10000)
+			again := restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)))
+			if used == strings.Contains(again, "CONF-1") {
+				t.Errorf("after a reply, restore again = %v, want %v", again != "", !used)
+			}
+			// Never a third time.
+			s.reply("more", 11000)
+			if out := w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil)); out != "" {
+				t.Errorf("delivered a third time: %s", out)
+			}
+		})
+	}
+}

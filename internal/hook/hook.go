@@ -134,6 +134,9 @@ type Runner struct {
 	// live there. Fallback is where they go when Dir cannot be written.
 	Dir      string
 	Fallback string
+	// FallbackReason is why the state lives in Fallback this run, if it
+	// does: noted for doctor and logged, at most hourly.
+	FallbackReason error
 	// Budget overrides the event's budget (tests).
 	Budget time.Duration
 
@@ -359,6 +362,9 @@ func (r *Runner) finish(event string, start time.Time, err error) {
 	r.mu.Lock()
 	session := r.session
 	r.mu.Unlock()
+	if r.FallbackReason != nil {
+		r.noteFallback(event, session, r.FallbackReason)
+	}
 	if err != nil {
 		r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", now.UTC().Format(time.RFC3339), event, orDash(session), oneLine(err.Error())))
 	}
@@ -515,14 +521,14 @@ const (
 	noteEvery    = time.Hour
 )
 
-// NoteFallback records that the hooks keep their state and log in the
+// noteFallback records that the hooks keep their state and log in the
 // fallback directory, and why, for `cairn doctor`.
-func NoteFallback(r *Runner, event string, why error) {
+func (r *Runner) noteFallback(event, session string, why error) {
 	file := filepath.Join(r.Fallback, fallbackNote)
 	if fi, err := os.Stat(file); err == nil && r.Now().Sub(fi.ModTime()) < noteEvery {
 		return
 	}
-	r.log(fmt.Sprintf("%s hook %s session=-: %s\n", r.Now().UTC().Format(time.RFC3339), event, oneLine(why.Error())))
+	r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(session), oneLine(why.Error())))
 	os.MkdirAll(r.Fallback, 0o700)
 	writeFile(file, fmt.Sprintf("%d %s\n", r.Now().UnixNano(), oneLine(why.Error())))
 }

@@ -205,34 +205,35 @@ func interesting(e *entry) bool {
 const RestoreHeader = "# Restored working state (cairn)"
 
 // attachment reads an attachment object: its type, and for a hook's
-// additional context whether it is a restore. Claude Code writes the type
-// first; content before the type is not looked into.
+// additional context whether it is a restore.
 func (p *Parser) attachment() {
 	sc := &p.sc
 	a := &p.e.attach
-	var typ []byte
+	var context, restore bool
 	sc.Object()
 	for k := sc.Key(); k != nil; k = sc.Key() {
 		switch string(k) {
 		case "type":
-			typ = p.rawStr()
+			typ := p.rawStr()
 			a.hook = bytes.HasPrefix(typ, []byte("hook_"))
+			context = string(typ) == "hook_additional_context"
 		case "content":
-			if string(typ) != "hook_additional_context" || sc.Peek() != '[' {
+			if sc.Peek() != '[' {
 				sc.Skip()
 				continue
 			}
 			for sc.Array(); sc.More(); {
-				if sc.IsString() && bytes.HasPrefix(sc.RawString(), []byte(RestoreHeader)) {
-					a.restore = true
-				} else {
+				if !sc.IsString() {
 					sc.Skip()
+				} else if bytes.HasPrefix(sc.RawString(), []byte(RestoreHeader)) {
+					restore = true
 				}
 			}
 		default:
 			sc.Skip()
 		}
 	}
+	a.restore = context && restore
 }
 
 // rawStr reads a string value, or skips a value of another kind.
