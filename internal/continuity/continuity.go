@@ -244,7 +244,7 @@ func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (ch
 // status line and the Stop hook. A hook waits at most dbWait for the
 // database.
 func (k *Keeper) store(ctx context.Context, path string, c *checkpoint.Checkpoint, turns int) error {
-	ctx, cancel := context.WithTimeout(ctx, dbWait)
+	ctx, cancel := dbContext(ctx)
 	defer cancel()
 	db, err := k.DB(ctx)
 	if err != nil {
@@ -329,7 +329,7 @@ func (k *Keeper) SessionEnd(ctx context.Context, project, path string) (checkpoi
 	if m := k.loadMarks(path); m.checkpointTurns > 0 && m.checkpointTurns == s.NumTurns() {
 		return checkpoint.Checkpoint{}, nil // the last checkpoint has every turn
 	}
-	dctx, cancel := context.WithTimeout(ctx, dbWait)
+	dctx, cancel := dbContext(ctx)
 	db, err := k.DB(dctx)
 	if err != nil {
 		cancel()
@@ -364,4 +364,15 @@ func (k *Keeper) Tidy() {
 	}
 	os.WriteFile(mark, nil, 0o600)
 	os.Chtimes(mark, k.Now(), k.Now())
+}
+
+// dbContext bounds a wait for the database: dbWait, and at most a third of
+// what is left of the hook's budget, so that a locked database leaves time
+// for the rest.
+func dbContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	wait := dbWait
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)/3)
+	}
+	return context.WithTimeout(ctx, wait)
 }

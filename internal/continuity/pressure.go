@@ -116,17 +116,23 @@ func (k *Keeper) advise(ctx context.Context, project, path string, s *transcript
 		changed = true
 	}
 	var trail []string
+	var cerr error
 	if lvl > m.captured {
+		// Acted on once, whatever comes of it: a crossing retried on
+		// every tool call while the database is locked would spend every
+		// hook's budget. PreCompact takes its own checkpoint anyway.
 		c, err := k.Capture(ctx, project, path, "pressure-"+pressure.Name(lvl))
-		if err != nil {
-			k.saveMarksIf(path, m, changed)
-			return "", err
+		if err == nil {
+			m.checkpointTurns = k.loadMarks(path).checkpointTurns // Capture noted it
 		}
-		m = k.loadMarks(path) // Capture noted the checkpoint
 		m.captured = lvl
 		changed = true
-		trail = append(trail, fmt.Sprintf("checkpoint %d (`cairn show checkpoint %d`)", c.ID, c.ID))
-		trail = append(trail, k.atLevel(ctx, project, lvl, c)...)
+		if err != nil {
+			cerr = fmt.Errorf("checkpoint at %s: %w", pressure.Name(lvl), err)
+		} else {
+			trail = append(trail, fmt.Sprintf("checkpoint %d (`cairn show checkpoint %d`)", c.ID, c.ID))
+			trail = append(trail, k.atLevel(ctx, project, lvl, c)...)
+		}
 	}
 	text := ""
 	deferred := lvl < 3 && m.deferUntil > s.NumTurns()
@@ -139,7 +145,7 @@ func (k *Keeper) advise(ctx context.Context, project, path string, s *transcript
 		}
 	}
 	k.saveMarksIf(path, m, changed)
-	return text, nil
+	return text, cerr
 }
 
 func (k *Keeper) saveMarksIf(path string, m marks, changed bool) {

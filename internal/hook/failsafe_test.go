@@ -305,3 +305,35 @@ func TestRestoreConfirmedByTheTranscript(t *testing.T) {
 		})
 	}
 }
+
+// A level crossed with the database locked: the advisory still reaches the
+// model within PostToolUse's budget, the failed checkpoint is logged, and
+// the crossing is not tried again on every tool call.
+func TestCrossingWithTheDatabaseLocked(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-cross")
+	s.prompt("Fix CROSS-1.")
+	s.reply("ok", 1000)
+	w.run("SessionEnd", s.payload("SessionEnd", nil)) // the database exists
+	unlock := lockDB(t, w)
+	defer unlock()
+	s.reply("more", 120000) // past L1 (70% of 167,000)
+	start := time.Now()
+	out := restored(t, w.run("PostToolUse", s.payload("PostToolUse", nil)))
+	if took := time.Since(start); took > Events["PostToolUse"] {
+		t.Errorf("took %v, more than the budget", took)
+	}
+	if !strings.Contains(out, "context L1") {
+		t.Errorf("no advisory: %q", out)
+	}
+	if !strings.Contains(w.log(), "checkpoint at L1") {
+		t.Errorf("the failed checkpoint is not logged:\n%s", w.log())
+	}
+	start = time.Now()
+	if out := w.run("PostToolUse", s.payload("PostToolUse", nil)); out != "" {
+		t.Errorf("again: %q", out)
+	}
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Errorf("the next tool call took %v: the crossing was tried again", took)
+	}
+}
