@@ -1,12 +1,14 @@
 package checkpoint
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/outcome"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -274,7 +276,7 @@ func commands(calls []transcript.ToolCall) []Command {
 			runs += out[i].Runs
 			out = slices.Delete(out, i, i+1)
 		}
-		out = append(out, Command{Command: cmd, Description: clip(tc.Description), ExitCode: tc.ExitCode, Runs: runs})
+		out = append(out, Command{Command: cmd, Description: clip(tc.Description), ExitCode: tc.ExitCode, Runs: runs, Outcome: tc.Outcome})
 	}
 	return last(out, maxCommands)
 }
@@ -283,26 +285,49 @@ func commands(calls []transcript.ToolCall) []Command {
 // sibling call failed.
 var notErrors = []string{"The user doesn't want to proceed", "[Request interrupted", "<tool_use_error>Sibling tool call errored"}
 
+// failed says whether a call failed: the tool said so (not a refusal), or
+// the command's own output did, whatever its exit status.
+func failed(tc transcript.ToolCall) bool {
+	if tc.Outcome != nil && tc.Outcome.Status == outcome.Failed {
+		return true
+	}
+	if !tc.IsError {
+		return false
+	}
+	for _, p := range notErrors {
+		if strings.HasPrefix(tc.ErrorText, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// succeeded says whether a call succeeded by the standard a failure is
+// judged by: for a command, its outcome (a run piped into tail that exits
+// 0 has not passed unless its output says so).
+func succeeded(tc transcript.ToolCall) bool {
+	if !tc.Done || tc.IsError {
+		return false
+	}
+	if tc.Name == "Bash" && tc.Outcome != nil {
+		return tc.Outcome.Status == outcome.Passed
+	}
+	return true
+}
+
 func toolErrors(calls []transcript.ToolCall) []Error {
 	var out []Error
 	for i, tc := range calls {
-		if !tc.IsError || tc.Sidechain {
-			continue
-		}
-		skip := false
-		for _, p := range notErrors {
-			skip = skip || strings.HasPrefix(tc.ErrorText, p)
-		}
-		if skip {
+		if tc.Sidechain || !failed(tc) {
 			continue
 		}
 		subject := tc.FilePath
 		if tc.Name == "Bash" {
 			subject = tc.Command
 		}
-		e := Error{Tool: tc.Name, Subject: clip(subject), Message: clipN(tc.ErrorText, 400)}
+		e := Error{Tool: tc.Name, Subject: clip(subject), Message: clipN(errorMessage(tc), 400)}
 		for _, later := range calls[i+1:] {
-			if later.Done && !later.IsError && sameWork(tc, later) {
+			if succeeded(later) && sameWork(tc, later) {
 				e.Resolved = true
 				break
 			}
@@ -312,33 +337,41 @@ func toolErrors(calls []transcript.ToolCall) []Error {
 	return last(out, maxErrors)
 }
 
-// sameWork says whether a later call retried what a failed one attempted:
-// an edit of the same file, or a command with the same program and
-// subcommand ("go test ./x" then "go test ./...").
+// errorMessage says how a call failed: a command's counts and first error
+// lines where its output gives them, else what the tool said.
+func errorMessage(tc transcript.ToolCall) string {
+	o := tc.Outcome
+	if o == nil || (o.Counts == "" && len(o.Errors) == 0) {
+		return tc.ErrorText
+	}
+	var parts []string
+	if o.Exit != nil && *o.Exit != 0 {
+		parts = append(parts, fmt.Sprintf("exit %d", *o.Exit))
+	} else if o.Hidden != "" {
+		parts = append(parts, "exit status hidden by the "+o.Hidden)
+	}
+	if o.Counts != "" {
+		parts = append(parts, o.Counts)
+	}
+	msg := strings.Join(parts, ", ")
+	if len(o.Errors) > 0 {
+		msg += ": " + strings.Join(o.Errors, " · ")
+	}
+	return msg
+}
+
+// sameWork says whether a later call redid what a failed one attempted:
+// an edit of the same file, or a command doing the same work (the same
+// tool and target: "go test ./x" then "go test ./...", "mix test" after
+// "mix compile && mix test").
 func sameWork(failed, later transcript.ToolCall) bool {
 	switch failed.Name {
 	case "Bash":
-		return later.Name == "Bash" && commandKey(failed.Command) == commandKey(later.Command)
+		return later.Name == "Bash" && outcome.SameWork(failed.Command, later.Command)
 	case "Edit", "MultiEdit", "Write", "NotebookEdit":
 		return later.FilePath == failed.FilePath && (later.Name == "Edit" || later.Name == "MultiEdit" || later.Name == "Write" || later.Name == "NotebookEdit")
 	}
 	return later.Name == failed.Name && later.FilePath == failed.FilePath
-}
-
-func commandKey(cmd string) string {
-	// The last simple command of a pipeline is usually a filter (| tail):
-	// the work is the first.
-	if i := strings.IndexAny(cmd, "|;&"); i >= 0 {
-		cmd = cmd[:i]
-	}
-	w := strings.Fields(cmd)
-	for len(w) > 0 && strings.Contains(w[0], "=") { // FOO=bar go test
-		w = w[1:]
-	}
-	if len(w) > 2 {
-		w = w[:2]
-	}
-	return strings.Join(w, " ")
 }
 
 // nextSteps reads the latest assistant texts for a "Next steps" list or

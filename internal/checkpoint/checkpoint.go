@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/outcome"
 )
 
 // Version changes when the meaning of a stored checkpoint changes.
@@ -91,10 +92,13 @@ type Command struct {
 	Description string `json:"description,omitempty"`
 	ExitCode    *int   `json:"exit_code"`
 	Runs        int    `json:"runs"`
+	// Outcome is how the last run ended, judged from its output too.
+	Outcome *outcome.Outcome `json:"outcome,omitempty"`
 }
 
-// Error is a failed tool call and whether a later call of the same kind
-// succeeded.
+// Error is a failed tool call, or a command whose output says it failed,
+// and whether a later call that did the same work succeeded by the same
+// standard.
 type Error struct {
 	Tool     string `json:"tool"`
 	Subject  string `json:"subject"` // the command or the path

@@ -3,13 +3,14 @@ package checkpoint
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/golden"
 
 	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/cairn-agent/cairn/internal/git"
@@ -235,5 +236,43 @@ func TestRealSessions(t *testing.T) {
 		if len(c.Task.Tickets) == 0 {
 			t.Errorf("%s: no bead id found (prompts: %q)", fx.Session[:8], c.Task.First)
 		}
+	}
+}
+
+// Issue 16: a test run piped into tail that printed failures is an error,
+// shown as failed, not "exit 0"; it is resolved only by a later run of the
+// same work that passed by its output too.
+func TestPipedFailure(t *testing.T) {
+	bash := func(cmd string) step {
+		return step{tool: "Bash", input: map[string]any{"command": cmd}}
+	}
+	failing := "  1) test export writes the header (ExportTest)\n     test/export_test.exs:31\n     Assertion with == failed\n\nFinished in 0.4 seconds\n297 tests, 11 failures"
+	c := Build(build(t, []step{
+		{user: "Make the export tests pass."},
+		bash("mix test --seed 0 2>&1 | tail -30"),
+		{result: failing},
+		bash("git status | head"), // another command that exits 0
+		{result: "On branch main"},
+	}), input())
+	if len(c.Errors) != 1 || c.Errors[0].Resolved || !strings.Contains(c.Errors[0].Message, "11 failures") || !strings.Contains(c.Errors[0].Message, "test/export_test.exs:31") {
+		t.Fatalf("errors %+v", c.Errors)
+	}
+	r := c.Restore(Compaction{Trigger: "auto"}, 1500)
+	if !strings.Contains(r, "`mix test --seed 0 2>&1 | tail -30` → exit status hidden by the pipe; output says 297 tests, 11 failures") {
+		t.Errorf("restore:\n%s", r)
+	}
+	if strings.Contains(r, "tail -30` → exit 0") {
+		t.Errorf("a failed run called exit 0:\n%s", r)
+	}
+
+	c = Build(build(t, []step{
+		{user: "Make the export tests pass."},
+		bash("mix test 2>&1 | tail -30"),
+		{result: failing},
+		bash("mix test test/export_test.exs 2>&1 | tail -5"),
+		{result: "Finished in 0.1 seconds\n12 tests, 0 failures"},
+	}), input())
+	if len(c.Errors) != 1 || !c.Errors[0].Resolved {
+		t.Errorf("a later passing run of the same work does not resolve it: %+v", c.Errors)
 	}
 }

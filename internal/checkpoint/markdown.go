@@ -2,8 +2,9 @@ package checkpoint
 
 import (
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/meter"
 	"strings"
+
+	"github.com/cairn-agent/cairn/internal/meter"
 )
 
 // Markdown is the whole checkpoint for people: `cairn show checkpoint`.

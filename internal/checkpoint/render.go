@@ -2,9 +2,11 @@ package checkpoint
 
 import (
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/meter"
 	"math"
 	"strings"
+
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/outcome"
 )
 
 // Tokens estimates the tokens a text costs the model. Paths, code and
@@ -267,9 +269,15 @@ func (f File) Notes() []string {
 
 func commandLine(c Command) string {
 	s := "`" + oneLine(c.Command, 160) + "` → "
-	if c.ExitCode == nil {
+	switch o := c.Outcome; {
+	case o != nil && (o.Tool != "" || o.Status == outcome.Failed || o.Source == outcome.SourceBackground):
+		// A build or test, or anything that failed: how it ended by its
+		// output too ("exit status hidden by the pipe; output says 297
+		// tests, 11 failures").
+		s += o.Line()
+	case c.ExitCode == nil:
 		s += "no exit code (stopped or refused)"
-	} else {
+	default:
 		s += fmt.Sprintf("exit %d", *c.ExitCode)
 	}
 	if c.Runs > 1 {

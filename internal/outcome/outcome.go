@@ -156,17 +156,6 @@ func Judge(command, output string, exit *int) Outcome {
 		o.Source = SourceBackground
 		return o
 	}
-	// The output of any command is read for its error lines, but only
-	// that of a build, a test or a script for its verdict.
-	r := read(output, cmd)
-	analysed := cmd.main >= 0 && cmd.works[cmd.main].kind != other
-	outSays, strong := Unknown, false
-	if analysed {
-		outSays, strong = r.verdict()
-		if o.Tool == "" {
-			o.Tool = r.tool
-		}
-	}
 	exitSays := Unknown
 	if exit != nil {
 		switch {
@@ -174,6 +163,25 @@ func Judge(command, output string, exit *int) Outcome {
 			exitSays = Failed
 		case *exit == 0 && cmd.hidden == "":
 			exitSays = Passed
+		}
+	}
+	// The output of a build, a test or a script is read for its verdict;
+	// that of any other command only for its error lines when it failed,
+	// which is the rare case: most calls (git, ls, cat...) are not read
+	// at all, and reading is most of what Judge costs.
+	analysed := cmd.main >= 0 && cmd.works[cmd.main].kind != other
+	if !analysed && exitSays != Failed {
+		if exitSays == Passed {
+			o.Status, o.Source = Passed, SourceExit
+		}
+		return o
+	}
+	r := read(output, cmd)
+	outSays, strong := Unknown, false
+	if analysed {
+		outSays, strong = r.verdict()
+		if o.Tool == "" {
+			o.Tool = r.tool
 		}
 	}
 	switch {

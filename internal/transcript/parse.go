@@ -2,11 +2,13 @@ package transcript
 
 import (
 	"bytes"
-	"github.com/cairn-agent/cairn/internal/jsonscan"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cairn-agent/cairn/internal/jsonscan"
+	"github.com/cairn-agent/cairn/internal/outcome"
 )
 
 // Parser turns transcript lines into updates of a Session. It reuses its
@@ -596,6 +598,12 @@ func (s *Session) toolResult(c *ToolCall, b *block) {
 				c.ExitCode = &code
 			}
 		}
+		o := outcome.Judge(c.Command, bashOutput(b.result), c.ExitCode)
+		o.Tool, o.Counts = keep(o.Tool, maxNoteBytes), keep(o.Counts, maxNoteBytes)
+		for i := range o.Errors {
+			o.Errors[i] = keep(o.Errors[i], outcome.MaxErrorBytes)
+		}
+		c.Outcome = &o
 	}
 	if c.Name == "TaskCreate" && !b.isError {
 		// The id is assigned by the tool: "Task #3 created successfully: ...".
@@ -610,6 +618,27 @@ func (s *Session) toolResult(c *ToolCall, b *block) {
 			}
 		}
 	}
+}
+
+// bashOutput is the part of a Bash result outcome.Judge reads: its head
+// and tail. Claude Code keeps about 30,000 characters of an output, so the
+// whole raw text is unescaped; a longer one (a client that keeps more) is
+// cut first, at escapes' edges.
+func bashOutput(raw []byte) string {
+	const most = 4 * (outcome.HeadBytes + outcome.TailBytes)
+	if len(raw) <= most {
+		return jsonscan.Unescape(raw)
+	}
+	head := raw[:2*outcome.HeadBytes]
+	if k := bytes.LastIndexByte(head, '\\'); k >= len(head)-6 {
+		head = head[:k]
+	}
+	tail := raw[len(raw)-2*outcome.TailBytes:]
+	// Start the tail after a newline escape: never inside an escape.
+	if k := bytes.Index(tail, []byte(`\n`)); k >= 0 {
+		tail = tail[k:]
+	}
+	return outcome.Cut(jsonscan.Unescape(head) + "\n" + jsonscan.Unescape(tail))
 }
 
 func unescapePrefix(raw []byte, max int) string {

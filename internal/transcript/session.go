@@ -8,7 +8,11 @@
 // the next process can continue from there, reading only what was appended.
 package transcript
 
-import "time"
+import (
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/outcome"
+)
 
 // StateVersion changes whenever Session's meaning or shape changes; saved
 // state of another version is discarded and rebuilt.
@@ -152,6 +156,10 @@ type ToolCall struct {
 	// the result does not say (rejected, interrupted, still running).
 	ExitCode  *int   `json:"exit_code,omitempty"`
 	ErrorText string `json:"error,omitempty"`
+	// Outcome is how a Bash command ended, judged from its output as well
+	// as its exit code: a test run piped into tail exits 0 when the tests
+	// failed.
+	Outcome *outcome.Outcome `json:"outcome,omitempty"`
 }
 
 // Note is a piece of what the assistant said.

@@ -131,7 +131,7 @@ func TestToolCallsAndResults(t *testing.T) {
 		{ID: "t7", Name: "NotebookEdit", FilePath: "/p/n.ipynb"},
 		{ID: "t8", Name: "MultiEdit", FilePath: "/p/a.go"},
 	}
-	if diff := cmp.Diff(want, s.ToolCalls, cmpopts.IgnoreFields(ToolCall{}, "Time", "Line")); diff != "" {
+	if diff := cmp.Diff(want, s.ToolCalls, cmpopts.IgnoreFields(ToolCall{}, "Time", "Line", "Outcome")); diff != "" {
 		t.Errorf("tool calls (-want +got):\n%s", diff)
 	}
 	wantFiles := []FileStat{
@@ -365,5 +365,29 @@ func TestRepliesWithoutMessageID(t *testing.T) {
 	)
 	if len(s.Turns) != 2 || s.Turns[1].Usage.Context() != 9012 {
 		t.Fatalf("turns %+v", s.Turns)
+	}
+}
+
+// Issue 16: a test run piped into tail exits 0 whatever the tests did; its
+// outcome comes from its output, and what the output says is cleaned of
+// secrets like everything kept.
+func TestBashOutcome(t *testing.T) {
+	s := feed(t,
+		asst("m1", "claude-opus-4-6", 1, 1, 1, toolUse("t1", "Bash", `{"command":"mix test --seed 0 2>&1 | tail -30"}`)),
+		toolResult("t1", false, "  test/a_test.exs:12\n  ** (RuntimeError) token ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5 rejected\n\nFinished in 2.1 seconds\n14 doctests, 297 tests, 11 failures"),
+		asst("m2", "claude-opus-4-6", 1, 1, 1, toolUse("t2", "Bash", `{"command":"go test ./..."}`)),
+		toolResult("t2", false, "ok  \tshop/x\t0.01s"),
+	)
+	o := s.ToolCalls[0].Outcome
+	if o == nil || o.Status.String() != "failed" || o.Hidden != "pipe" || !strings.Contains(o.Counts, "11 failures") {
+		t.Fatalf("piped run: %+v", o)
+	}
+	for _, e := range o.Errors {
+		if strings.Contains(e, "ghp_") {
+			t.Errorf("error line keeps a secret: %q", e)
+		}
+	}
+	if o := s.ToolCalls[1].Outcome; o == nil || o.Status.String() != "passed" {
+		t.Errorf("plain run: %+v", o)
 	}
 }
