@@ -268,22 +268,24 @@ func (f File) Notes() []string {
 }
 
 func commandLine(c Command) string {
-	s := "`" + oneLine(c.Command, 160) + "` → "
-	switch o := c.Outcome; {
-	case o != nil && (o.Tool != "" || o.Status == outcome.Failed || o.Source == outcome.SourceBackground):
-		// A build or test, or anything that failed: how it ended by its
-		// output too ("exit status hidden by the pipe; output says 297
-		// tests, 11 failures").
-		s += o.Line()
-	case c.ExitCode == nil:
-		s += "no exit code (stopped or refused)"
-	default:
-		s += fmt.Sprintf("exit %d", *c.ExitCode)
-	}
+	s := "`" + oneLine(c.Command, 160) + "` → " + c.Ended()
 	if c.Runs > 1 {
 		s += fmt.Sprintf(" (%d runs)", c.Runs)
 	}
 	return s
+}
+
+// Ended says how the command's last run ended: for a build or test, or
+// anything that failed, by its output too ("exit status hidden by the
+// pipe; output says 297 tests, 11 failures"); else by its exit code.
+func (c Command) Ended() string {
+	switch o := c.Outcome; {
+	case o != nil && (o.Tool != "" || o.Status == outcome.Failed || o.Source == outcome.SourceBackground):
+		return o.Line()
+	case c.ExitCode == nil:
+		return "no exit code (stopped or refused)"
+	}
+	return fmt.Sprintf("exit %d", *c.ExitCode)
 }
 
 func errorLine(e Error) string {

@@ -524,12 +524,7 @@ func gitLine(g *git.Status) string {
 }
 
 func commandLine(c checkpoint.Command) string {
-	s := code(oneLine(c.Command, 160)) + " → "
-	if c.ExitCode == nil {
-		s += "no exit code (stopped or refused)"
-	} else {
-		s += fmt.Sprintf("exit %d", *c.ExitCode)
-	}
+	s := code(oneLine(c.Command, 160)) + " → " + c.Ended()
 	if c.Runs > 1 {
 		s += fmt.Sprintf(" (%d runs)", c.Runs)
 	}
