@@ -16,16 +16,19 @@ import (
 )
 
 // hookTimeouts are the timeouts (seconds) `cairn install` gives Claude Code
-// for each event: more than cairn's own budget (hook.Events), so cairn
-// always answers before Claude Code gives up on it.
+// for each event. Each is at least twice cairn's own budget for the
+// handler (hook.Events) and at least 3 s more, so that cairn answers before
+// Claude Code gives up on it even on a loaded machine: a 50 MB PostToolUse
+// payload once took 3.1 s against an installed 3 s. A handler that is
+// done early ends the hook early; the timeout only bounds a stuck one.
 var hookTimeouts = map[string]int{
-	"SessionStart":     10,
-	"UserPromptSubmit": 5,
-	"PostToolUse":      3,
-	"PreCompact":       30,
-	"PostCompact":      5,
-	"SessionEnd":       2,
-	"Stop":             3,
+	"SessionStart":     20, // budget 8 s
+	"UserPromptSubmit": 10, // budget 4 s
+	"PostToolUse":      10, // budget 2 s, plus reading payloads of many MB
+	"PreCompact":       60, // budget 20 s
+	"PostCompact":      10, // budget 4 s
+	"SessionEnd":       5,  // budget 1.2 s; Claude Code gives SessionEnd hooks about 1.5 s in all anyway
+	"Stop":             10, // budget 2 s
 }
 
 // installOrder is the order hooks are added in, as a person would read them.
