@@ -172,7 +172,10 @@ func editSettings(a *App, args []string, verb string) error {
 		var written []string
 		if !*user {
 			// /checkpoint and /handoff, in the project's .claude/commands.
-			if written, err = handoff.InstallCommands(e.root, exe); err != nil {
+			if err := os.MkdirAll(filepath.Join(e.root, filepath.FromSlash(handoff.CommandsDir)), 0o755); err != nil {
+				return fmt.Errorf("install slash commands: %w", err)
+			}
+			if written, err = handoff.InstallCommands(e.root); err != nil {
 				return err
 			}
 		}
