@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -71,5 +73,32 @@ func TestHookTimeouts(t *testing.T) {
 	}
 	if len(events) != len(hook.Events) {
 		t.Errorf("install wires %v, cairn handles %d events", events, len(hook.Events))
+	}
+}
+
+// TestLookPath: the slash commands call cairn from PATH; install and
+// doctor find which one that is, as the shell would.
+func TestLookPath(t *testing.T) {
+	dir := t.TempDir()
+	noexec, bin, link := filepath.Join(dir, "noexec"), filepath.Join(dir, "bin"), filepath.Join(dir, "link")
+	for _, d := range []string{noexec, bin, link} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(noexec, "cairn"), []byte("#!/bin/sh\n"), 0o644)
+	os.WriteFile(filepath.Join(bin, "cairn"), []byte("#!/bin/sh\n"), 0o755)
+	if err := os.Symlink(filepath.Join(bin, "cairn"), filepath.Join(link, "cairn")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	sep := string(filepath.ListSeparator)
+	for _, tt := range []struct{ path, want string }{
+		{"", ""},
+		{noexec, ""},
+		{"relative" + sep + noexec + sep + bin, filepath.Join(bin, "cairn")},
+		{link + sep + bin, filepath.Join(bin, "cairn")},
+		{filepath.Join(dir, "missing"), ""},
+	} {
+		if got := lookPath(tt.path, "cairn"); got != tt.want {
+			t.Errorf("lookPath(%q) = %q, want %q", tt.path, got, tt.want)
+		}
 	}
 }

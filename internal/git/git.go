@@ -166,3 +166,14 @@ func Ignored(ctx context.Context, dir, path string) (bool, error) {
 	}
 	return false, fmt.Errorf("git check-ignore: %w", err)
 }
+
+// Tracked reports whether path (absolute, or relative to dir) is in the
+// index of the work tree containing dir. It returns ErrNotRepo outside a
+// work tree.
+func Tracked(ctx context.Context, dir, path string) (bool, error) {
+	out, err := run(ctx, dir, "ls-files", "-z", "--", path)
+	if err != nil {
+		return false, err
+	}
+	return len(out) > 0, nil
+}

@@ -80,7 +80,7 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-func TestIgnored(t *testing.T) {
+func TestIgnoredTracked(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
@@ -103,6 +103,22 @@ func TestIgnored(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".claude/settings.local.json\n"), 0o644)
 	if ign, err := Ignored(ctx, dir, local); err != nil || !ign {
 		t.Errorf(".gitignore: ignored %v, %v", ign, err)
+	}
+	// A tracked file is not ignored, whatever the rules say.
+	os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(dir, local), []byte("{}"), 0o644)
+	if tr, err := Tracked(ctx, dir, local); err != nil || tr {
+		t.Errorf("before git add: tracked %v, %v", tr, err)
+	}
+	sh(t, dir, "add", "-f", local)
+	if tr, err := Tracked(ctx, dir, filepath.Join(dir, local)); err != nil || !tr {
+		t.Errorf("after git add: tracked %v, %v", tr, err)
+	}
+	if ign, err := Ignored(ctx, dir, local); err != nil || ign {
+		t.Errorf("tracked: ignored %v, %v", ign, err)
+	}
+	if _, err := Tracked(ctx, t.TempDir(), local); !errors.Is(err, ErrNotRepo) {
+		t.Errorf("outside a repository: %v, want ErrNotRepo", err)
 	}
 	if _, err := Ignored(ctx, t.TempDir(), local); !errors.Is(err, ErrNotRepo) {
 		t.Errorf("outside a repository: %v, want ErrNotRepo", err)
