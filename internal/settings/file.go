@@ -47,7 +47,7 @@ type record struct {
 }
 
 func (j Journal) file(path string) string {
-	sum := sha256.Sum256([]byte(path))
+	sum := sha256.Sum256([]byte(filepath.Clean(path)))
 	return filepath.Join(j.Dir, hex.EncodeToString(sum[:16])+".json")
 }
 
@@ -62,7 +62,7 @@ func (j Journal) load(path string) (record, bool) {
 		return record{}, false
 	}
 	var r record
-	if json.Unmarshal(data, &r) != nil || r.Path != path {
+	if json.Unmarshal(data, &r) != nil || filepath.Clean(r.Path) != filepath.Clean(path) {
 		return record{}, false
 	}
 	return r, true
