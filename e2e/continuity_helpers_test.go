@@ -211,8 +211,8 @@ func installCairn(t *testing.T, s *claudecode.Session) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(s.ProjectDir, ".claude", "settings.json")); err != nil {
-		t.Fatalf("cairn install wrote no .claude/settings.json: %v\n%s", err, out)
+	if _, err := os.Stat(filepath.Join(s.ProjectDir, ".claude", "settings.local.json")); err != nil {
+		t.Fatalf("cairn install wrote no .claude/settings.local.json: %v\n%s", err, out)
 	}
 	return string(out)
 }

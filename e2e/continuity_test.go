@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/cairn-agent/cairn/e2e/claudecode"
 	"github.com/cairn-agent/cairn/e2e/fakeapi"
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/google/go-cmp/cmp"
 )
 
 // checkRestored checks what the model got in the first request after the
@@ -250,17 +252,25 @@ func TestConcurrentSessions(t *testing.T) {
 
 func oneLineString(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// TestInstallUninstall installs cairn into a settings file written by hand
-// (a user hook, keys Claude Code does not know), runs a session that must
-// really go through cairn's hooks (and the user's), then uninstalls: the
-// file must be back byte for byte, and the next session must not run
-// cairn.
+// TestInstallUninstall installs cairn into projects as users have them,
+// runs a session that must really go through cairn's hooks (and the
+// user's own), then uninstalls: the project must be exactly as before,
+// byte for byte, with nothing left behind, and the next session must not
+// run cairn.
+//
+// cairn wires a project in .claude/settings.local.json, the file Claude
+// Code reads for the project on this machine alone, because the hooks
+// call this machine's binary by its absolute path; the settings.json
+// teams commit is left alone.
 func TestInstallUninstall(t *testing.T) {
 	t.Parallel()
-	s := newProject(t, nil)
-	settingsPath := filepath.Join(s.ProjectDir, ".claude", "settings.json")
-	// In the layout Claude Code writes (2 spaces), as a careful user would.
-	original := `{
+	t.Run("hand-written settings", func(t *testing.T) {
+		t.Parallel()
+		// The team's file, in the layout Claude Code writes, and this
+		// machine's own, hand-written with tabs and without a final newline.
+		log := filepath.Join(t.TempDir(), "user-hook.log")
+		installRoundTrip(t, map[string]string{
+			".claude/settings.json": `{
   "$schema": "https://json.schemastore.org/claude-code-settings.json",
   "permissions": {
     "allow": [
@@ -274,7 +284,7 @@ func TestInstallUninstall(t *testing.T) {
         "hooks": [
           {
             "type": "command",
-            "command": "echo ran >> user-hook.log",
+            "command": "echo ran >> '` + log + `'",
             "timeout": 7
           }
         ]
@@ -288,21 +298,54 @@ func TestInstallUninstall(t *testing.T) {
   },
   "spinnerTipsEnabled": false
 }
-`
-	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settingsPath, []byte(original), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	installCairn(t, s)
-	installed, err := os.ReadFile(settingsPath)
+`,
+			".claude/settings.local.json": "{\n\t\"permissions\": {\n\t\t\"allow\": [\n\t\t\t\"Bash(echo hello)\"\n\t\t]\n\t}\n}",
+		}, log)
+	})
+	t.Run("no .claude", func(t *testing.T) {
+		t.Parallel()
+		installRoundTrip(t, nil, "")
+	})
+}
+
+// installRoundTrip runs install, a session and uninstall in a project
+// holding files (committed), whose user hook, if any, appends to
+// userLog.
+func installRoundTrip(t *testing.T, files map[string]string, userLog string) {
+	s := newProject(t, files)
+	before := projectTree(t, s.ProjectDir)
+	out := installCairn(t, s)
+	t.Logf("cairn install:\n%s", out)
+	local := filepath.Join(s.ProjectDir, ".claude", "settings.local.json")
+	installed, err := os.ReadFile(local)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{built.bin + " hook PreCompact", built.bin + " hook SessionStart", "echo ran >> user-hook.log", `"x-team"`} {
+	for _, want := range []string{built.bin + " hook PreCompact", built.bin + " hook SessionStart", built.bin + " statusline"} {
 		if !bytes.Contains(installed, []byte(want)) {
-			t.Errorf("installed settings lack %q:\n%s", want, installed)
+			t.Errorf("installed settings.local.json lacks %q:\n%s", want, installed)
+		}
+	}
+	if shared, ok := files[".claude/settings.json"]; ok {
+		if got, _ := os.ReadFile(filepath.Join(s.ProjectDir, ".claude", "settings.json")); string(got) != shared {
+			t.Errorf("install changed the settings.json teams commit:\n%s", got)
+		}
+	}
+	if original, ok := files[".claude/settings.local.json"]; ok {
+		if !bytes.Contains(installed, []byte("\n\t\"hooks\": {\n\t\t\"SessionStart\": [")) || !bytes.HasSuffix(installed, []byte("\n}")) {
+			t.Errorf("install did not write in the file's own layout (tabs, no final newline):\n%s", installed)
+		}
+		if !strings.Contains(string(installed), strings.TrimSuffix(original, "\n\t}\n}")) {
+			t.Errorf("install changed the user's own lines:\n%s", installed)
+		}
+	}
+	// The slash commands are project files: nothing of this machine in them.
+	for _, name := range []string{"checkpoint.md", "handoff.md"} {
+		data, err := os.ReadFile(filepath.Join(s.ProjectDir, ".claude", "commands", name))
+		if err != nil {
+			t.Errorf("no slash command %s: %v", name, err)
+		} else if bytes.Contains(data, []byte(built.bin)) {
+			t.Errorf("%s holds this machine's path to cairn:\n%s", name, data)
 		}
 	}
 
@@ -314,19 +357,23 @@ func TestInstallUninstall(t *testing.T) {
 		fakeapi.Reply{Text: "Said hello.", Usage: usageAt(3100)},
 		fakeapi.Reply{Text: "Still here.", Usage: usageAt(3200)},
 	)
+	s.AllowedTools = []string{"Bash(echo:*)"}
 	s.MustTurn(t, "Say hello for TEST-12.")
 	s.MustTurn(t, "Again?")
 	if n := fake.Pending(); n > 0 {
 		t.Errorf("%d scripted replies unused", n)
 	}
-	if _, err := os.Stat(filepath.Join(s.ProjectDir, "user-hook.log")); err != nil {
-		t.Errorf("the user's own PostToolUse hook did not run beside cairn's: %v", err)
+	if userLog != "" {
+		if _, err := os.Stat(userLog); err != nil {
+			t.Errorf("the user's own PostToolUse hook did not run beside cairn's: %v", err)
+		}
 	}
 
-	// The hooks ran: cairn keeps a record per event and the session's
-	// state where the client's environment told it to.
+	// The hooks wired in settings.local.json ran: cairn keeps a record
+	// per event and the session's state where the client's environment
+	// told it to.
 	ran := map[string]bool{}
-	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"} {
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"} {
 		if _, err := os.Stat(filepath.Join(stateDir(s), "hooks", ev)); err != nil {
 			t.Errorf("cairn's %s hook did not run (no record under %s): %v", ev, stateDir(s), err)
 		}
@@ -342,6 +389,9 @@ func TestInstallUninstall(t *testing.T) {
 		t.Errorf("cairn doctor after a session with cairn installed: %v", err)
 	} else {
 		doc := string(out)
+		if !strings.Contains(doc, "settings.local.json: wired to "+built.bin) {
+			t.Errorf("cairn doctor does not say settings.local.json is wired:\n%s", doc)
+		}
 		for ev := range ran {
 			if !strings.Contains(doc, ev+": last ran") {
 				t.Errorf("cairn doctor does not show %s ran:\n%s", ev, doc)
@@ -355,27 +405,60 @@ func TestInstallUninstall(t *testing.T) {
 	if out, err := runCairn(s, "checkpoints", "--json"); err != nil || !bytes.Contains(out, []byte("TEST-12")) {
 		t.Errorf("cairn checkpoints after the session: %v\n%s", err, out)
 	}
+	// Headless, the client leaves the user's global git excludes alone
+	// (interactively it adds settings.local.json there: see
+	// TestInteractivePressure), so a file cairn wrote stays visible to git
+	// until then, which is why install says so.
+	if ig, err := os.ReadFile(filepath.Join(s.HomeDir, ".config", "git", "ignore")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a headless client wrote the global git excludes: %q, %v", ig, err)
+	}
 
 	if out, err := runCairn(s, "uninstall"); err != nil {
 		t.Fatal(err)
 	} else {
-		t.Logf("cairn uninstall: %s", out)
+		t.Logf("cairn uninstall:\n%s", out)
 	}
-	after, err := os.ReadFile(settingsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(after, []byte(original)) {
-		t.Errorf("settings after install and uninstall differ from the hand-written file:\n--- want\n%s\n--- got\n%s", original, after)
+	if diff := cmp.Diff(before, projectTree(t, s.ProjectDir)); diff != "" {
+		t.Errorf("the project after install, a session and uninstall differs from before (-before +after):\n%s", diff)
 	}
 
 	// Uninstalled: another turn runs no cairn hook.
-	before := hookRecords(t, s)
+	records := hookRecords(t, s)
 	fake.Enqueue(fakeapi.Reply{Text: "Bye.", Usage: usageAt(3300)})
 	s.MustTurn(t, "Bye.")
-	if got := hookRecords(t, s); got != before {
-		t.Errorf("cairn's hooks ran after cairn uninstall:\nbefore:\n%s\nafter:\n%s", before, got)
+	if got := hookRecords(t, s); got != records {
+		t.Errorf("cairn's hooks ran after cairn uninstall:\nbefore:\n%s\nafter:\n%s", records, got)
 	}
+}
+
+// projectTree is every file and directory of the project but .git, with
+// the files' content: what a round trip must leave as it was.
+func projectTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	tree := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case d.IsDir() && rel == ".git":
+			return filepath.SkipDir
+		case d.IsDir():
+			tree[rel+"/"] = ""
+		default:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			tree[rel] = string(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
 }
 
 // hookRecords is the content of cairn's hook run records.

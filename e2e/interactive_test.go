@@ -319,9 +319,9 @@ func handoffFiles(s *claudecode.Session) []string {
 	return found
 }
 
-// spyStop adds a Stop hook of the user's own, in .claude/settings.local.json
-// beside cairn's: it appends the size of the transcript, as the hook
-// finds it, to a file whose path it returns.
+// spyStop adds a Stop hook of the user's own, in .claude/settings.local.json,
+// where cairn install then adds its own beside it: it appends the size of
+// the transcript, as the hook finds it, to a file whose path it returns.
 func spyStop(t *testing.T, s *claudecode.Session) string {
 	t.Helper()
 	out := filepath.Join(filepath.Dir(s.ProjectDir), "stop-sizes")
@@ -329,6 +329,9 @@ func spyStop(t *testing.T, s *claudecode.Session) string {
 	settings := map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"matcher": "",
 		"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 5}}}}}}
 	b, _ := json.MarshalIndent(settings, "", "  ")
+	if err := os.MkdirAll(filepath.Join(s.ProjectDir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(s.ProjectDir, ".claude", "settings.local.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -376,6 +379,7 @@ func TestInteractivePressure(t *testing.T) {
 	start := time.Now()
 	s := newProject(t, map[string]string{"invoice.go": "package invoice\n"})
 	tmux := requireTmux(t)
+	spy := spyStop(t, s)
 	installCairn(t, s)
 
 	// The user's uncommitted work: a tracked file changed, one staged, one
@@ -403,7 +407,6 @@ func TestInteractivePressure(t *testing.T) {
 	s.BaseURL = fake.URL
 	s.Env = append(s.Env, autoWindow)
 	trustProject(t, s)
-	spy := spyStop(t, s)
 
 	pane := startTmux(t, tmux, s.ProjectDir, s.Environ(), paneWidth, paneHeight, exitClient, s.Bin)
 	t.Cleanup(func() {
@@ -583,6 +586,13 @@ func TestInteractivePressure(t *testing.T) {
 	}
 
 	checkEstimate(t, s, pressureSteps[len(pressureSteps)-1].Tokens)
+	// What cairn install tells users rests on this: at the first prompt
+	// of an interactive session in a project with a settings.local.json
+	// (cairn's, here) the client adds it to the user's global git
+	// excludes; headless runs do not (TestInstallUninstall).
+	if ig, err := os.ReadFile(filepath.Join(s.HomeDir, ".config", "git", "ignore")); err != nil || !strings.Contains(string(ig), "**/.claude/settings.local.json\n") {
+		t.Errorf("the client did not add settings.local.json to the global git excludes: %q, %v", ig, err)
+	}
 	t.Logf("interactive session of %d turns done in %s", len(pressureSteps), time.Since(start).Round(time.Millisecond))
 }
 

@@ -140,3 +140,40 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// Ignored reports whether git keeps path (absolute, or relative to dir)
+// out of the work tree containing dir: ignored by a .gitignore, the
+// repository's info/exclude or the user's global excludes file, and not
+// tracked. It returns ErrNotRepo outside a work tree.
+func Ignored(ctx context.Context, dir, path string) (bool, error) {
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "check-ignore", "-q", "--", path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return false, nil
+	case strings.Contains(stderr.String(), "not a git repository"):
+		return false, ErrNotRepo
+	case ctx.Err() != nil:
+		return false, fmt.Errorf("git check-ignore: %w", ctx.Err())
+	}
+	if msg := strings.TrimSpace(stderr.String()); msg != "" {
+		return false, fmt.Errorf("git check-ignore: %s", firstLine(msg))
+	}
+	return false, fmt.Errorf("git check-ignore: %w", err)
+}
+
+// Tracked reports whether path (absolute, or relative to dir) is in the
+// index of the work tree containing dir. It returns ErrNotRepo outside a
+// work tree.
+func Tracked(ctx context.Context, dir, path string) (bool, error) {
+	out, err := run(ctx, dir, "ls-files", "-z", "--", path)
+	if err != nil {
+		return false, err
+	}
+	return len(out) > 0, nil
+}

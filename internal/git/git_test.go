@@ -79,3 +79,48 @@ func TestTimeout(t *testing.T) {
 		t.Error("no error with a cancelled context")
 	}
 }
+
+func TestIgnoredTracked(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	sh(t, dir, "init", "-q")
+	const local = ".claude/settings.local.json"
+	if ign, err := Ignored(ctx, dir, local); err != nil || ign {
+		t.Errorf("fresh repository: ignored %v, %v", ign, err)
+	}
+	// The user's global excludes file, where Claude Code puts its rule.
+	os.MkdirAll(filepath.Join(home, ".config", "git"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "git", "ignore"), []byte("**/.claude/settings.local.json\n"), 0o644)
+	if ign, err := Ignored(ctx, dir, filepath.Join(dir, local)); err != nil || !ign {
+		t.Errorf("globally excluded: ignored %v, %v", ign, err)
+	}
+	os.Remove(filepath.Join(home, ".config", "git", "ignore"))
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".claude/settings.local.json\n"), 0o644)
+	if ign, err := Ignored(ctx, dir, local); err != nil || !ign {
+		t.Errorf(".gitignore: ignored %v, %v", ign, err)
+	}
+	// A tracked file is not ignored, whatever the rules say.
+	os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(dir, local), []byte("{}"), 0o644)
+	if tr, err := Tracked(ctx, dir, local); err != nil || tr {
+		t.Errorf("before git add: tracked %v, %v", tr, err)
+	}
+	sh(t, dir, "add", "-f", local)
+	if tr, err := Tracked(ctx, dir, filepath.Join(dir, local)); err != nil || !tr {
+		t.Errorf("after git add: tracked %v, %v", tr, err)
+	}
+	if ign, err := Ignored(ctx, dir, local); err != nil || ign {
+		t.Errorf("tracked: ignored %v, %v", ign, err)
+	}
+	if _, err := Tracked(ctx, t.TempDir(), local); !errors.Is(err, ErrNotRepo) {
+		t.Errorf("outside a repository: %v, want ErrNotRepo", err)
+	}
+	if _, err := Ignored(ctx, t.TempDir(), local); !errors.Is(err, ErrNotRepo) {
+		t.Errorf("outside a repository: %v, want ErrNotRepo", err)
+	}
+}

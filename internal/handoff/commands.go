@@ -22,8 +22,14 @@ const CommandsDir = ".claude/commands"
 // comment inside the front matter, so the model never sees it.
 const marker = "# cairn: generated; cairn uninstall removes it (delete this line to keep the file as yours)"
 
-// SlashCommands are the command files cairn installs, by file name, for
-// the cairn binary at exe:
+// Program is how the slash commands call cairn: by name, found on PATH.
+// The command files are project files, which teams commit, so they hold
+// nothing of one machine: no absolute path to one user's binary. Where
+// cairn is not on PATH, Claude Code stops the command and shows
+// "cairn: command not found"; cairn install and doctor say so beforehand.
+const Program = "cairn"
+
+// SlashCommands are the command files cairn installs, by file name:
 //
 //   - /handoff [reason] runs `cairn handoff` for this session. The reason
 //     reaches cairn through a quoted here-document on stdin, because Claude
@@ -33,13 +39,19 @@ const marker = "# cairn: generated; cairn uninstall removes it (delete this line
 //     slash checkpoint`, which runs cairn checkpoint, status, estimate or
 //     defer for this session. cairn chooses, not the shell: Claude Code refuses to run a
 //     shell `case` from a command ("can't be checked before it runs").
+//   - /review-compact and /compound: see capture and learn.
 //
 // Both run before the prompt reaches the model (Claude Code's !`command`
 // and ```! blocks), with allowed-tools letting exactly that command run
 // without asking. ${CLAUDE_SESSION_ID} is the session's id; a client that
 // does not fill it in leaves it to the shell, which makes it empty, and
 // cairn then takes the project's latest session.
-func SlashCommands(exe string) map[string]string {
+func SlashCommands() map[string]string {
+	return slashCommands(Program)
+}
+
+// slashCommands are the command files calling cairn as exe.
+func slashCommands(exe string) map[string]string {
 	q := shellQuote(exe)
 	return map[string]string{
 		capture.CommandFile: capture.SlashCommand(exe),
@@ -93,17 +105,16 @@ func generated(data []byte) bool {
 }
 
 // InstallCommands writes cairn's slash commands into the project's
-// .claude/commands, calling exe. A file of the same name that cairn did
-// not write is the user's and is left alone; one that cairn wrote is
-// brought up to date. written lists the files created or changed.
-func InstallCommands(project, exe string) (written []string, err error) {
+// .claude/commands. A file of the same name that cairn did not write is
+// the user's and is left alone; one that cairn wrote (an older one, say,
+// that called cairn by its absolute path) is brought up to date. written
+// lists the files created or changed. The directory must exist: the
+// caller creates it, and records that it did, so that uninstall can
+// remove it again.
+func InstallCommands(project string) (written []string, err error) {
 	dir := filepath.Join(project, filepath.FromSlash(CommandsDir))
-	cmds := SlashCommands(exe)
-	names := sortedKeys(cmds)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("install slash commands: %w", err)
-	}
-	for _, name := range names {
+	cmds := SlashCommands()
+	for _, name := range sortedKeys(cmds) {
 		path := filepath.Join(dir, name)
 		old, err := os.ReadFile(path)
 		switch {
@@ -126,7 +137,7 @@ func InstallCommands(project, exe string) (written []string, err error) {
 // project's .claude/commands, and nothing else.
 func UninstallCommands(project string) (removed []string, err error) {
 	dir := filepath.Join(project, filepath.FromSlash(CommandsDir))
-	for _, name := range sortedKeys(SlashCommands("cairn")) {
+	for _, name := range sortedKeys(SlashCommands()) {
 		path := filepath.Join(dir, name)
 		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) || (err == nil && !generated(data)) {

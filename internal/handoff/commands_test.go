@@ -12,7 +12,7 @@ import (
 )
 
 func TestSlashCommands(t *testing.T) {
-	cmds := SlashCommands("/usr/local/bin/cairn")
+	cmds := SlashCommands()
 	if got := sortedKeys(cmds); !slices.Contains(got, "checkpoint.md") || !slices.Contains(got, "handoff.md") {
 		t.Fatalf("files %v", got)
 	}
@@ -35,13 +35,13 @@ func TestSlashCommands(t *testing.T) {
 		}
 	}
 	h := cmds["handoff.md"]
-	for _, w := range []string{"allowed-tools: Bash(/usr/local/bin/cairn handoff:*)\n", "```!\n/usr/local/bin/cairn handoff ", "<<'CAIRN_REASON'\n$ARGUMENTS\nCAIRN_REASON\n```\n"} {
+	for _, w := range []string{"allowed-tools: Bash(cairn handoff:*)\n", "```!\ncairn handoff ", "<<'CAIRN_REASON'\n$ARGUMENTS\nCAIRN_REASON\n```\n"} {
 		if !strings.Contains(h, w) {
 			t.Errorf("handoff.md lacks %q:\n%s", w, h)
 		}
 	}
 	c := cmds["checkpoint.md"]
-	for _, w := range []string{"allowed-tools: Bash(/usr/local/bin/cairn slash checkpoint:*)\n", "!`/usr/local/bin/cairn slash checkpoint --session \"${CLAUDE_SESSION_ID}\" $ARGUMENTS`\n"} {
+	for _, w := range []string{"allowed-tools: Bash(cairn slash checkpoint:*)\n", "!`cairn slash checkpoint --session \"${CLAUDE_SESSION_ID}\" $ARGUMENTS`\n"} {
 		if !strings.Contains(c, w) {
 			t.Errorf("checkpoint.md lacks %q:\n%s", w, c)
 		}
@@ -52,8 +52,20 @@ func TestSlashCommands(t *testing.T) {
 			t.Errorf("%s has %d shell blocks", name, n)
 		}
 	}
+	// The files are project files, which teams commit: nothing of one
+	// machine in them. Every command they run or allow is cairn's, by name.
+	for name, body := range cmds {
+		for _, l := range strings.Split(body, "\n") {
+			if strings.Contains(l, "/cairn") || strings.Contains(l, "'cairn'") {
+				t.Errorf("%s calls cairn by a path: %q", name, l)
+			}
+		}
+		if !strings.Contains(body, "allowed-tools: Bash(cairn ") {
+			t.Errorf("%s: allowed-tools does not name cairn from PATH:\n%s", name, body)
+		}
+	}
 	// A path with a space is quoted alike in the command and the permission.
-	q := SlashCommands("/opt/my tools/cairn")["handoff.md"]
+	q := slashCommands("/opt/my tools/cairn")["handoff.md"]
 	if !strings.Contains(q, "Bash('/opt/my tools/cairn' handoff:*)") || !strings.Contains(q, "\n'/opt/my tools/cairn' handoff --session") {
 		t.Errorf("quoting:\n%s", q)
 	}
@@ -70,7 +82,7 @@ func TestHandoffReasonReachesCairnIntact(t *testing.T) {
 	dir := t.TempDir()
 	stub := filepath.Join(dir, "cairn")
 	os.WriteFile(stub, []byte("#!/bin/sh\nfor a in \"$@\"; do printf '[%s]' \"$a\"; done > \""+dir+"/argv\"\ncat > \""+dir+"/stdin\"\n"), 0o755)
-	body := SlashCommands(stub)["handoff.md"]
+	body := slashCommands(stub)["handoff.md"]
 	start := strings.Index(body, "```!\n") + len("```!\n")
 	end := strings.Index(body[start:], "```")
 	reason := `I'm done; the "export" bug & $HOME $(touch pwned) ` + "`tick`" + ` stay open!`
@@ -104,12 +116,12 @@ func TestInstallUninstallCommands(t *testing.T) {
 
 	// Every command but the user's handoff.md is cairn's to write.
 	var ours []string
-	for _, name := range sortedKeys(SlashCommands("cairn")) {
+	for _, name := range sortedKeys(SlashCommands()) {
 		if name != "handoff.md" {
 			ours = append(ours, filepath.Join(dir, name))
 		}
 	}
-	written, err := InstallCommands(project, "/usr/local/bin/cairn")
+	written, err := InstallCommands(project)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,14 +137,17 @@ func TestInstallUninstallCommands(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, "checkpoint.md")); err != nil || fi.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v %v", fi.Mode(), err)
 	}
-	// A second install changes nothing; a moved binary updates cairn's file.
-	if written, err := InstallCommands(project, "/usr/local/bin/cairn"); err != nil || len(written) != 0 {
+	// A second install changes nothing; a file an older cairn wrote, with
+	// its absolute path, is brought up to date.
+	if written, err := InstallCommands(project); err != nil || len(written) != 0 {
 		t.Errorf("second install wrote %v %v", written, err)
 	}
-	if written, err := InstallCommands(project, "/opt/cairn"); err != nil || len(written) != len(ours) {
-		t.Errorf("new path wrote %v %v", written, err)
+	older := slashCommands("/home/someone/go/bin/cairn")["checkpoint.md"]
+	os.WriteFile(filepath.Join(dir, "checkpoint.md"), []byte(older), 0o644)
+	if written, err := InstallCommands(project); err != nil || len(written) != 1 {
+		t.Errorf("over an older file wrote %v %v", written, err)
 	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "checkpoint.md")); !strings.Contains(string(data), "/opt/cairn slash checkpoint") {
+	if data, _ := os.ReadFile(filepath.Join(dir, "checkpoint.md")); string(data) != SlashCommands()["checkpoint.md"] {
 		t.Errorf("not updated:\n%s", data)
 	}
 
@@ -160,7 +175,8 @@ func TestInstallUninstallCommands(t *testing.T) {
 
 	// In a fresh project both are written, and both removed.
 	fresh := t.TempDir()
-	if written, err := InstallCommands(fresh, "cairn"); err != nil || len(written) != len(ours)+1 {
+	os.MkdirAll(filepath.Join(fresh, ".claude", "commands"), 0o755)
+	if written, err := InstallCommands(fresh); err != nil || len(written) != len(ours)+1 {
 		t.Errorf("fresh install %v %v", written, err)
 	}
 	// A user who deletes the marker line keeps the file.

@@ -14,10 +14,11 @@ import (
 )
 
 // FuzzParse holds the parser to encoding/json: it accepts exactly what
-// json.Valid accepts, and what it writes back is the same document.
+// json.Valid accepts; a document printed back untouched is the very
+// bytes; and the tree is the same document encode lays out anew.
 func FuzzParse(f *testing.F) {
 	addFiles(f)
-	for _, s := range []string{`[1,2]`, `"\u00e9\ud83c\udf89"`, `-0.0e+00`, `{"a":{"a":1,"a":2}}`, "\"\xff\"", `{"a":1,}`} {
+	for _, s := range []string{`[1,2]`, `"\u00e9\ud83c\udf89"`, `-0.0e+00`, `{"a":{"a":1,"a":2}}`, "\"\xff\"", `{"a":1,}`, "{\r\n\t\"a\" : [ 1 ,2 ] }"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -30,6 +31,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error %T, want *Error", err)
 			}
 			return
+		}
+		if n.kind != scalar {
+			if out := document(data, n); !bytes.Equal(out, data) {
+				t.Fatalf("printed back untouched, the document changed:\n%s", cmp.Diff(string(data), string(out)))
+			}
 		}
 		out := encode(n)
 		if diff := cmp.Diff(tokens(t, data), tokens(t, out)); diff != "" {
@@ -48,9 +54,10 @@ func FuzzEdit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := load(data); err != nil {
 			for _, e := range []error{
-				func() error { _, _, err := Install(data, cairnHooks, isCairn); return err }(),
-				func() error { _, _, err := Uninstall(data, isCairn); return err }(),
-				func() error { _, err := Installed(data, isCairn); return err }(),
+				func() error { _, _, err := hooksOnly.Install(data); return err }(),
+				func() error { _, _, err := hooksOnly.Uninstall(data, nil); return err }(),
+				func() error { _, err := hooksOnly.Installed(data); return err }(),
+				func() error { _, err := hooksOnly.Before(data); return err }(),
 			} {
 				if e == nil || e.Error() != err.Error() {
 					t.Fatalf("got %v, want %v", e, err)
@@ -92,62 +99,104 @@ func addFiles(f *testing.F) {
 	}
 }
 
+// full is cairn's whole wiring, as the file functions install it.
+var full = Wiring{Hooks: cairnHooks, IsOurs: isCairn, StatusLine: statusBase, StatusOurs: isCairnStatus}
+
 // checkEdits holds Install and Uninstall to their promises on a document
 // load accepts:
 //   - Install adds cairnHooks, each once, leaves cairn hooks under other
 //     events alone, and a second Install changes nothing;
-//   - Uninstall then leaves no cairn hook, and a second Uninstall changes nothing;
-//   - with no cairn hook in data to begin with, Uninstall after Install gives
-//     back the same document (the same tokens in the same order), and the same
-//     bytes when data was laid out as encode does;
-//   - the one exception: a "hooks" object, or an event array cairn installs
-//     into, that the user left empty cannot be told from one Install made, so
-//     Uninstall removes it.
+//   - Uninstall then leaves no cairn hook, and a second Uninstall changes
+//     nothing;
+//   - with Before, Uninstall after Install gives back Before byte for
+//     byte, which is data itself when data had none of cairn's hooks: for
+//     every document Install accepts, whatever its layout;
+//   - without Before, it gives back the same bytes too, but for the one
+//     thing it cannot know: an object or array the user left empty. A
+//     "hooks" object or event array cannot be told from one Install made,
+//     and goes; the document itself comes back as {}, whatever white
+//     space (or none) it held. The status line: checkStatusLineEdits.
 func checkEdits(t *testing.T, data []byte) {
 	t.Helper()
-	_, hadOurs, err := Uninstall(data, isCairn)
+	hadOurs, err := hooksOnly.Installed(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	installed, _, err := Install(data, cairnHooks, isCairn)
-	if err != nil {
-		t.Fatalf("Install: %v on\n%s", err, data)
+	wirings := []Wiring{hooksOnly}
+	if _, _, err := StatusLine(data); err == nil {
+		wirings = append(wirings, full) // else FuzzStatusLineEdit has it
 	}
-	again, changed, err := Install(installed, cairnHooks, isCairn)
-	if err != nil || changed || !bytes.Equal(again, installed) {
-		t.Fatalf("second Install: changed %v, err %v, on\n%s", changed, err, installed)
-	}
-	// Cairn hooks under events Install does not touch stay as they were.
-	want := slices.Clone(cairnHooks)
-	before, _ := Installed(data, isCairn)
-	for _, h := range before {
-		if !slices.ContainsFunc(cairnHooks, func(c Hook) bool { return c.Event == h.Event }) {
-			want = append(want, h)
+	for _, w := range wirings {
+		installed, _, err := w.Install(data)
+		if err != nil {
+			t.Fatalf("Install: %v on\n%s", err, data)
+		}
+		again, changed, err := w.Install(installed)
+		if err != nil || changed || !bytes.Equal(again, installed) {
+			t.Fatalf("second Install: changed %v, err %v, on\n%s", changed, err, installed)
+		}
+		if !json.Valid(installed) {
+			t.Fatalf("Install wrote invalid JSON:\n%s", installed)
+		}
+		// Cairn hooks under events Install does not touch stay as they were.
+		want := slices.Clone(cairnHooks)
+		for _, h := range hadOurs {
+			if !slices.ContainsFunc(cairnHooks, func(c Hook) bool { return c.Event == h.Event }) {
+				want = append(want, h)
+			}
+		}
+		got, err := w.Installed(installed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmpHooks); diff != "" {
+			t.Fatalf("Installed (-want +got):\n%s\nin\n%s", diff, installed)
+		}
+
+		before, err := w.Before(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hadOurs) == 0 && !bytes.Equal(before, data) {
+			t.Fatalf("Before changed a document without cairn's hooks:\n%s", cmp.Diff(string(data), string(before)))
+		}
+		back, _, err := w.Uninstall(installed, before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(back, before) {
+			t.Fatalf("Uninstall after Install changed the bytes:\n%s\ninstalled:\n%s", cmp.Diff(string(before), string(back)), installed)
+		}
+		if again, changed, _ := w.Uninstall(back, before); len(hadOurs) == 0 && (changed || !bytes.Equal(again, back)) {
+			t.Fatalf("second Uninstall changed\n%s", back)
 		}
 	}
-	got, err := Installed(installed, isCairn)
+
+	blind, _, err := hooksOnly.Uninstall(hooksOnlyInstall(t, data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got, cmpHooks); diff != "" {
-		t.Fatalf("Installed (-want +got):\n%s\nin\n%s", diff, installed)
+	if got, _ := hooksOnly.Installed(blind); len(got) > 0 {
+		t.Fatalf("left after Uninstall: %v", got)
 	}
-	uninstalled, _, err := Uninstall(installed, isCairn)
-	if err != nil {
-		t.Fatal(err)
+	if again, changed, _ := hooksOnly.Uninstall(blind, nil); changed || !bytes.Equal(again, blind) {
+		t.Fatalf("second Uninstall changed\n%s", blind)
 	}
-	if again, changed, _ := Uninstall(uninstalled, isCairn); changed || !bytes.Equal(again, uninstalled) {
-		t.Fatalf("second Uninstall changed\n%s", uninstalled)
-	}
-	if hadOurs || leftEmpty(data) {
+	if len(hadOurs) > 0 || leftEmpty(data) {
 		return
 	}
-	if diff := cmp.Diff(tokens(t, data), tokens(t, uninstalled)); diff != "" {
-		t.Fatalf("Uninstall after Install changed the document (-before +after):\n%s\nbefore:\n%s\nafter:\n%s", diff, data, uninstalled)
+	if !bytes.Equal(data, blind) {
+		t.Fatalf("Uninstall after Install changed the bytes, without a record:\n%s", cmp.Diff(string(data), string(blind)))
 	}
-	if canonical(data) && !bytes.Equal(data, uninstalled) {
-		t.Fatalf("Uninstall after Install changed the bytes:\n%s", cmp.Diff(string(data), string(uninstalled)))
+}
+
+func hooksOnlyInstall(t *testing.T, data []byte) []byte {
+	t.Helper()
+	out, _, err := hooksOnly.Install(data)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 // leftEmpty reports the exception checkEdits describes.
@@ -155,6 +204,9 @@ func leftEmpty(data []byte) bool {
 	root, err := load(data)
 	if err != nil {
 		return false
+	}
+	if len(root.members) == 0 {
+		return true // the white space in it, or the file
 	}
 	all := root.get("hooks")
 	if all == nil {
@@ -175,7 +227,7 @@ func leftEmpty(data []byte) bool {
 // users put there, hooks included, none of them cairn's.
 func randomSettings(r *rand.Rand) []byte {
 	g := &generator{r: r}
-	root := &node{kind: object}
+	root := objectNode()
 	for range r.IntN(6) {
 		k := pick(r, "model", "env", "permissions", "statusLine", "hooks", "hooks", "x-unknown", "ünï", `a"b`, "cleanupPeriodDays")
 		var v *node
@@ -184,7 +236,7 @@ func randomSettings(r *rand.Rand) []byte {
 		} else {
 			v = g.value(3)
 		}
-		root.members = append(root.members, member{rawKey: g.key(k), key: k, val: v})
+		g.add(root, k, v)
 	}
 	return g.layout(root)
 }
@@ -192,6 +244,14 @@ func randomSettings(r *rand.Rand) []byte {
 type generator struct{ r *rand.Rand }
 
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }
+
+// add gives object n the member k, unless it has one: settings with a key
+// twice are refused, and FuzzEdit has those.
+func (g *generator) add(n *node, k string, v *node) {
+	if n.index(k) < 0 {
+		n.members = append(n.members, member{rawKey: g.key(k), key: k, val: v})
+	}
+}
 
 // key spells k in one of the ways JSON allows.
 func (g *generator) key(k string) []byte {
@@ -202,41 +262,40 @@ func (g *generator) key(k string) []byte {
 }
 
 func (g *generator) obj(kv ...any) *node {
-	n := &node{kind: object}
+	n := objectNode()
 	for i := 0; i < len(kv); i += 2 {
-		k := kv[i].(string)
-		n.members = append(n.members, member{rawKey: g.key(k), key: k, val: kv[i+1].(*node)})
+		g.add(n, kv[i].(string), kv[i+1].(*node))
 	}
 	return n
 }
 
 func (g *generator) hooks() *node {
-	n := &node{kind: object}
+	n := objectNode()
 	for range g.r.IntN(5) {
 		ev := pick(g.r, "PostToolUse", "Stop", "SessionStart", "PreCompact", "PreToolUse", "Notification", "SessionEnd", "Unknown Event")
-		arr := &node{kind: array}
+		arr := arrayNode()
 		for range g.r.IntN(4) {
 			arr.elems = append(arr.elems, g.group())
 		}
-		n.members = append(n.members, member{rawKey: g.key(ev), key: ev, val: arr})
+		g.add(n, ev, arr)
 	}
 	return n
 }
 
 func (g *generator) group() *node {
-	n := &node{kind: object}
+	n := objectNode()
 	if g.r.IntN(4) > 0 {
-		n.members = append(n.members, member{rawKey: quote("matcher"), key: "matcher", val: stringNode(pick(g.r, "", "Bash", "Write|Edit", "*"))})
+		g.add(n, "matcher", stringNode(pick(g.r, "", "Bash", "Write|Edit", "*")))
 	}
 	if g.r.IntN(8) > 0 {
-		arr := &node{kind: array}
+		arr := arrayNode()
 		for range g.r.IntN(4) {
 			arr.elems = append(arr.elems, g.entry())
 		}
-		n.members = append(n.members, member{rawKey: quote("hooks"), key: "hooks", val: arr})
+		g.add(n, "hooks", arr)
 	}
 	if g.r.IntN(8) == 0 {
-		n.members = append(n.members, member{rawKey: quote("x"), key: "x", val: g.value(2)})
+		g.add(n, "x", g.value(2))
 	}
 	return n
 }
@@ -249,26 +308,25 @@ func (g *generator) entry() *node {
 	c := pick(g.r, "echo hi", "cairn status", "cairnd hook stop", "/bin/cairn-x hook", "echo cairn hook", "cairn", `notify-send "done"`)
 	e := g.obj("type", stringNode("command"), "command", stringNode(c))
 	if g.r.IntN(2) == 0 {
-		e.members = append(e.members, member{rawKey: quote("timeout"), key: "timeout", val: g.number()})
+		g.add(e, "timeout", g.number())
 	}
 	return e
 }
 
 func (g *generator) number() *node {
-	return &node{kind: scalar, raw: []byte(pick(g.r, "0", "10", "-1", "1e3", "10.50", "-0.0", "2E-7", "123456789012345678901234567890"))}
+	return rawNode([]byte(pick(g.r, "0", "10", "-1", "1e3", "10.50", "-0.0", "2E-7", "123456789012345678901234567890")))
 }
 
 func (g *generator) value(depth int) *node {
 	switch k := g.r.IntN(8); {
 	case k == 0 && depth > 0:
-		n := &node{kind: object}
+		n := objectNode()
 		for range g.r.IntN(4) {
-			key := pick(g.r, "a", "b", "a", "é", "", "\u2028", "hooks")
-			n.members = append(n.members, member{rawKey: g.key(key), key: key, val: g.value(depth - 1)})
+			g.add(n, pick(g.r, "a", "b", "é", "", "\u2028", "hooks"), g.value(depth-1))
 		}
 		return n
 	case k == 1 && depth > 0:
-		n := &node{kind: array}
+		n := arrayNode()
 		for range g.r.IntN(4) {
 			n.elems = append(n.elems, g.value(depth-1))
 		}
@@ -276,21 +334,34 @@ func (g *generator) value(depth int) *node {
 	case k == 2:
 		return g.number()
 	case k == 3:
-		return &node{kind: scalar, raw: []byte(pick(g.r, "true", "false", "null"))}
+		return rawNode([]byte(pick(g.r, "true", "false", "null")))
 	case k == 4:
-		return &node{kind: scalar, raw: []byte(pick(g.r, `"caf\u00e9"`, `"\/path\/"`, `"<&>"`, `"\"q\"\n"`, `"🎉 日本"`, `"\ud83c\udf89"`))}
+		return rawNode([]byte(pick(g.r, `"caf\u00e9"`, `"\/path\/"`, `"<&>"`, `"\"q\"\n"`, `"🎉 日本"`, `"\ud83c\udf89"`)))
 	}
 	return stringNode(pick(g.r, "", "x", "Bash(npm run test:*)", "~/.claude/statusline.sh"))
 }
 
-// layout writes n as encode does, or compactly, or with random whitespace.
+// layout writes n in one of the layouts people write settings in, or
+// with random white space.
 func (g *generator) layout(n *node) []byte {
-	switch g.r.IntN(3) {
+	switch g.r.IntN(6) {
 	case 0:
 		return encode(n)
 	case 1:
 		b, _ := json.Marshal(json.RawMessage(encode(n))) // compacts, keeps the tokens
 		return b
+	case 2:
+		return bytes.ReplaceAll(encode(n), []byte("  "), []byte("\t"))
+	case 3:
+		b := bytes.ReplaceAll(encode(n), []byte("\n"), []byte("\r\n"))
+		if g.r.IntN(2) == 0 {
+			b = bytes.TrimSuffix(b, []byte("\r\n"))
+		}
+		return b
+	case 4:
+		var b bytes.Buffer
+		json.Indent(&b, encode(n), pick(g.r, "", " "), pick(g.r, "    ", "\t", " "))
+		return b.Bytes()
 	}
 	var b bytes.Buffer
 	ws := func() { b.WriteString(pick(g.r, "", "", " ", "\n", "\t", "\r\n    ")) }

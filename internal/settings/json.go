@@ -8,9 +8,11 @@ import (
 )
 
 // encoding/json cannot do this job: decoding into maps loses key order and
-// duplicate keys, and re-encoding rewrites numbers (10.50, 1e3) and string
-// escapes (\u00e9, \/). So documents are parsed into a tree that keeps every
-// scalar as the bytes it was written with.
+// duplicate keys, and re-encoding rewrites numbers (10.50, 1e3), string
+// escapes (\u00e9, \/) and the layout. So documents are parsed into a tree
+// that remembers where every value was in the text, and an edit writes the
+// text back from those pieces (see print.go): what it did not change comes
+// out as the very bytes it came in as.
 
 type kind uint8
 
@@ -23,15 +25,41 @@ const (
 type node struct {
 	kind    kind
 	raw     []byte   // scalar: the text as written, quotes included
-	members []member // object: in file order, duplicate keys kept
+	members []member // object: in file order
 	elems   []*node  // array
 	off     int      // where the value starts, for error positions
+
+	// For a node parsed from the document, orig is set and data[off:end]
+	// is the value's text. A node an edit made has neither.
+	orig bool
+	end  int
+	// sep, for a parsed array element, is where the separator before it
+	// starts (the end of the element before); -1 for the first.
+	sep int
+	// A parsed container's items spanned data[first:last] when it was
+	// parsed; first is -1 when it was empty. sepWS is the white space
+	// its items were separated with after the comma (the white space
+	// before the first item when there was only one, on a line of its
+	// own), which new items copy; nil when the items did not say.
+	first, last int
+	sepWS       []byte
+	// emptyInner is what an edit that empties a parsed container writes
+	// between its brackets (the text that was there before cairn, when
+	// Uninstall knows it).
+	emptyInner []byte
 }
 
 type member struct {
 	rawKey []byte // as written, quotes included
 	key    string // decoded, for lookups
 	val    *node
+	// For a parsed member: where the key starts, where its value started
+	// (so that the key, the colon and the white space around it are
+	// copied even when an edit replaces the value), and where the
+	// separator before it starts (-1 for the first).
+	orig        bool
+	off, valOff int
+	sep         int
 }
 
 // maxDepth is encoding/json's limit, so both accept the same documents.
@@ -81,7 +109,7 @@ func (p *parser) value() (*node, error) {
 	case c == '"':
 		off := p.pos
 		raw, err := p.str()
-		return &node{kind: scalar, raw: raw, off: off}, err
+		return &node{kind: scalar, raw: raw, off: off, orig: true, end: p.pos, sep: -1}, err
 	case c == '-' || '0' <= c && c <= '9':
 		return p.number()
 	case c == 't':
@@ -94,24 +122,58 @@ func (p *parser) value() (*node, error) {
 	return nil, p.unexpected("a value")
 }
 
-func (p *parser) object() (*node, error) {
-	n := &node{kind: object, off: p.pos}
+// container starts a parsed object or array at p.pos.
+func (p *parser) container(k kind) (*node, error) {
+	n := &node{kind: k, off: p.pos, orig: true, sep: -1, first: -1}
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	p.pos++
 	p.space()
+	return n, nil
+}
+
+// close ends container n at p.pos, its closing bracket.
+func (p *parser) close(n *node, items int, lastSep int) {
+	p.pos++
+	p.depth--
+	n.end = p.pos
+	switch {
+	case items == 1:
+		// One item on a line of its own says how the next would go; one
+		// on the bracket's line says nothing about the space after a
+		// comma, which is then the file's.
+		if lead := p.data[n.off+1 : n.first]; bytes.IndexByte(lead, '\n') >= 0 {
+			n.sepWS = lead
+		}
+	case items > 1:
+		// After the comma of the last separator.
+		s := p.data[lastSep:]
+		s = s[bytes.IndexByte(s, ',')+1:]
+		n.sepWS = s[:len(s)-len(bytes.TrimLeft(s, " \t\r\n"))]
+	}
+}
+
+func (p *parser) object() (*node, error) {
+	n, err := p.container(object)
+	if err != nil {
+		return nil, err
+	}
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		p.depth--
+		p.close(n, 0, -1)
 		return n, nil
 	}
+	sep := -1
 	for {
 		if p.pos >= len(p.data) {
 			return nil, p.unclosed(n, "object")
 		}
 		if p.data[p.pos] != '"' {
 			return nil, p.unexpected("a string key")
+		}
+		off := p.pos
+		if n.first < 0 {
+			n.first = off
 		}
 		raw, err := p.str()
 		if err != nil {
@@ -123,21 +185,23 @@ func (p *parser) object() (*node, error) {
 		}
 		p.pos++
 		p.space()
+		valOff := p.pos
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		n.members = append(n.members, member{rawKey: raw, key: unquote(raw), val: v})
+		n.members = append(n.members, member{rawKey: raw, key: unquote(raw), val: v, orig: true, off: off, valOff: valOff, sep: sep})
+		n.last = p.pos
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.unclosed(n, "object")
 		}
 		switch p.data[p.pos] {
 		case '}':
-			p.pos++
-			p.depth--
+			p.close(n, len(n.members), sep)
 			return n, nil
 		case ',':
+			sep = n.last
 			comma := p.pos
 			p.pos++
 			p.space()
@@ -151,36 +215,39 @@ func (p *parser) object() (*node, error) {
 }
 
 func (p *parser) array() (*node, error) {
-	n := &node{kind: array, off: p.pos}
-	if err := p.enter(); err != nil {
+	n, err := p.container(array)
+	if err != nil {
 		return nil, err
 	}
-	p.pos++
-	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		p.depth--
+		p.close(n, 0, -1)
 		return n, nil
 	}
+	sep := -1
 	for {
 		if p.pos >= len(p.data) {
 			return nil, p.unclosed(n, "array")
+		}
+		if n.first < 0 {
+			n.first = p.pos
 		}
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
+		v.sep = sep
 		n.elems = append(n.elems, v)
+		n.last = p.pos
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.unclosed(n, "array")
 		}
 		switch p.data[p.pos] {
 		case ']':
-			p.pos++
-			p.depth--
+			p.close(n, len(n.elems), sep)
 			return n, nil
 		case ',':
+			sep = n.last
 			comma := p.pos
 			p.pos++
 			p.space()
@@ -272,7 +339,7 @@ func (p *parser) number() (*node, error) {
 		}
 		p.digits()
 	}
-	return &node{kind: scalar, raw: p.data[start:p.pos], off: start}, nil
+	return &node{kind: scalar, raw: p.data[start:p.pos], off: start, orig: true, end: p.pos, sep: -1}, nil
 }
 
 func (p *parser) digits() {
@@ -285,7 +352,7 @@ func (p *parser) literal(lit string) (*node, error) {
 	if !bytes.HasPrefix(p.data[p.pos:], []byte(lit)) {
 		return nil, p.unexpected("a value")
 	}
-	n := &node{kind: scalar, raw: p.data[p.pos : p.pos+len(lit)], off: p.pos}
+	n := &node{kind: scalar, raw: p.data[p.pos : p.pos+len(lit)], off: p.pos, orig: true, end: p.pos + len(lit), sep: -1}
 	p.pos += len(lit)
 	return n, nil
 }
@@ -334,8 +401,10 @@ func (p *parser) found(off, n int) string {
 	return fmt.Sprintf("%q", s)
 }
 
-func (p *parser) where(off int) string {
-	line, col := position(p.data, off)
+func (p *parser) where(off int) string { return where(p.data, off) }
+
+func where(data []byte, off int) string {
+	line, col := position(data, off)
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
@@ -370,65 +439,43 @@ func quote(s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// encode writes n the way JSON.stringify(value, null, 2) does, which is also
-// how Claude Code writes settings, plus a final newline.
-func encode(n *node) []byte {
-	var b bytes.Buffer
-	write(&b, n, 0)
-	b.WriteByte('\n')
-	return b.Bytes()
-}
-
-func write(b *bytes.Buffer, n *node, depth int) {
-	switch n.kind {
-	case scalar:
-		b.Write(n.raw)
-	case object:
-		if len(n.members) == 0 {
-			b.WriteString("{}")
-			return
+// duplicateKey finds the first object, anywhere in the document, with a
+// key written twice, and reports the second occurrence. JSON.parse, and so
+// Claude Code, keeps the last value of a duplicated key and drops the
+// others without a word; an edit would then either change which one is
+// read or have to guess which one the user meant. cairn asks the user to
+// merge them instead.
+func duplicateKey(data []byte, root *node) error {
+	stack := []*node{root}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.kind == array {
+			stack = append(stack, n.elems...)
+			continue
 		}
-		b.WriteByte('{')
-		for i, m := range n.members {
-			if i > 0 {
-				b.WriteByte(',')
+		if n.kind != object {
+			continue
+		}
+		var seen map[string]int
+		if len(n.members) > 1 {
+			seen = make(map[string]int, len(n.members))
+		}
+		for _, m := range n.members {
+			if seen != nil {
+				if first, dup := seen[m.key]; dup {
+					return errorAt(data, m.off, fmt.Sprintf("duplicate key %s (also at %s): Claude Code reads only the last one and ignores the other, so cairn will not edit this file; merge the two into one", quote(m.key), where(data, first)))
+				}
+				seen[m.key] = m.off
 			}
-			newline(b, depth+1)
-			b.Write(m.rawKey)
-			b.WriteString(": ")
-			write(b, m.val, depth+1)
+			stack = append(stack, m.val)
 		}
-		newline(b, depth)
-		b.WriteByte('}')
-	case array:
-		if len(n.elems) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteByte('[')
-		for i, e := range n.elems {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			newline(b, depth+1)
-			write(b, e, depth+1)
-		}
-		newline(b, depth)
-		b.WriteByte(']')
 	}
+	return nil
 }
 
-func newline(b *bytes.Buffer, depth int) {
-	b.WriteByte('\n')
-	for range depth {
-		b.WriteString("  ")
-	}
-}
-
-// lastIndex finds the member JSON.parse would keep: with duplicate keys the
-// last one wins.
-func (n *node) lastIndex(key string) int {
-	for i := len(n.members) - 1; i >= 0; i-- {
+func (n *node) index(key string) int {
+	for i := range n.members {
 		if n.members[i].key == key {
 			return i
 		}
@@ -437,18 +484,32 @@ func (n *node) lastIndex(key string) int {
 }
 
 func (n *node) get(key string) *node {
-	if i := n.lastIndex(key); i >= 0 {
+	if n == nil {
+		return nil
+	}
+	if i := n.index(key); i >= 0 {
 		return n.members[i].val
 	}
 	return nil
 }
 
+// set gives key the value v, in place when the key is there (the member
+// keeps its place and spelling), else as a new last member.
 func (n *node) set(key string, v *node) {
-	if i := n.lastIndex(key); i >= 0 {
+	if i := n.index(key); i >= 0 {
 		n.members[i].val = v
 		return
 	}
-	n.members = append(n.members, member{rawKey: quote(key), key: key, val: v})
+	n.members = append(n.members, member{rawKey: quote(key), key: key, val: v, sep: -1})
+}
+
+// remove drops key's member; it reports whether there was one.
+func (n *node) remove(key string) bool {
+	if i := n.index(key); i >= 0 {
+		n.members = append(n.members[:i:i], n.members[i+1:]...)
+		return true
+	}
+	return false
 }
 
 // text is the value of a string node; ok is false for anything else.
@@ -459,9 +520,15 @@ func (n *node) text() (s string, ok bool) {
 	return unquote(n.raw), true
 }
 
-func stringNode(s string) *node { return &node{kind: scalar, raw: quote(s)} }
+func stringNode(s string) *node { return &node{kind: scalar, raw: quote(s), sep: -1} }
 
-func numberNode(i int) *node { return &node{kind: scalar, raw: fmt.Appendf(nil, "%d", i)} }
+func rawNode(raw []byte) *node { return &node{kind: scalar, raw: raw, sep: -1} }
+
+func numberNode(i int) *node { return &node{kind: scalar, raw: fmt.Appendf(nil, "%d", i), sep: -1} }
+
+func objectNode() *node { return &node{kind: object, sep: -1, first: -1} }
+
+func arrayNode() *node { return &node{kind: array, sep: -1, first: -1} }
 
 // describe names the type of n for an error message.
 func describe(n *node) string {

@@ -1,21 +1,25 @@
-// Package settings adds and removes cairn's hooks in Claude Code settings
-// files (settings.json, settings.local.json) without losing anything the
-// user wrote there.
+// Package settings adds and removes cairn's wiring (its hooks and its
+// status line) in Claude Code settings files (settings.json,
+// settings.local.json), and gives back exactly what was there before.
 //
-// People write these files by hand, so an edit keeps every other key, value,
-// number spelling, string escape and duplicate key as it was, in its order;
-// only the layout is normalised, to the 2-space style Claude Code itself
-// writes. A document already in that style, with no cairn hooks in it, comes
-// back byte for byte from Uninstall after Install, unless it held an empty
-// "hooks" object or event array Install then filled: Uninstall cannot tell
-// those from ones Install made, and removes them. An edit that changes
-// nothing returns the input untouched, so callers leave the file alone. An
-// empty document counts as {}. Documents that are not JSON, or
-// whose "hooks" are not shaped the way Claude Code reads them, are refused
-// with the line and column of the problem rather than rewritten.
+// People write these files by hand, so an edit changes only what it must:
+// every other key, value, number spelling, string escape, the order, and
+// the layout (indentation, line endings, a one-line file, a final newline
+// or none) stay as they were, byte for byte, and what is added is written
+// in the file's own layout (print.go). An edit that changes nothing
+// returns the input itself, so callers leave the file alone. An empty
+// document counts as {}.
 //
-// When a key appears twice, Claude Code (JSON.parse) uses the last one, so
-// Install edits and Installed reports the last one; Uninstall cleans all.
+// Uninstall after Install gives back the very bytes Install started from,
+// given the document as it was before (Before). The file functions keep
+// that outside the project (Journal); see Uninstall for what happens
+// without it, and when the user edited the file in between.
+//
+// Documents that are not JSON, that have a key twice in one object (which
+// JSON.parse, and so Claude Code, reads as the last one alone), or whose
+// "hooks" or "statusLine" are not shaped the way Claude Code reads them,
+// are refused with the line and column of the problem rather than
+// rewritten.
 package settings
 
 import (
@@ -32,9 +36,36 @@ type Hook struct {
 	Timeout int // seconds; 0 leaves Claude Code's default
 }
 
+// Wiring is what cairn puts into a settings file and how it recognises
+// its own.
+type Wiring struct {
+	Hooks []Hook
+	// IsOurs recognises cairn's hook commands, whatever binary they run.
+	// Every hook entry it recognises is cairn's wiring, whoever wrote it:
+	// Install updates it, Uninstall removes it.
+	IsOurs func(command string) bool
+
+	// StatusLine is cairn's status line command, chaining nothing; ""
+	// leaves the status line alone.
+	StatusLine string
+	// StatusOurs recognises cairn's status line commands, chained or not.
+	// It is needed with StatusLine, and for Uninstall to take cairn's
+	// status line out; nil leaves the status line alone.
+	StatusOurs func(command string) bool
+	// StatusCurrent says whether a status line command of cairn's that is
+	// already there does the job, so Install leaves it alone; nil accepts
+	// StatusLine itself, chaining something or not.
+	StatusCurrent func(command string) bool
+	// Inherited is the status line command Claude Code runs when this file
+	// has none: the one from a settings file it reads with less precedence
+	// ("" for none). A file without a status line of its own gets cairn's
+	// chaining it, or none when it is cairn's already.
+	Inherited string
+}
+
 // Error says where a settings document is not what Claude Code reads.
 type Error struct {
-	Path         string // set by InstallFile and UninstallFile
+	Path         string // set by the file functions
 	Line, Column int    // 1-based; the column counts characters
 	Msg          string
 }
@@ -47,37 +78,73 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Column, e.Msg)
 }
 
-// Install makes sure each hook is present exactly once. Under an event it
-// installs into, cairn's existing hooks (those isOurs recognises) are reused
-// in place, first one with the same matcher and command, then one with the
-// same matcher, and have their command and timeout updated; cairn hooks left
-// over there are removed, since two copies would both run. Missing hooks are
-// appended, in a group of their own for their matcher. Everything else keeps
-// its content and order. Every hook's command must satisfy isOurs, or
-// Uninstall could never take it out again.
+// validate checks the wiring itself, so that Install never writes a hook
+// or status line that Uninstall could not take out again.
+func (w Wiring) validate() error {
+	for _, h := range w.Hooks {
+		switch {
+		case h.Event == "":
+			return fmt.Errorf("hook %q has no event", h.Command)
+		case h.Command == "":
+			return fmt.Errorf("%s hook has no command", h.Event)
+		case h.Timeout < 0:
+			return fmt.Errorf("%s hook %q has a negative timeout", h.Event, h.Command)
+		case w.IsOurs == nil || !w.IsOurs(h.Command):
+			return fmt.Errorf("%s hook %q is not one IsOurs recognises", h.Event, h.Command)
+		}
+	}
+	if w.StatusLine != "" {
+		if w.StatusOurs == nil || !w.StatusOurs(w.StatusLine) {
+			return fmt.Errorf("status line %q is not one StatusOurs recognises", w.StatusLine)
+		}
+		if _, chains := Chained(w.StatusLine); chains {
+			return fmt.Errorf("status line %q chains a command already: give the command alone", w.StatusLine)
+		}
+	}
+	return nil
+}
+
+// Install makes sure each hook is present exactly once and, with a
+// StatusLine, that the status line Claude Code runs is cairn's.
+//
+// Hooks: under an event it installs into, cairn's existing hooks are
+// reused in place, first one with the same matcher and command, then one
+// with the same matcher, and get the wanted command and timeout; cairn
+// hooks left over there are removed, since two copies would both run.
+// Missing hooks are appended, in a group of their own for their matcher,
+// so that the user's groups stay as they were.
+//
+// Status line: a status line of cairn's that StatusCurrent accepts is left
+// alone, whoever put it there; one that it does not is pointed at
+// StatusLine, keeping what it chains. Any other command becomes the one
+// cairn's chains (ChainedCommand), in place, so the rest of the user's
+// statusLine object stays. A file without a statusLine gets one (chaining
+// Inherited), unless Inherited is cairn's already.
 //
 // It returns the new document and whether anything changed; when nothing
 // did, the result is data itself.
-func Install(data []byte, hooks []Hook, isOurs func(command string) bool) ([]byte, bool, error) {
-	for _, h := range hooks {
-		switch {
-		case h.Event == "":
-			return nil, false, fmt.Errorf("hook %q has no event", h.Command)
-		case h.Command == "":
-			return nil, false, fmt.Errorf("%s hook has no command", h.Event)
-		case h.Timeout < 0:
-			return nil, false, fmt.Errorf("%s hook %q has a negative timeout", h.Event, h.Command)
-		case !isOurs(h.Command):
-			return nil, false, fmt.Errorf("%s hook %q is not one isOurs recognises", h.Event, h.Command)
-		}
+func (w Wiring) Install(data []byte) ([]byte, bool, error) {
+	if err := w.validate(); err != nil {
+		return nil, false, err
 	}
-	root, err := load(data)
+	root, err := w.load(data)
 	if err != nil {
 		return nil, false, err
 	}
+	changed := w.installHooks(root)
+	if w.StatusLine != "" && w.installStatusLine(root) {
+		changed = true
+	}
+	if !changed {
+		return data, false, nil
+	}
+	return document(data, root), true, nil
+}
+
+func (w Wiring) installHooks(root *node) bool {
 	var events []string
 	byEvent := map[string][]Hook{}
-	for _, h := range hooks {
+	for _, h := range w.Hooks {
 		if _, ok := byEvent[h.Event]; !ok {
 			events = append(events, h.Event)
 		}
@@ -87,24 +154,21 @@ func Install(data []byte, hooks []Hook, isOurs func(command string) bool) ([]byt
 	for _, ev := range events {
 		all := root.get("hooks")
 		if all == nil {
-			all = &node{kind: object}
+			all = objectNode()
 			root.set("hooks", all)
 			changed = true
 		}
 		groups := all.get(ev)
 		if groups == nil {
-			groups = &node{kind: array}
+			groups = arrayNode()
 			all.set(ev, groups)
 			changed = true
 		}
-		if installEvent(groups, byEvent[ev], isOurs) {
+		if installEvent(groups, byEvent[ev], w.IsOurs) {
 			changed = true
 		}
 	}
-	if !changed {
-		return data, false, nil
-	}
-	return encode(root), true, nil
+	return changed
 }
 
 // found is one of cairn's hook entries in an event's array of groups.
@@ -179,25 +243,25 @@ func installEvent(groups *node, want []Hook, isOurs func(string) bool) bool {
 			continue
 		}
 		changed = true
-		entry := &node{kind: object}
+		entry := objectNode()
 		entry.set("type", stringNode("command"))
 		entry.set("command", stringNode(w.Command))
 		if w.Timeout > 0 {
 			entry.set("timeout", numberNode(w.Timeout))
 		}
-		// Join a group that holds only cairn hooks for this matcher, so that
-		// several hooks with one matcher share a group; never a user's group,
-		// so that Uninstall leaves the user's groups as they were.
+		// Join a group this install made for this matcher, so that
+		// several hooks with one matcher share a group; never a group
+		// from the document, so that Uninstall leaves those as they were.
 		var target *node
 		for i := len(groups.elems) - 1; i >= 0 && target == nil; i-- {
-			if g := groups.elems[i]; matcher(g) == w.Matcher && onlyOurs(g, isOurs) {
+			if g := groups.elems[i]; !g.orig && matcher(g) == w.Matcher {
 				target = g
 			}
 		}
 		if target == nil {
-			target = &node{kind: object}
+			target = objectNode()
 			target.set("matcher", stringNode(w.Matcher))
-			target.set("hooks", &node{kind: array})
+			target.set("hooks", arrayNode())
 			groups.elems = append(groups.elems, target)
 		}
 		entries := target.get("hooks")
@@ -210,8 +274,8 @@ func installEvent(groups *node, want []Hook, isOurs func(string) bool) bool {
 func retarget(e *node, w Hook) bool {
 	changed := false
 	if t, ok := e.get("type").text(); !ok || t != "command" {
-		if e.lastIndex("type") < 0 {
-			e.members = append([]member{{rawKey: quote("type"), key: "type"}}, e.members...)
+		if e.index("type") < 0 {
+			e.members = append([]member{{rawKey: quote("type"), key: "type", sep: -1}}, e.members...)
 		}
 		e.set("type", stringNode("command"))
 		changed = true
@@ -221,15 +285,7 @@ func retarget(e *node, w Hook) bool {
 		changed = true
 	}
 	if w.Timeout == 0 {
-		// Every copy goes: removing only the last would revive an earlier one.
-		var kept []member
-		for _, m := range e.members {
-			if m.key != "timeout" {
-				kept = append(kept, m)
-			}
-		}
-		if len(kept) != len(e.members) {
-			e.members = kept
+		if e.remove("timeout") {
 			changed = true
 		}
 	} else if t := e.get("timeout"); t == nil || !isNumber(t, w.Timeout) {
@@ -249,42 +305,77 @@ func isNumber(n *node, i int) bool {
 	return err == nil && f == float64(i)
 }
 
-// Uninstall removes every hook entry for which isOurs holds, wherever it is.
-// A matcher group, an event and the "hooks" object are removed only when
-// that removal left them empty: ones the user left empty stay. Nothing else
-// changes. When nothing was removed the result is data itself.
-func Uninstall(data []byte, isOurs func(command string) bool) ([]byte, bool, error) {
-	root, err := load(data)
+// Uninstall takes cairn's wiring out of data: every hook entry IsOurs
+// recognises, and (with StatusOurs) cairn's status line.
+//
+// before is the document as it was before cairn's first install (Before),
+// or nil when that is not known. With it, Uninstall gives back what the
+// user had: Uninstall(Install(x), Before(x)) is Before(x) byte for byte,
+// for every x Install accepts, and Before(x) is x itself unless cairn's
+// hooks were in x already. In detail:
+//   - a "hooks" object or event array that was in before stays, even when
+//     removing cairn's hooks empties it, with the white space it held;
+//     others go when that empties them;
+//   - a status line that was in before comes back as it was written there,
+//     whoever's it was, cairn's own included; one that was not goes;
+//   - a document that was only white space comes back as it was.
+//
+// Without before, hooks containers go only when removing cairn's hooks
+// empties them (ones the user left empty stay), and cairn's status line
+// gives its place back to the command it chains, or goes with its key
+// when it chains nothing.
+//
+// This works on what is in the file now, not on a copy of what Install
+// wrote: the user (or Claude Code, which rewrites settings.local.json when
+// a permission is accepted) may have changed the file since, and those
+// changes stay.
+func (w Wiring) Uninstall(data, before []byte) ([]byte, bool, error) {
+	root, err := w.load(data)
 	if err != nil {
 		return nil, false, err
 	}
-	changed := false
-	var kept []member
-	for _, m := range root.members {
-		if m.key == "hooks" {
-			removed, empty := uninstallAll(m.val, isOurs)
-			changed = changed || removed
-			if empty {
-				continue
-			}
+	var b *node
+	if before != nil {
+		if b, err = w.load(before); err != nil {
+			b = nil // a record cairn wrote that no longer loads is no help
 		}
-		kept = append(kept, m)
+	}
+	changed := w.uninstallHooks(root, b, before)
+	if w.StatusOurs != nil && w.uninstallStatusLine(root, b, before) {
+		changed = true
 	}
 	if !changed {
 		return data, false, nil
 	}
-	root.members = kept
-	return encode(root), true, nil
+	if b != nil && !b.orig && len(root.members) == 0 {
+		return before, true, nil // it was only white space
+	}
+	if b != nil && len(root.members) == 0 {
+		root.emptyInner = inner(before, b)
+	}
+	return document(data, root), true, nil
 }
 
-// uninstallAll cleans one "hooks" object and says whether it removed
-// anything and whether that left the object empty.
-func uninstallAll(all *node, isOurs func(string) bool) (removed, empty bool) {
+// inner is what held empty container b had between its brackets in
+// before; nothing when it was not empty.
+func inner(before []byte, b *node) []byte {
+	if b == nil || !b.orig || b.first >= 0 {
+		return nil
+	}
+	return before[b.off+1 : b.end-1]
+}
+
+func (w Wiring) uninstallHooks(root, b *node, before []byte) bool {
+	all := root.get("hooks")
+	if all == nil || w.IsOurs == nil {
+		return false
+	}
 	ours := func(e *node) bool {
 		c, ok := command(e)
-		return ok && isOurs(c)
+		return ok && w.IsOurs(c)
 	}
-	droppedEvent := false
+	bAll := b.get("hooks")
+	removed, emptied := false, false
 	var events []member
 	for _, ev := range all.members {
 		droppedGroup := false
@@ -301,90 +392,98 @@ func uninstallAll(all *node, isOurs func(string) bool) (removed, empty bool) {
 		}
 		ev.val.elems = groups
 		if droppedGroup && len(groups) == 0 {
-			droppedEvent = true
-			continue
+			if bev := bAll.get(ev.key); bev != nil {
+				ev.val.emptyInner = inner(before, bev)
+			} else {
+				emptied = true
+				continue
+			}
 		}
 		events = append(events, ev)
 	}
 	all.members = events
-	return removed, droppedEvent && len(events) == 0
-}
-
-// removeEntries drops the entries of group g that match, from every "hooks"
-// key g has, and says whether it dropped any.
-func removeEntries(g *node, drop func(*node) bool) bool {
-	removed := false
-	for _, m := range g.members {
-		if m.key != "hooks" {
-			continue
+	if emptied && len(events) == 0 {
+		if bAll != nil {
+			all.emptyInner = inner(before, bAll)
+		} else {
+			root.remove("hooks")
 		}
-		var kept []*node
-		for _, e := range m.val.elems {
-			if drop(e) {
-				removed = true
-				continue
-			}
-			kept = append(kept, e)
-		}
-		m.val.elems = kept
 	}
 	return removed
 }
 
-// emptyGroup reports whether a group runs nothing any more, counting the
-// hooks under a duplicate "hooks" key too, since removing the group would
-// lose them.
-func emptyGroup(g *node) bool {
-	for _, m := range g.members {
-		if m.key == "hooks" && len(m.val.elems) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func onlyOurs(g *node, isOurs func(string) bool) bool {
+// removeEntries drops the entries of group g that match, and says whether
+// it dropped any.
+func removeEntries(g *node, drop func(*node) bool) bool {
 	entries := g.get("hooks")
-	if entries == nil || len(entries.elems) == 0 {
+	if entries == nil {
 		return false
 	}
+	removed := false
+	var kept []*node
 	for _, e := range entries.elems {
-		if c, ok := command(e); !ok || !isOurs(c) {
-			return false
+		if drop(e) {
+			removed = true
+			continue
 		}
+		kept = append(kept, e)
 	}
-	return true
+	entries.elems = kept
+	return removed
 }
 
-// Installed lists the hooks for which isOurs holds, as Claude Code sees them:
-// under duplicate keys only the last counts.
-func Installed(data []byte, isOurs func(command string) bool) ([]Hook, error) {
-	root, err := load(data)
+// emptyGroup reports whether a group runs nothing any more.
+func emptyGroup(g *node) bool {
+	entries := g.get("hooks")
+	return entries == nil || len(entries.elems) == 0
+}
+
+// Installed lists the hooks IsOurs recognises.
+func (w Wiring) Installed(data []byte) ([]Hook, error) {
+	root, err := w.load(data)
 	if err != nil {
 		return nil, err
 	}
+	return w.installed(root), nil
+}
+
+func (w Wiring) installed(root *node) []Hook {
 	all := root.get("hooks")
-	if all == nil {
-		return nil, nil
+	if all == nil || w.IsOurs == nil {
+		return nil
 	}
 	var hooks []Hook
-	for i, ev := range all.members {
-		if all.lastIndex(ev.key) != i {
-			continue
-		}
+	for _, ev := range all.members {
 		for _, g := range ev.val.elems {
 			entries := g.get("hooks")
 			if entries == nil {
 				continue
 			}
 			for _, e := range entries.elems {
-				if c, ok := command(e); ok && isOurs(c) {
+				if c, ok := command(e); ok && w.IsOurs(c) {
 					hooks = append(hooks, Hook{Event: ev.key, Matcher: matcher(g), Command: c, Timeout: timeout(e)})
 				}
 			}
 		}
 	}
-	return hooks, nil
+	return hooks
+}
+
+// Before is what Uninstall needs to give back a document Install is about
+// to change: data itself, unless cairn's hooks are in it already (an
+// install by an older cairn, or by hand, which Uninstall removes in any
+// case). Then it is data with cairn's wiring taken out, status line
+// included, since it came with the hooks.
+func (w Wiring) Before(data []byte) ([]byte, error) {
+	root, err := w.load(data)
+	if err != nil {
+		return nil, err
+	}
+	if len(w.installed(root)) == 0 {
+		return data, nil
+	}
+	out, _, err := w.Uninstall(data, nil)
+	return out, err
 }
 
 func command(entry *node) (string, bool) { return entry.get("command").text() }
@@ -406,14 +505,30 @@ func timeout(entry *node) int {
 	return int(f)
 }
 
-// load parses a settings document and checks the parts this package walks.
+// load parses a settings document and checks the parts the wiring walks.
 // An empty document is an empty object, like a missing file.
+func (w Wiring) load(data []byte) (*node, error) {
+	root, err := load(data)
+	if err != nil {
+		return nil, err
+	}
+	if w.StatusLine != "" || w.StatusOurs != nil {
+		if err := checkStatusLine(data, root); err != nil {
+			return nil, err
+		}
+	}
+	return root, nil
+}
+
 func load(data []byte) (*node, error) {
 	if isSpace(data) {
-		return &node{kind: object}, nil
+		return objectNode(), nil
 	}
 	root, err := parse(data)
 	if err != nil {
+		return nil, err
+	}
+	if err := duplicateKey(data, root); err != nil {
 		return nil, err
 	}
 	if err := check(data, root); err != nil {
@@ -440,47 +555,43 @@ func check(data []byte, root *node) error {
 	if root.kind != object {
 		return wrong(root, "the top level", "an object")
 	}
-	for _, m := range root.members {
-		if m.key != "hooks" {
-			continue
+	all := root.get("hooks")
+	if all == nil {
+		return nil
+	}
+	if all.kind != object {
+		return wrong(all, `"hooks"`, "an object whose keys are event names")
+	}
+	for _, ev := range all.members {
+		where := "hooks." + name(ev.key)
+		if ev.val.kind != array {
+			return wrong(ev.val, where, "an array of matcher groups")
 		}
-		if m.val.kind != object {
-			return wrong(m.val, `"hooks"`, "an object whose keys are event names")
-		}
-		for _, ev := range m.val.members {
-			where := "hooks." + name(ev.key)
-			if ev.val.kind != array {
-				return wrong(ev.val, where, "an array of matcher groups")
+		for gi, g := range ev.val.elems {
+			where := fmt.Sprintf("%s[%d]", where, gi)
+			if g.kind != object {
+				return wrong(g, where, `an object with "matcher" and "hooks"`)
 			}
-			for gi, g := range ev.val.elems {
-				where := fmt.Sprintf("%s[%d]", where, gi)
-				if g.kind != object {
-					return wrong(g, where, `an object with "matcher" and "hooks"`)
+			if m := g.get("matcher"); m != nil {
+				if _, ok := m.text(); !ok {
+					return wrong(m, where+".matcher", "a string")
 				}
-				for _, gm := range g.members {
-					switch gm.key {
-					case "matcher":
-						if _, ok := gm.val.text(); !ok {
-							return wrong(gm.val, where+".matcher", "a string")
-						}
-					case "hooks":
-						if gm.val.kind != array {
-							return wrong(gm.val, where+".hooks", "an array of hooks")
-						}
-						for ei, e := range gm.val.elems {
-							where := fmt.Sprintf("%s.hooks[%d]", where, ei)
-							if e.kind != object {
-								return wrong(e, where, `an object with "type" and "command"`)
-							}
-							for _, em := range e.members {
-								if em.key != "command" {
-									continue
-								}
-								if _, ok := em.val.text(); !ok {
-									return wrong(em.val, where+".command", "a string")
-								}
-							}
-						}
+			}
+			entries := g.get("hooks")
+			if entries == nil {
+				continue
+			}
+			if entries.kind != array {
+				return wrong(entries, where+".hooks", "an array of hooks")
+			}
+			for ei, e := range entries.elems {
+				where := fmt.Sprintf("%s.hooks[%d]", where, ei)
+				if e.kind != object {
+					return wrong(e, where, `an object with "type" and "command"`)
+				}
+				if c := e.get("command"); c != nil {
+					if _, ok := c.text(); !ok {
+						return wrong(c, where+".command", "a string")
 					}
 				}
 			}

@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/cairn-agent/cairn/internal/golden"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairn-agent/cairn/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
-// isCairn is the test's isOurs: a command whose first word is a program named
+// isCairn is the test's IsOurs: a command whose first word is a program named
 // cairn and whose second word is "hook".
 func isCairn(command string) bool {
 	f := strings.Fields(command)
@@ -29,15 +28,17 @@ var cairnHooks = []Hook{
 	{Event: "SessionEnd", Command: "cairn hook session-end", Timeout: 2},
 }
 
-// canonical reports whether data is already in the layout encode writes.
-func canonical(data []byte) bool {
-	n, err := parse(data)
-	return err == nil && bytes.Equal(encode(n), data)
-}
+// hooksOnly is cairn's hooks and nothing of the status line.
+var hooksOnly = Wiring{Hooks: cairnHooks, IsOurs: isCairn}
+
+// hooksWiring is hooksOnly with other hooks.
+func hooksWiring(hooks []Hook) Wiring { return Wiring{Hooks: hooks, IsOurs: isCairn} }
 
 // TestGolden installs cairnHooks into each hand-written file in testdata/in
-// and uninstalls them again. Files that are refused have their error message
-// as golden output instead.
+// and uninstalls them again: with the record of what was there before,
+// the round trip gives back the very bytes, whatever the file's layout.
+// Files that are refused have their error message as golden output
+// instead.
 func TestGolden(t *testing.T) {
 	ins, err := filepath.Glob(filepath.Join("testdata", "in", "*.json"))
 	if err != nil || len(ins) == 0 {
@@ -50,15 +51,16 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			installed, changed, err := Install(data, cairnHooks, isCairn)
+			installed, changed, err := hooksOnly.Install(data)
 			if err != nil {
 				golden.Check(t, filepath.Join("testdata", "golden", name+".err"), []byte(err.Error()+"\n"))
 				for _, f := range []func() error{
-					func() error { _, _, err := Uninstall(data, isCairn); return err },
-					func() error { _, err := Installed(data, isCairn); return err },
+					func() error { _, _, err := hooksOnly.Uninstall(data, nil); return err },
+					func() error { _, err := hooksOnly.Installed(data); return err },
+					func() error { _, err := hooksOnly.Before(data); return err },
 				} {
 					if got := f(); got == nil || got.Error() != err.Error() {
-						t.Errorf("Uninstall or Installed gave %v, want %v", got, err)
+						t.Errorf("Uninstall, Installed or Before gave %v, want %v", got, err)
 					}
 				}
 				return
@@ -68,11 +70,11 @@ func TestGolden(t *testing.T) {
 			}
 			golden.Check(t, filepath.Join("testdata", "golden", name+".install.json"), installed)
 
-			again, changed, err := Install(installed, cairnHooks, isCairn)
+			again, changed, err := hooksOnly.Install(installed)
 			if err != nil || changed || !bytes.Equal(again, installed) {
 				t.Errorf("second Install: changed %v, err %v", changed, err)
 			}
-			got, err := Installed(installed, isCairn)
+			got, err := hooksOnly.Installed(installed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,16 +82,28 @@ func TestGolden(t *testing.T) {
 				t.Errorf("Installed (-want +got):\n%s", diff)
 			}
 
-			uninstalled, _, err := Uninstall(installed, isCairn)
+			before, err := hooksOnly.Before(data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("testdata", "golden", name+".uninstall.json"), uninstalled)
-			if got, _ := Installed(uninstalled, isCairn); len(got) > 0 {
-				t.Errorf("left after Uninstall: %v", got)
+			uninstalled, _, err := hooksOnly.Uninstall(installed, before)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if _, had, _ := Uninstall(data, isCairn); !had && canonical(data) && !bytes.Equal(uninstalled, data) {
-				t.Errorf("Uninstall after Install did not give the input back:\n%s", cmp.Diff(string(data), string(uninstalled)))
+			if !bytes.Equal(uninstalled, before) {
+				t.Errorf("Uninstall after Install did not give the file back:\n%s", cmp.Diff(string(before), string(uninstalled)))
+			}
+			if hooks, _ := hooksOnly.Installed(data); len(hooks) == 0 && !bytes.Equal(before, data) {
+				t.Error("Before changed a file without cairn's hooks")
+			}
+			// Without the record: what Uninstall can tell from the file alone.
+			blind, _, err := hooksOnly.Uninstall(installed, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", name+".uninstall.json"), blind)
+			if got, _ := hooksOnly.Installed(blind); len(got) > 0 {
+				t.Errorf("left after Uninstall: %v", got)
 			}
 		})
 	}
@@ -104,15 +118,58 @@ var cmpHooks = cmp.Transformer("sorted", func(hs []Hook) map[Hook]int {
 	return m
 })
 
-// doc writes a compact document the way the tests below read best, in
-// encode's layout.
-func doc(t *testing.T, s string) string {
-	t.Helper()
-	n, err := parse([]byte(s))
-	if err != nil {
-		t.Fatalf("bad test document %s: %v", s, err)
+// TestStyles installs into hand-written files in the layouts people use
+// and checks that what is added follows the file's layout, and that the
+// round trip gives back the very bytes.
+func TestStyles(t *testing.T) {
+	w := Wiring{Hooks: cairnHooks[:1], IsOurs: isCairn, StatusLine: statusBase, StatusOurs: isCairnStatus}
+	tests := []struct {
+		name, in string
+		want     []string // lines (or line parts) the installed file must have
+	}{
+		{"two spaces", "{\n  \"model\": \"opus\"\n}\n", []string{"\n  \"hooks\": {\n    \"SessionStart\": [\n      {\n", "\n  \"statusLine\": {\n    \"type\": \"command\",\n"}},
+		{"four spaces", "{\n    \"model\": \"opus\"\n}\n", []string{"\n    \"hooks\": {\n        \"SessionStart\": [\n            {\n"}},
+		{"tabs", "{\n\t\"model\": \"opus\",\n\t\"env\": {\n\t\t\"A\": \"1\"\n\t}\n}\n", []string{"\n\t\"hooks\": {\n\t\t\"SessionStart\": [\n\t\t\t{\n"}},
+		{"CRLF", "{\r\n  \"model\": \"opus\"\r\n}\r\n", []string{",\r\n  \"hooks\": {\r\n    \"SessionStart\": [\r\n"}},
+		{"CRLF and tabs, no final newline", "{\r\n\t\"model\": \"opus\"\r\n}", []string{",\r\n\t\"hooks\": {\r\n\t\t\"SessionStart\": [\r\n", "\r\n}"}},
+		{"no final newline", "{\n  \"model\": \"opus\"\n}", []string{"\n  }\n}"}},
+		{"one line, minified", `{"model":"opus","permissions":{"allow":["Read"]}}`, []string{`"allow":["Read"]},"hooks":{"SessionStart":[{"matcher":"","hooks":[{"type":"command",`}},
+		{"one line, spaced", `{"model": "opus", "permissions": {"allow": ["Read"]}}`, []string{`{"allow": ["Read"]}, "hooks": {"SessionStart": [{"matcher": "", "hooks": [{"type": "command", `}},
+		{"one line with a newline after", "{ \"model\": \"opus\" }\n", []string{`{ "model": "opus", "hooks": {"SessionStart": [{`, "} }\n"}},
+		{"spaces around the colon", "{\n  \"model\" : \"opus\"\n}\n", []string{"\n  \"hooks\" : {\n    \"SessionStart\" : [\n"}},
+		{"indented under a deeper first line", "{\"model\": \"opus\",\n   \"env\": {}\n}\n", []string{",\n   \"hooks\": {"}},
+		{"empty hooks with a space", "{\n  \"hooks\": { },\n  \"model\": \"opus\"\n}\n", []string{"\n  \"hooks\": {\n    \"SessionStart\": ["}},
+		{"empty object on two lines", "{\n}\n", []string{"{\n  \"hooks\": {"}},
+		{"empty object in CRLF", "{\r\n}\r\n", []string{"{\r\n  \"hooks\": {\r\n"}},
+		{"white space only", " \n\n", []string{"{\n  \"hooks\": {"}},
+		{"empty", "", []string{"{\n  \"hooks\": {"}},
+		{"a user's hook in a mixed layout", "{\"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]}]},\n\t\"model\": \"x\"}",
+			[]string{`{"hooks": [{"type": "command", "command": "echo hi"}]}, {"matcher": "", "hooks": [{"type": "command", "command": "cairn hook session-start", "timeout": 10}]}]}`}},
 	}
-	return string(encode(n))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changed, err := w.Install([]byte(tt.in))
+			if err != nil || !changed {
+				t.Fatalf("changed %v, err %v", changed, err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("installed file lacks %q:\n%s", want, out)
+				}
+			}
+			if !json.Valid(out) {
+				t.Errorf("not JSON:\n%s", out)
+			}
+			before, _ := w.Before([]byte(tt.in))
+			back, _, err := w.Uninstall(out, before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(back) != tt.in {
+				t.Errorf("round trip gave\n%q\nwant\n%q", back, tt.in)
+			}
+		})
+	}
 }
 
 func TestInstall(t *testing.T) {
@@ -146,8 +203,8 @@ func TestInstall(t *testing.T) {
 			want:  `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo a"},{"type":"command","command":"cairn hook stop","timeout":10,"async":true},{"type":"command","command":"echo b"}]}]}}`,
 		},
 		{
-			name:  "timeout 0 removes every timeout",
-			in:    `{"hooks":{"Stop":[{"hooks":[{"type":"command","timeout":3,"command":"cairn hook stop","timeout":4}]}]}}`,
+			name:  "timeout 0 removes the timeout",
+			in:    `{"hooks":{"Stop":[{"hooks":[{"type":"command","timeout":3,"command":"cairn hook stop"}]}]}}`,
 			hooks: []Hook{{Event: "Stop", Command: "cairn hook stop"}},
 			want:  `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cairn hook stop"}]}]}}`,
 		},
@@ -181,17 +238,11 @@ func TestInstall(t *testing.T) {
 				"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"cairn hook s"}]}]}}`,
 		},
 		{
-			name:  "a user's group is never joined",
+			name:  "a group in the file is never joined",
 			in:    `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook a"},{"type":"command","command":"echo"}]}]}}`,
 			hooks: []Hook{{Event: "Stop", Command: "cairn hook a"}, {Event: "Stop", Command: "cairn hook b"}},
 			want: `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook a"},{"type":"command","command":"echo"}]},
 				{"matcher":"","hooks":[{"type":"command","command":"cairn hook b"}]}]}}`,
-		},
-		{
-			name:  "last of duplicate keys is edited",
-			in:    `{"hooks":{"Stop":[]},"hooks":{"Stop":[],"Stop":[]}}`,
-			hooks: []Hook{{Event: "Stop", Command: "cairn hook stop"}},
-			want:  `{"hooks":{"Stop":[]},"hooks":{"Stop":[],"Stop":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook stop"}]}]}}`,
 		},
 		{
 			name:  "missing type is added",
@@ -214,7 +265,7 @@ func TestInstall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := []byte(doc(t, tt.in))
-			got, changed, err := Install(in, tt.hooks, isCairn)
+			got, changed, err := hooksWiring(tt.hooks).Install(in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,19 +285,22 @@ func TestInstall(t *testing.T) {
 	}
 }
 
-func TestInstallRefusesBadHooks(t *testing.T) {
+func TestInstallRefusesBadWiring(t *testing.T) {
 	tests := []struct {
-		hook Hook
+		w    Wiring
 		want string
 	}{
-		{Hook{Command: "cairn hook x"}, `hook "cairn hook x" has no event`},
-		{Hook{Event: "Stop"}, `Stop hook has no command`},
-		{Hook{Event: "Stop", Command: "cairn hook x", Timeout: -1}, `Stop hook "cairn hook x" has a negative timeout`},
-		{Hook{Event: "Stop", Command: "echo"}, `Stop hook "echo" is not one isOurs recognises`},
+		{hooksWiring([]Hook{{Command: "cairn hook x"}}), `hook "cairn hook x" has no event`},
+		{hooksWiring([]Hook{{Event: "Stop"}}), `Stop hook has no command`},
+		{hooksWiring([]Hook{{Event: "Stop", Command: "cairn hook x", Timeout: -1}}), `Stop hook "cairn hook x" has a negative timeout`},
+		{hooksWiring([]Hook{{Event: "Stop", Command: "echo"}}), `Stop hook "echo" is not one IsOurs recognises`},
+		{Wiring{StatusLine: "echo hi", StatusOurs: isCairnStatus}, `status line "echo hi" is not one StatusOurs recognises`},
+		{Wiring{StatusLine: statusBase}, `status line "cairn statusline" is not one StatusOurs recognises`},
+		{Wiring{StatusLine: ChainedCommand(statusBase, "x"), StatusOurs: isCairnStatus}, `status line "cairn statusline --chain x" chains a command already: give the command alone`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			_, _, err := Install([]byte(`{}`), []Hook{tt.hook}, isCairn)
+			_, _, err := tt.w.Install([]byte(`{}`))
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("err = %v, want %s", err, tt.want)
 			}
@@ -256,56 +310,76 @@ func TestInstallRefusesBadHooks(t *testing.T) {
 
 func TestUninstall(t *testing.T) {
 	tests := []struct {
-		name string
-		in   string
-		want string // "" when nothing changes
+		name   string
+		in     string
+		before string // "-" for no record
+		want   string // "" when nothing changes
 	}{
 		{
-			name: "user's empty containers stay",
-			in:   `{"hooks":{"Stop":[],"SessionEnd":[{"matcher":"","hooks":[]}]}}`,
+			name:   "user's empty containers stay",
+			in:     `{"hooks":{"Stop":[],"SessionEnd":[{"matcher":"","hooks":[]}]}}`,
+			before: "-",
 		},
 		{
-			name: "empty hooks object stays",
-			in:   `{"hooks":{}}`,
+			name:   "empty hooks object stays",
+			in:     `{"hooks":{}}`,
+			before: "-",
 		},
 		{
-			name: "only ours removed from a shared group",
-			in:   `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo a"},{"type":"command","command":"cairn hook stop"},{"type":"command","command":"echo b"}]}]}}`,
-			want: `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo a"},{"type":"command","command":"echo b"}]}]}}`,
+			name:   "only ours removed from a shared group",
+			in:     `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo a"},{"type":"command","command":"cairn hook stop"},{"type":"command","command":"echo b"}]}]}}`,
+			before: "-",
+			want:   `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo a"},{"type":"command","command":"echo b"}]}]}}`,
 		},
 		{
-			name: "emptied group, event and hooks removed",
-			in:   `{"a":1,"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook stop"}]}]},"b":2}`,
-			want: `{"a":1,"b":2}`,
+			name:   "emptied group, event and hooks removed",
+			in:     `{"a":1,"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook stop"}]}]},"b":2}`,
+			before: "-",
+			want:   `{"a":1,"b":2}`,
 		},
 		{
-			name: "emptied group removed, user's empty group kept",
-			in:   `{"hooks":{"Stop":[{"hooks":[]},{"matcher":"","hooks":[{"type":"command","command":"cairn hook stop"}]}]}}`,
-			want: `{"hooks":{"Stop":[{"hooks":[]}]}}`,
+			name:   "emptied group removed, user's empty group kept",
+			in:     `{"hooks":{"Stop":[{"hooks":[]},{"matcher":"","hooks":[{"type":"command","command":"cairn hook stop"}]}]}}`,
+			before: "-",
+			want:   `{"hooks":{"Stop":[{"hooks":[]}]}}`,
 		},
 		{
-			name: "group kept when a duplicate hooks key still has entries",
-			in:   `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo"}],"hooks":[{"type":"command","command":"cairn hook stop"}]}]}}`,
-			want: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo"}],"hooks":[]}]}}`,
+			name:   "cairn commands that are not hooks stay",
+			in:     `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cairn status"},{"type":"command","command":"echo cairn hook"},{"type":"prompt","prompt":"cairn hook"}]}]}}`,
+			before: "-",
 		},
 		{
-			name: "every duplicate cleaned",
-			in:   `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cairn hook a"}]}]},"x":null,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cairn hook b"}]}],"Stop":[]}}`,
-			want: `{"x":null,"hooks":{"Stop":[]}}`,
+			name:   "not a hook entry's command",
+			in:     `{"statusLine":{"type":"command","command":"cairn hook status"}}`,
+			before: "-",
 		},
 		{
-			name: "cairn commands that are not hooks stay",
-			in:   `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cairn status"},{"type":"command","command":"echo cairn hook"},{"type":"prompt","prompt":"cairn hook"}]}]}}`,
+			name:   "emptied containers the user had stay",
+			in:     `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook stop"}]}],"SessionEnd":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook end"}]}]}}`,
+			before: `{"hooks":{"Stop":[]}}`,
+			want:   `{"hooks":{"Stop":[]}}`,
 		},
 		{
-			name: "not a hook entry's command",
-			in:   `{"statusLine":{"type":"command","command":"cairn hook status"}}`,
+			name:   "an emptied hooks object the user had stays",
+			in:     `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook stop"}]}]},"x":1}`,
+			before: `{"hooks":{},"x":1}`,
+			want:   `{"hooks":{},"x":1}`,
+		},
+		{
+			name:   "the user's edits since install stay",
+			in:     `{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"cairn hook stop"}]}]},"permissions":{"allow":["Bash(ls)"]}}`,
+			before: `{}`,
+			want:   `{"permissions":{"allow":["Bash(ls)"]}}`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := []byte(doc(t, tt.in))
-			got, changed, err := Uninstall(in, isCairn)
+			var before []byte
+			if tt.before != "-" {
+				before = []byte(doc(t, tt.before))
+			}
+			got, changed, err := hooksOnly.Uninstall(in, before)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,12 +399,31 @@ func TestUninstall(t *testing.T) {
 	}
 }
 
+// TestBefore: what Install records is the file as it was, unless cairn's
+// hooks are in it already; then it is the file without cairn's wiring.
+func TestBefore(t *testing.T) {
+	w := Wiring{Hooks: cairnHooks, IsOurs: isCairn, StatusLine: statusBase, StatusOurs: isCairnStatus}
+	for _, tt := range []struct{ in, want string }{
+		{`{"model":"opus"}`, `{"model":"opus"}`},
+		{`{"statusLine":{"type":"command","command":"cairn statusline"}}`, `{"statusLine":{"type":"command","command":"cairn statusline"}}`},
+		{`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/old/cairn hook stop"}]}]},"statusLine":{"type":"command","command":"/old/cairn statusline --chain x"}}`,
+			`{"statusLine":{"type":"command","command":"x"}}`},
+	} {
+		got, err := w.Before([]byte(doc(t, tt.in)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(doc(t, tt.want), string(got)); diff != "" {
+			t.Errorf("Before(%s) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
 func TestInstalled(t *testing.T) {
 	in := `{"hooks":{
-		"Stop":[{"hooks":[{"type":"command","command":"cairn hook shadowed"}]}],
 		"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"echo"},{"type":"command","command":"/bin/cairn hook pre","timeout":2.5}]}],
 		"Stop":[{"hooks":[{"type":"command","command":"cairn hook stop","timeout":"10"}]}]}}`
-	got, err := Installed([]byte(in), isCairn)
+	got, err := hooksOnly.Installed([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,10 +461,16 @@ func TestErrors(t *testing.T) {
 		{`{"hooks": {"a b": [{"hooks": [true]}]}}`, `line 1, column 31: hooks."a b"[0].hooks[0] is a boolean, want an object with "type" and "command"`},
 		{`{"hooks": null}`, `line 1, column 11: "hooks" is null, want an object whose keys are event names`},
 		{strings.Repeat("[", maxDepth+1), `line 1, column 10001: values nested more than 10000 deep`},
+		// Duplicate keys, wherever they are: the second one is reported.
+		{"{\"hooks\": {},\n \"hooks\": {}}", `line 2, column 2: duplicate key "hooks" (also at line 1, column 2): Claude Code reads only the last one and ignores the other, so cairn will not edit this file; merge the two into one`},
+		{`{"hooks": {"Stop": [], "Stop": []}}`, `line 1, column 24: duplicate key "Stop" (also at line 1, column 12): Claude Code reads only the last one and ignores the other, so cairn will not edit this file; merge the two into one`},
+		{`{"hooks": {"Stop": [{"hooks": [], "hooks": []}]}}`, `line 1, column 35: duplicate key "hooks" (also at line 1, column 22): Claude Code reads only the last one and ignores the other, so cairn will not edit this file; merge the two into one`},
+		{`{"x": [1, {"a": {"é": 1, "\u00e9": 2}}]}`, `line 1, column 26: duplicate key "é" (also at line 1, column 18): Claude Code reads only the last one and ignores the other, so cairn will not edit this file; merge the two into one`},
+		{`{"statusLine": 1, "statusLine": {}}`, `line 1, column 19: duplicate key "statusLine" (also at line 1, column 2): Claude Code reads only the last one and ignores the other, so cairn will not edit this file; merge the two into one`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			_, _, err := Install([]byte(tt.in), nil, isCairn)
+			_, _, err := hooksOnly.Install([]byte(tt.in))
 			var se *Error
 			if !errors.As(err, &se) {
 				t.Fatalf("err = %v, want an *Error", err)
@@ -379,50 +478,9 @@ func TestErrors(t *testing.T) {
 			if err.Error() != tt.want {
 				t.Errorf("err = %s\nwant  %s", err, tt.want)
 			}
-			if json.Valid([]byte(tt.in)) && !strings.Contains(tt.want, " is ") {
+			if json.Valid([]byte(tt.in)) && !strings.Contains(tt.want, " is ") && !strings.Contains(tt.want, "duplicate key") {
 				t.Error("encoding/json accepts this document")
 			}
 		})
-	}
-}
-
-// TestEncodeMatchesMarshalIndent pins the layout to the one encoding/json and
-// JSON.stringify share (on keys already sorted, since MarshalIndent sorts).
-func TestEncodeMatchesMarshalIndent(t *testing.T) {
-	for _, in := range []string{
-		`{}`, `{"a":[]}`, `{"a":{"b":[1,{"c":null}],"d":{}}}`, `{"a":[[],[[]],{}],"z":"é"}`,
-	} {
-		var v any
-		json.Unmarshal([]byte(in), &v)
-		want, _ := json.MarshalIndent(v, "", "  ")
-		n, err := parse([]byte(in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := encode(n); string(got) != string(want)+"\n" {
-			t.Errorf("%s:\n%s\nwant\n%s", in, got, want)
-		}
-	}
-}
-
-// tokens is the document as encoding/json reads it, in order, duplicates
-// and number spellings included: what "the same document" means here.
-func tokens(t testing.TB, data []byte) []any {
-	t.Helper()
-	if isSpace(data) {
-		data = []byte("{}")
-	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var out []any
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("tokens: %v in\n%s", err, data)
-		}
-		out = append(out, tok)
 	}
 }

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -10,28 +11,22 @@ import (
 //
 //	"statusLine": {"type": "command", "command": "...", "padding": 0}
 //
-// so cairn's can only go in by taking the place of the user's own. It keeps
-// the user's command running, and remembers it, by chaining it: cairn's
-// command carries the user's as its --chain argument (ChainedCommand), runs
-// it, and shows its line after cairn's. The rest of the user's statusLine
-// object (padding, keys Claude Code may add later) never leaves the file:
-// Install replaces only the "command" member, in place. So Uninstall puts
-// the chained command back into "command" and the object is the user's
-// again, member for member; without a chained command (there was no
-// statusLine before) it removes the statusLine key.
+// the one from the file read with the most precedence, so cairn's can only
+// go in by taking the place of the user's own. It keeps the user's command
+// running, and remembers it, by chaining it: cairn's command carries the
+// user's as its --chain argument (ChainedCommand), runs it, and shows its
+// line after cairn's. The rest of the user's statusLine object (padding,
+// keys Claude Code may add later) never leaves the file: Install replaces
+// only the "command" member, in place, and Uninstall puts back what was
+// there (see Wiring.Uninstall).
 //
-// The byte-for-byte promise of Install then Uninstall holds as for hooks,
-// with these exceptions:
-//   - the user's command comes back with the same value, spelled as
-//     JSON.stringify writes it (a "\u0041" in it comes back as "A");
-//   - a statusLine object without "type" gets "type": "command", which
-//     Claude Code needs to run any command, and keeps it;
-//   - a statusLine object without "command" has nothing to chain: it is
-//     removed with cairn's.
+// A status line that runs cairn's already is the user's choice, not an
+// install: Install leaves it alone when StatusCurrent accepts it, and
+// Uninstall, knowing it was there before, leaves it too.
 //
-// The statusLine Claude Code reads, the last one, must be an object whose
-// "type", if present, is "command" and whose "command", if present, is a
-// string; anything else is refused with its position rather than replaced.
+// The statusLine Claude Code reads must be an object whose "type", if
+// present, is "command" and whose "command", if present, is a string;
+// anything else is refused with its position rather than replaced.
 
 // chainFlag is cairn statusline's flag for the chained command.
 const chainFlag = "--chain"
@@ -67,27 +62,18 @@ func Chained(command string) (previous string, ok bool) {
 	return "", false
 }
 
-// PreviousStatusLine is the command cairn's status line must chain: the
-// user's own command, or the one cairn's current command already chains.
-// ok is false when there is none.
-func PreviousStatusLine(data []byte, isOurs func(command string) bool) (cmd string, ok bool, err error) {
-	root, err := loadStatusLine(data)
+// StatusLine is the status line command data sets; ok is false when it
+// sets none.
+func StatusLine(data []byte) (cmd string, ok bool, err error) {
+	root, err := load(data)
 	if err != nil {
 		return "", false, err
 	}
-	cmd, ok = previous(root.get("statusLine"), isOurs)
+	if err := checkStatusLine(data, root); err != nil {
+		return "", false, err
+	}
+	cmd, ok = command(root.get("statusLine"))
 	return cmd, ok, nil
-}
-
-func previous(sl *node, isOurs func(string) bool) (string, bool) {
-	if sl == nil {
-		return "", false
-	}
-	cur, ok := command(sl)
-	if !ok {
-		return "", false
-	}
-	return unwrap(cur, isOurs)
 }
 
 // unwrap follows cairn's commands down their chains to the first command
@@ -104,161 +90,120 @@ func unwrap(cur string, isOurs func(string) bool) (string, bool) {
 	return cur, true
 }
 
-// InstallFileWithStatusLine is InstallFile that also, in the same edit,
-// makes statusCommand the status line, chaining whatever status line is
-// there (PreviousStatusLine, ChainedCommand), so that the one backup holds
-// the file as it was before both. An empty statusCommand leaves the status
-// line alone; no hooks leave the hooks alone.
-func InstallFileWithStatusLine(path string, hooks []Hook, isOurs func(command string) bool, statusCommand string, statusOurs func(command string) bool) (changed bool, err error) {
-	return edit(path, func(data []byte) ([]byte, bool, error) {
-		data, changed, err := Install(data, hooks, isOurs)
-		if err != nil || statusCommand == "" {
-			return data, changed, err
-		}
-		prev, ok, err := PreviousStatusLine(data, statusOurs)
-		if err != nil {
-			return nil, false, err
-		}
-		cmd := statusCommand
-		if ok {
-			cmd = ChainedCommand(statusCommand, prev)
-		}
-		data, slChanged, err := InstallStatusLine(data, cmd, statusOurs)
-		return data, changed || slChanged, err
-	})
+// current is StatusCurrent or its default.
+func (w Wiring) current(cmd string) bool {
+	if w.StatusCurrent != nil {
+		return w.StatusCurrent(cmd)
+	}
+	base, _, _ := strings.Cut(cmd, " "+chainFlag)
+	return base == w.StatusLine
 }
 
-// UninstallFileWithStatusLine is UninstallFile that also, in the same edit,
-// takes cairn's status line out (UninstallStatusLine).
-func UninstallFileWithStatusLine(path string, isOurs, statusOurs func(command string) bool) (changed bool, err error) {
-	return edit(path, func(data []byte) ([]byte, bool, error) {
-		data, changed, err := Uninstall(data, isOurs)
-		if err != nil {
-			return nil, false, err
-		}
-		data, slChanged, err := UninstallStatusLine(data, statusOurs)
-		return data, changed || slChanged, err
-	})
+// chain is cairn's command chaining prev, if there is one.
+func (w Wiring) chain(prev string, ok bool) string {
+	if ok {
+		return ChainedCommand(w.StatusLine, prev)
+	}
+	return w.StatusLine
 }
 
-// InstallStatusLine makes cmd the status line. With no statusLine it adds
-// {"type": "command", "command": cmd, "padding": 0}; otherwise it sets the
-// "command" of the statusLine Claude Code reads, keeping every other
-// member. cmd must satisfy isOurs, and it must chain (see
-// ChainedCommand) exactly what PreviousStatusLine returns, or nothing when
-// that is nothing: otherwise the user's command would be lost, and
-// Uninstall could not put it back.
-//
-// It returns the new document and whether anything changed; when nothing
-// did, the result is data itself.
-func InstallStatusLine(data []byte, cmd string, isOurs func(command string) bool) ([]byte, bool, error) {
-	if cmd == "" {
-		return nil, false, fmt.Errorf("status line has no command")
-	}
-	if !isOurs(cmd) {
-		return nil, false, fmt.Errorf("status line %q is not one isOurs recognises", cmd)
-	}
-	root, err := loadStatusLine(data)
-	if err != nil {
-		return nil, false, err
-	}
+func (w Wiring) installStatusLine(root *node) bool {
 	sl := root.get("statusLine")
-	prev, hasPrev := previous(sl, isOurs)
-	chained, chains := Chained(cmd)
-	switch {
-	case hasPrev && !chains:
-		return nil, false, fmt.Errorf("status line %q does not chain the one already there, %q: build it with ChainedCommand", cmd, prev)
-	case hasPrev && chained != prev:
-		return nil, false, fmt.Errorf("status line %q chains %q, not the one already there, %q", cmd, chained, prev)
-	case !hasPrev && chains:
-		return nil, false, fmt.Errorf("status line %q chains %q, but there is no other status line to chain", cmd, chained)
-	}
 	if sl == nil {
-		sl = &node{kind: object}
+		if w.Inherited != "" && w.StatusOurs(w.Inherited) {
+			return false // cairn's shows already, from another file
+		}
+		sl = objectNode()
 		sl.set("type", stringNode("command"))
-		sl.set("command", stringNode(cmd))
+		sl.set("command", stringNode(w.chain(w.Inherited, w.Inherited != "")))
 		sl.set("padding", numberNode(0))
 		root.set("statusLine", sl)
-		return encode(root), true, nil
+		return true
 	}
-	changed := false
-	if sl.lastIndex("type") < 0 {
-		sl.members = append([]member{{rawKey: quote("type"), key: "type", val: stringNode("command")}}, sl.members...)
-		changed = true
+	cur, ok := command(sl)
+	var cmd string
+	switch {
+	case ok && w.StatusOurs(cur) && w.current(cur):
+		return false
+	case ok && w.StatusOurs(cur):
+		cmd = w.chain(unwrap(cur, w.StatusOurs))
+	case ok:
+		cmd = ChainedCommand(w.StatusLine, cur)
+	default:
+		cmd = w.StatusLine
 	}
-	if cur, _ := command(sl); cur != cmd {
-		sl.set("command", stringNode(cmd))
-		changed = true
+	if sl.index("type") < 0 {
+		sl.members = append([]member{{rawKey: quote("type"), key: "type", val: stringNode("command"), sep: -1}}, sl.members...)
 	}
-	if !changed {
-		return data, false, nil
-	}
-	return encode(root), true, nil
+	sl.set("command", stringNode(cmd))
+	return true
 }
 
-// UninstallStatusLine takes cairn's status line out of every statusLine
-// key whose command isOurs recognises: a command that chains another gives
-// that one back its place; one that chains nothing goes with its key.
-// Nothing else changes. When nothing was removed the result is data itself.
-func UninstallStatusLine(data []byte, isOurs func(command string) bool) ([]byte, bool, error) {
-	root, err := loadStatusLine(data)
-	if err != nil {
-		return nil, false, err
+func (w Wiring) uninstallStatusLine(root, b *node, before []byte) bool {
+	sl := root.get("statusLine")
+	cur, ok := command(sl)
+	if !ok || !w.StatusOurs(cur) {
+		return false
 	}
-	changed := false
-	var kept []member
-	for _, m := range root.members {
-		if m.key == "statusLine" && m.val.kind == object {
-			if cur, ok := command(m.val); ok && isOurs(cur) {
-				changed = true
-				prev, ok := unwrap(cur, isOurs)
-				if !ok {
-					continue
-				}
-				m.val.set("command", stringNode(prev))
-			}
+	prev, chains := unwrap(cur, w.StatusOurs)
+	if b == nil {
+		if !chains {
+			root.remove("statusLine")
+		} else {
+			sl.set("command", stringNode(prev))
 		}
-		kept = append(kept, m)
+		return true
 	}
-	if !changed {
-		return data, false, nil
+	bsl := b.get("statusLine")
+	if bsl == nil {
+		root.remove("statusLine") // install added it, chaining what another file has
+		return true
 	}
-	root.members = kept
-	return encode(root), true, nil
+	bc := bsl.get("command")
+	switch was, wasOK := bc.text(); {
+	case wasOK && bytes.Equal(bc.raw, sl.get("command").raw):
+		return false // as it was: the user's own, cairn's or not
+	case wasOK && (w.StatusOurs(was) || !chains || prev == was):
+		sl.set("command", rawNode(bc.raw))
+	case chains:
+		sl.set("command", stringNode(prev)) // the user changed the chain since
+	default:
+		sl.remove("command")
+	}
+	if bsl.index("type") < 0 {
+		sl.remove("type")
+	}
+	if len(sl.members) == 0 {
+		sl.emptyInner = inner(before, bsl)
+	}
+	return true
 }
 
-// loadStatusLine loads a settings document and checks the statusLine
-// Claude Code reads.
-func loadStatusLine(data []byte) (*node, error) {
-	root, err := load(data)
-	if err != nil {
-		return nil, err
-	}
+// checkStatusLine checks the statusLine Claude Code reads.
+func checkStatusLine(data []byte, root *node) error {
 	sl := root.get("statusLine")
 	if sl == nil {
-		return root, nil
+		return nil
 	}
 	wrong := func(n *node, where, want string) error {
 		return errorAt(data, n.off, fmt.Sprintf("%s is %s, want %s", where, describe(n), want))
 	}
 	if sl.kind != object {
-		return nil, wrong(sl, `"statusLine"`, `an object with "type" and "command"`)
+		return wrong(sl, `"statusLine"`, `an object with "type" and "command"`)
 	}
-	for _, m := range sl.members {
-		switch m.key {
-		case "type":
-			if t, ok := m.val.text(); !ok {
-				return nil, wrong(m.val, "statusLine.type", `"command"`)
-			} else if t != "command" {
-				return nil, errorAt(data, m.val.off, fmt.Sprintf("statusLine.type is %q, want \"command\": cairn runs only command status lines", t))
-			}
-		case "command":
-			if _, ok := m.val.text(); !ok {
-				return nil, wrong(m.val, "statusLine.command", "a string")
-			}
+	if t := sl.get("type"); t != nil {
+		if s, ok := t.text(); !ok {
+			return wrong(t, "statusLine.type", `"command"`)
+		} else if s != "command" {
+			return errorAt(data, t.off, fmt.Sprintf("statusLine.type is %q, want \"command\": cairn runs only command status lines", s))
 		}
 	}
-	return root, nil
+	if c := sl.get("command"); c != nil {
+		if _, ok := c.text(); !ok {
+			return wrong(c, "statusLine.command", "a string")
+		}
+	}
+	return nil
 }
 
 // shellQuote quotes s as one word for sh: as it is when nothing in it is

@@ -3,7 +3,6 @@ package settings
 import (
 	"bytes"
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/golden"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -11,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-agent/cairn/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
-// isCairnStatus is the tests' isOurs for status lines: a command whose first
-// word is a program named cairn and whose second word is "statusline".
+// isCairnStatus is the tests' StatusOurs: a command whose first word is a
+// program named cairn and whose second word is "statusline".
 func isCairnStatus(command string) bool {
 	f := strings.Fields(command)
 	return len(f) >= 2 && filepath.Base(f[0]) == "cairn" && f[1] == "statusline"
@@ -23,19 +23,8 @@ func isCairnStatus(command string) bool {
 
 const statusBase = "cairn statusline"
 
-// statusCommand is the command a caller installs: cairn's, chaining
-// whatever PreviousStatusLine finds.
-func statusCommand(t testing.TB, data []byte) string {
-	t.Helper()
-	prev, ok, err := PreviousStatusLine(data, isCairnStatus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok {
-		return ChainedCommand(statusBase, prev)
-	}
-	return statusBase
-}
+// statusOnly is cairn's status line and none of its hooks.
+var statusOnly = Wiring{StatusLine: statusBase, StatusOurs: isCairnStatus}
 
 // TestStatusLineGolden installs cairn's status line into each file in
 // testdata/statusline and uninstalls it again. Refused files have their
@@ -52,10 +41,10 @@ func TestStatusLineGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := PreviousStatusLine(data, isCairnStatus); err != nil {
+			if _, _, err := StatusLine(data); err != nil {
 				golden.Check(t, filepath.Join("testdata", "golden", name+".err"), []byte(err.Error()+"\n"))
-				_, _, ierr := InstallStatusLine(data, statusBase, isCairnStatus)
-				_, _, uerr := UninstallStatusLine(data, isCairnStatus)
+				_, _, ierr := statusOnly.Install(data)
+				_, _, uerr := statusOnly.Uninstall(data, nil)
 				for _, got := range []error{ierr, uerr} {
 					if got == nil || got.Error() != err.Error() {
 						t.Errorf("got %v, want %v", got, err)
@@ -65,7 +54,7 @@ func TestStatusLineGolden(t *testing.T) {
 			}
 			installed := checkStatusLineEdits(t, data)
 			golden.Check(t, filepath.Join("testdata", "golden", name+".install.json"), installed)
-			uninstalled, _, err := UninstallStatusLine(installed, isCairnStatus)
+			uninstalled, _, err := statusOnly.Uninstall(installed, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,53 +63,70 @@ func TestStatusLineGolden(t *testing.T) {
 	}
 }
 
-// The files where Uninstall after Install must give the input back byte
-// for byte, and the ones that are exceptions.
-func TestStatusLineExact(t *testing.T) {
-	for name, want := range map[string]bool{
-		"none": true, "user": true, "duplicate": true,
-		"compact":         false, // not in encode's layout
-		"no-type":         false, // gains "type"
-		"no-command":      false, // nothing to chain: removed
-		"escaped-command": false, // the command's escapes are rewritten
-		"ours":            false, // cairn's already
+// TestStatusLineOwn: a status line that runs cairn's before install is
+// the user's own; install leaves it, and uninstall gives it back as it
+// was. Without the record, uninstall cannot tell it from an install and
+// takes it out.
+func TestStatusLineOwn(t *testing.T) {
+	w := Wiring{Hooks: cairnHooks[:1], IsOurs: isCairn, StatusLine: "/opt/cairn statusline", StatusOurs: isCairnStatus,
+		StatusCurrent: func(c string) bool { return !strings.HasPrefix(c, "/") || strings.HasPrefix(c, "/opt/cairn ") }}
+	for _, tt := range []struct {
+		name, in   string
+		installed  string // the status line's command after install
+		noRecordTo string // after uninstall without the record; "" removed
+	}{
+		{"bare", `{"statusLine":{"type":"command","command":"cairn statusline"}}`, "cairn statusline", ""},
+		{"chained", `{"statusLine":{"type":"command","command":"cairn statusline --chain ~/bin/status.sh","padding":1}}`, "cairn statusline --chain ~/bin/status.sh", "~/bin/status.sh"},
+		{"another binary", `{"statusLine":{"command":"/usr/local/bin/cairn statusline --chain 'echo \u0041'"}}`, "/opt/cairn statusline --chain 'echo A'", "echo A"},
 	} {
-		data, err := os.ReadFile(filepath.Join("testdata", "statusline", name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := exactStatusLine(data); got != want {
-			t.Errorf("%s: exact %v, want %v", name, got, want)
-		}
-		installed, _, err := InstallStatusLine(data, statusCommand(t, data), isCairnStatus)
-		if err != nil {
-			t.Fatal(err)
-		}
-		uninstalled, _, _ := UninstallStatusLine(installed, isCairnStatus)
-		if same := bytes.Equal(uninstalled, data); same != want {
-			t.Errorf("%s: round trip gives the same bytes: %v, want %v:\n%s", name, same, want, cmp.Diff(string(data), string(uninstalled)))
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			in := []byte(doc(t, tt.in))
+			out, _, err := w.Install(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := statusLineCommand(t, out); got != tt.installed {
+				t.Errorf("after install the status line runs %q, want %q", got, tt.installed)
+			}
+			before, _ := w.Before(in)
+			back, _, err := w.Uninstall(out, before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(back, in) {
+				t.Errorf("round trip:\n%s", cmp.Diff(string(in), string(back)))
+			}
+			blind, _, _ := w.Uninstall(out, nil)
+			if got := statusLineCommand(t, blind); got != tt.noRecordTo {
+				t.Errorf("without the record the status line runs %q, want %q", got, tt.noRecordTo)
+			}
+		})
 	}
 }
 
-func TestInstallStatusLineRefuses(t *testing.T) {
-	user := []byte(`{"statusLine": {"type": "command", "command": "~/sl.sh"}}`)
-	tests := []struct {
-		name, data, cmd, want string
-	}{
-		{"not ours", `{}`, "echo hi", `status line "echo hi" is not one isOurs recognises`},
-		{"empty", `{}`, "", "status line has no command"},
-		{"drops the user's", string(user), statusBase, `status line "cairn statusline" does not chain the one already there, "~/sl.sh": build it with ChainedCommand`},
-		{"chains another", string(user), ChainedCommand(statusBase, "~/other.sh"), `status line "cairn statusline --chain '~/other.sh'" chains "~/other.sh", not the one already there, "~/sl.sh"`},
-		{"chains nothing there", `{}`, ChainedCommand(statusBase, "x"), `status line "cairn statusline --chain x" chains "x", but there is no other status line to chain`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := InstallStatusLine([]byte(tt.data), tt.cmd, isCairnStatus)
-			if err == nil || err.Error() != tt.want {
-				t.Errorf("got %v\nwant %s", err, tt.want)
-			}
-		})
+// TestStatusLineInherited: a file without a status line gets cairn's
+// chaining the one Claude Code would otherwise run, from a file it reads
+// with less precedence, and none when that one is cairn's already.
+func TestStatusLineInherited(t *testing.T) {
+	for _, tt := range []struct{ inherited, want string }{
+		{"", statusBase},
+		{"~/bin/status.sh", ChainedCommand(statusBase, "~/bin/status.sh")},
+		{"cairn statusline", ""},
+		{"/old/cairn statusline --chain x", ""},
+	} {
+		w := statusOnly
+		w.Inherited = tt.inherited
+		out, changed, err := w.Install([]byte("{}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := statusLineCommand(t, out); got != tt.want || changed != (tt.want != "") {
+			t.Errorf("inherited %q: status line %q (changed %v), want %q", tt.inherited, got, changed, tt.want)
+		}
+		before, _ := w.Before([]byte("{}\n"))
+		if back, _, _ := w.Uninstall(out, before); string(back) != "{}\n" {
+			t.Errorf("inherited %q: round trip gave %q", tt.inherited, back)
+		}
 	}
 }
 
@@ -201,11 +207,11 @@ func FuzzStatusLineEdit(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := loadStatusLine(data); err != nil {
+		if _, _, err := StatusLine(data); err != nil {
 			for _, e := range []error{
-				func() error { _, _, err := PreviousStatusLine(data, isCairnStatus); return err }(),
-				func() error { _, _, err := InstallStatusLine(data, statusBase, isCairnStatus); return err }(),
-				func() error { _, _, err := UninstallStatusLine(data, isCairnStatus); return err }(),
+				func() error { _, _, err := statusOnly.Install(data); return err }(),
+				func() error { _, _, err := statusOnly.Uninstall(data, nil); return err }(),
+				func() error { _, err := statusOnly.Before(data); return err }(),
 			} {
 				if e == nil || e.Error() != err.Error() {
 					t.Fatalf("got %v, want %v", e, err)
@@ -238,145 +244,85 @@ func TestRandomStatusLine(t *testing.T) {
 
 // checkStatusLineEdits holds the status line edits to their promises on a
 // document they accept, and returns the installed document:
-//   - Install makes cairn's command the status line Claude Code reads,
-//     chaining the previous one, and a second Install changes nothing;
-//   - the chain survives: PreviousStatusLine says the same before and after;
-//   - Uninstall leaves no cairn status line, and a second one changes nothing;
-//   - the hooks are none of its business: Installed says the same throughout;
-//   - without a cairn status line to begin with, Uninstall after Install gives
-//     back the same document (the same tokens in the same order), and the
-//     same bytes when exactStatusLine says so, except as the package
-//     documents.
+//   - after Install the status line Claude Code runs is cairn's, chaining
+//     the one that was there (or the one that was there, cairn's
+//     already), and a second Install changes nothing;
+//   - Uninstall with Before gives back the very bytes;
+//   - Uninstall without it leaves no cairn status line, puts back the
+//     command cairn's chained, and a second one changes nothing;
+//   - the hooks are none of its business: Installed says the same throughout.
 func checkStatusLineEdits(t *testing.T, data []byte) []byte {
 	t.Helper()
-	prev, hadPrev, err := PreviousStatusLine(data, isCairnStatus)
+	prev, hadPrev, err := StatusLine(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooksBefore, err := Installed(data, isCairn)
+	hooksBefore, err := hooksOnly.Installed(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := statusCommand(t, data)
-	installed, _, err := InstallStatusLine(data, cmd, isCairnStatus)
+	installed, _, err := statusOnly.Install(data)
 	if err != nil {
-		t.Fatalf("InstallStatusLine: %v on\n%s", err, data)
+		t.Fatalf("Install: %v on\n%s", err, data)
 	}
-	if got := statusLineCommand(t, installed); got != cmd {
-		t.Fatalf("status line runs %q, want %q, in\n%s", got, cmd, installed)
-	}
-	again, changed, err := InstallStatusLine(installed, cmd, isCairnStatus)
-	if err != nil || changed || !bytes.Equal(again, installed) {
-		t.Fatalf("second InstallStatusLine: changed %v, err %v, on\n%s", changed, err, installed)
-	}
-	if p, ok, _ := PreviousStatusLine(installed, isCairnStatus); p != prev || ok != hadPrev {
-		t.Fatalf("PreviousStatusLine after Install = %q, %v; before %q, %v", p, ok, prev, hadPrev)
-	}
-	uninstalled, _, err := UninstallStatusLine(installed, isCairnStatus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := statusLineCommands(t, uninstalled); strings.Contains(got, "\x00ours") {
-		t.Fatalf("cairn's status line left after Uninstall:\n%s", uninstalled)
-	}
-	again, changed, err = UninstallStatusLine(uninstalled, isCairnStatus)
+	want := statusBase
 	switch {
-	case err != nil && !tokenExactStatusLine(data):
-		// Removing a statusLine key can leave an earlier duplicate of
-		// any kind as the one Claude Code reads.
-	case err != nil || changed || !bytes.Equal(again, uninstalled):
-		t.Fatalf("second UninstallStatusLine: changed %v, err %v, on\n%s", changed, err, uninstalled)
+	case hadPrev && isCairnStatus(prev) && statusOnly.current(prev):
+		want = prev
+	case hadPrev && isCairnStatus(prev):
+		if p, ok := unwrap(prev, isCairnStatus); ok {
+			want = ChainedCommand(statusBase, p)
+		}
+	case hadPrev:
+		want = ChainedCommand(statusBase, prev)
 	}
-	for _, d := range [][]byte{installed, uninstalled} {
-		if hooks, _ := Installed(d, isCairn); !cmp.Equal(hooks, hooksBefore, cmpHooks) {
+	if got := statusLineCommand(t, installed); got != want {
+		t.Fatalf("status line runs %q, want %q, in\n%s", got, want, installed)
+	}
+	again, changed, err := statusOnly.Install(installed)
+	if err != nil || changed || !bytes.Equal(again, installed) {
+		t.Fatalf("second Install: changed %v, err %v, on\n%s", changed, err, installed)
+	}
+	before, err := statusOnly.Before(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := statusOnly.Uninstall(installed, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back, data) {
+		t.Fatalf("Uninstall after Install changed the bytes:\n%s", cmp.Diff(string(data), string(back)))
+	}
+	blind, _, err := statusOnly.Uninstall(installed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statusLineCommand(t, blind); isCairnStatus(got) {
+		t.Fatalf("cairn's status line left after Uninstall:\n%s", blind)
+	}
+	if p, ok := unwrap(want, isCairnStatus); ok && statusLineCommand(t, blind) != p {
+		t.Fatalf("after Uninstall the status line is %q; want %q", statusLineCommand(t, blind), p)
+	}
+	if again, changed, err := statusOnly.Uninstall(blind, nil); err != nil || changed || !bytes.Equal(again, blind) {
+		t.Fatalf("second Uninstall: changed %v, err %v, on\n%s", changed, err, blind)
+	}
+	for _, d := range [][]byte{installed, blind} {
+		if hooks, _ := hooksOnly.Installed(d); !cmp.Equal(hooks, hooksBefore, cmpHooks) {
 			t.Fatalf("the hooks changed:\n%s", cmp.Diff(hooksBefore, hooks, cmpHooks))
 		}
 	}
-	if p, ok, _ := PreviousStatusLine(uninstalled, isCairnStatus); hadPrev && (p != prev || !ok) {
-		t.Fatalf("after Uninstall the status line is %q, %v; want %q", p, ok, prev)
-	}
-	if !tokenExactStatusLine(data) {
-		return installed
-	}
-	if diff := cmp.Diff(tokens(t, data), tokens(t, uninstalled)); diff != "" {
-		t.Fatalf("Uninstall after Install changed the document (-before +after):\n%s\nbefore:\n%s\nafter:\n%s", diff, data, uninstalled)
-	}
-	if exactStatusLine(data) && !bytes.Equal(data, uninstalled) {
-		t.Fatalf("Uninstall after Install changed the bytes:\n%s", cmp.Diff(string(data), string(uninstalled)))
-	}
 	return installed
-}
-
-// tokenExactStatusLine reports whether Uninstall after Install must give
-// back data's tokens: no cairn status line in it, and the status line Claude
-// Code reads either missing or with both "type" and "command".
-func tokenExactStatusLine(data []byte) bool {
-	root, err := loadStatusLine(data)
-	if err != nil {
-		return false
-	}
-	for _, m := range root.members {
-		if m.key != "statusLine" || m.val.kind != object {
-			continue
-		}
-		if c, ok := command(m.val); ok && isCairnStatus(c) {
-			return false
-		}
-	}
-	sl := root.get("statusLine")
-	return sl == nil || sl.lastIndex("type") >= 0 && sl.lastIndex("command") >= 0
-}
-
-// exactStatusLine reports whether Uninstall after Install must give back
-// data byte for byte: the tokens come back, data is laid out as encode
-// does, and the command Install replaces is spelled as quote spells it.
-func exactStatusLine(data []byte) bool {
-	if !tokenExactStatusLine(data) || !canonical(data) {
-		return false
-	}
-	root, _ := loadStatusLine(data)
-	sl := root.get("statusLine")
-	if sl == nil {
-		return true
-	}
-	c := sl.get("command")
-	s, _ := c.text()
-	return bytes.Equal(c.raw, quote(s))
 }
 
 // statusLineCommand is the command of the status line Claude Code reads.
 func statusLineCommand(t *testing.T, data []byte) string {
 	t.Helper()
-	root, err := loadStatusLine(data)
+	c, _, err := StatusLine(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := command(root.get("statusLine"))
 	return c
-}
-
-// statusLineCommands lists the commands of every statusLine key, with
-// cairn's marked "\x00ours".
-func statusLineCommands(t *testing.T, data []byte) string {
-	t.Helper()
-	root, err := load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, m := range root.members {
-		if m.key != "statusLine" || m.val.kind != object {
-			continue
-		}
-		if c, ok := command(m.val); ok {
-			b.WriteString(c)
-			if isCairnStatus(c) {
-				b.WriteString("\x00ours")
-			}
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 // randomStatusSettings writes a settings document with random other keys
@@ -384,35 +330,25 @@ func statusLineCommands(t *testing.T, data []byte) string {
 // then cairn's own.
 func randomStatusSettings(r *rand.Rand) []byte {
 	g := &generator{r: r}
-	root := &node{kind: object}
+	root := objectNode()
 	for range r.IntN(4) {
 		k := pick(r, "model", "env", "hooks", "x-unknown", "ünï")
 		v := g.value(2)
 		if k == "hooks" {
 			v = g.hooks()
 		}
-		root.members = append(root.members, member{rawKey: g.key(k), key: k, val: v})
+		g.add(root, k, v)
 	}
-	n := r.IntN(3)
-	for i := range n {
-		sl := g.statusLine(i == n-1)
+	if r.IntN(6) > 0 {
 		at := r.IntN(len(root.members) + 1)
-		if i == n-1 {
-			at = max(at, root.lastIndex("statusLine")+1)
-		}
-		root.members = append(root.members[:at], append([]member{{rawKey: quote("statusLine"), key: "statusLine", val: sl}}, root.members[at:]...)...)
+		root.members = append(root.members[:at], append([]member{{rawKey: quote("statusLine"), key: "statusLine", val: g.statusLine()}}, root.members[at:]...)...)
 	}
 	return g.layout(root)
 }
 
-// statusLine makes a statusLine value: an object of the shape Claude Code
-// reads when last, since others are refused, and anything now and then
-// when an earlier duplicate.
-func (g *generator) statusLine(last bool) *node {
-	if !last && g.r.IntN(4) == 0 {
-		return g.value(1)
-	}
-	n := &node{kind: object}
+// statusLine makes a statusLine value of the shape Claude Code reads.
+func (g *generator) statusLine() *node {
+	n := objectNode()
 	add := func(k string, v *node) {
 		at := g.r.IntN(len(n.members) + 1)
 		n.members = append(n.members[:at], append([]member{{rawKey: quote(k), key: k, val: v}}, n.members[at:]...)...)
@@ -426,24 +362,30 @@ func (g *generator) statusLine(last bool) *node {
 		case 0:
 			c = ChainedCommand("/opt/cairn", c)
 		case 1:
-			c = "/old/cairn statusline"
+			c = pick(g.r, "/old/cairn statusline", statusBase, ChainedCommand(statusBase, c))
 		}
 		cmd := stringNode(c)
 		if g.r.IntN(5) == 0 {
-			cmd = &node{kind: scalar, raw: []byte(pick(g.r, `"echo \u0041"`, `"\/bin\/sl"`, `"a\tb"`))}
+			cmd = rawNode([]byte(pick(g.r, `"echo \u0041"`, `"\/bin\/sl"`, `"a\tb"`, `"cairn statusline --chain \"\\u0041\""`)))
 		}
 		add("command", cmd)
 	}
-	for range g.r.IntN(3) {
-		add(pick(g.r, "padding", "x-extra", "padding"), g.value(2))
+	if g.r.IntN(2) == 0 {
+		add("padding", g.value(1))
+	}
+	if g.r.IntN(4) == 0 {
+		add("x-extra", g.value(2))
 	}
 	return n
 }
 
 func TestStatusLineFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
-	if changed, err := UninstallFileWithStatusLine(path, isCairn, isCairnStatus); changed || err != nil {
-		t.Fatalf("uninstall from no file: %v %v", changed, err)
+	dir := t.TempDir()
+	j := Journal{Dir: filepath.Join(dir, "journal")}
+	path := filepath.Join(dir, "proj", ".claude", "settings.json")
+	w := Wiring{Hooks: cairnHooks, IsOurs: isCairn, StatusLine: statusBase, StatusOurs: isCairnStatus}
+	if res, err := w.UninstallFile(path, j); res.Changed || err != nil {
+		t.Fatalf("uninstall from no file: %+v %v", res, err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatal("uninstall created the file")
@@ -454,35 +396,32 @@ func TestStatusLineFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		changed, err := InstallFileWithStatusLine(path, cairnHooks, isCairn, statusBase, isCairnStatus)
-		if err != nil || changed != (i == 0) {
-			t.Fatalf("install %d: changed %v, %v", i, changed, err)
+		res, err := w.InstallFile(path, j)
+		if err != nil || res.Changed != (i == 0) {
+			t.Fatalf("install %d: %+v, %v", i, res, err)
 		}
 	}
 	got, _ := os.ReadFile(path)
 	if cmd := statusLineCommand(t, got); cmd != "cairn statusline --chain '~/sl.sh'" {
 		t.Errorf("status line %q", cmd)
 	}
-	if hooks, _ := Installed(got, isCairn); len(hooks) != len(cairnHooks) {
+	if hooks, _ := w.Installed(got); len(hooks) != len(cairnHooks) {
 		t.Errorf("hooks %v", hooks)
 	}
-	// One edit, one backup: the file as it was before both.
-	if bak, _ := os.ReadFile(path + BackupSuffix); !bytes.Equal(bak, user) {
-		t.Errorf("backup %q", bak)
-	}
-	// The status line alone, then the hooks alone.
-	if changed, err := InstallFileWithStatusLine(path, nil, isCairn, "/opt/cairn statusline", isCairnStatus); !changed || err != nil {
-		t.Fatalf("status line alone: %v %v", changed, err)
+	// The status line alone, pointed at another binary, then the hooks alone.
+	sl := Wiring{StatusLine: "/opt/cairn statusline", StatusOurs: isCairnStatus}
+	if res, err := sl.InstallFile(path, j); !res.Changed || err != nil {
+		t.Fatalf("status line alone: %+v %v", res, err)
 	}
 	got, _ = os.ReadFile(path)
 	if cmd := statusLineCommand(t, got); cmd != "/opt/cairn statusline --chain '~/sl.sh'" {
 		t.Errorf("status line %q", cmd)
 	}
-	if changed, err := InstallFileWithStatusLine(path, cairnHooks, isCairn, "", isCairnStatus); changed || err != nil {
-		t.Fatalf("hooks alone: %v %v", changed, err)
+	if res, err := hooksOnly.InstallFile(path, j); res.Changed || err != nil {
+		t.Fatalf("hooks alone: %+v %v", res, err)
 	}
-	if changed, err := UninstallFileWithStatusLine(path, isCairn, isCairnStatus); !changed || err != nil {
-		t.Fatalf("uninstall: %v %v", changed, err)
+	if res, err := w.UninstallFile(path, j); !res.Changed || err != nil {
+		t.Fatalf("uninstall: %+v %v", res, err)
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, user) {
 		t.Errorf("after uninstall:\n%s", got)
