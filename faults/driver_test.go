@@ -35,12 +35,12 @@ const overrunSlack = 2 * time.Second
 // (internal/cli/install.go): the client kills a hook still running then
 // and ignores its output.
 var clientTimeouts = map[string]time.Duration{
-	"SessionStart":     10 * time.Second,
-	"UserPromptSubmit": 5 * time.Second,
-	"PostToolUse":      3 * time.Second,
-	"PreCompact":       30 * time.Second,
-	"PostCompact":      5 * time.Second,
-	"SessionEnd":       2 * time.Second,
+	"SessionStart":     20 * time.Second,
+	"UserPromptSubmit": 10 * time.Second,
+	"PostToolUse":      10 * time.Second,
+	"PreCompact":       60 * time.Second,
+	"PostCompact":      10 * time.Second,
+	"SessionEnd":       5 * time.Second,
 }
 
 // event is one hook invocation as Claude Code makes it.
