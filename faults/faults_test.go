@@ -206,6 +206,9 @@ func TestFaults(t *testing.T) {
 	all.Wait()
 	t.Logf("%d sequences in %v", s.total().Sequences, time.Since(start).Round(time.Second))
 	if out := os.Getenv("CAIRN_FAULTS_REPORT"); out != "" {
+		if !filepath.IsAbs(out) {
+			out = filepath.Join("..", out) // relative to the repository, where the command is run
+		}
 		if err := s.writeReport(out, time.Since(start)); err != nil {
 			t.Errorf("report: %v", err)
 		}
