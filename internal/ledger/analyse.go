@@ -396,12 +396,32 @@ func (cl clause) classify() (statement, bool) {
 					open, problem = true, true
 				}
 			}
+			// a fix declined for now: "not something I should fix in
+			// this task", "won't fix here"
+			for j := k; j < min(k+5, cl.to); j++ {
+				if (j > k && a.is(j, "should", "will", "going", "shall")) || a.is(j, "won't", "wont", "shouldn't", "shouldnt") {
+					// The assistant declines: "I", "we" before the modal
+					// ("the hook won't let me commit" is an obstacle).
+					if a.w[max(j-1, 0)].c&cSubject != 0 && fixVerbWithin(cl, j+1, 3) {
+						open, deferred = true, true
+					}
+					break
+				}
+			}
 		}
 		if a.is(k, "failed") && a.is(k+1, "to") && fixVerbWithin(cl, k+2, 2) {
 			open, problem = true, true
 		}
 	}
 	text := cl.text()
+	if cl.has(cDismiss) || cl.negatedProblem() {
+		// "The only remaining change is .mcp.json, which is unrelated",
+		// "that's not a problem": noticed and set aside.
+		return statement{}, false
+	}
+	if cl.universal() {
+		return statement{text: text, done: true, universal: true}, true
+	}
 	if open {
 		kind := Task
 		for k := cl.from; k < cl.to; k++ {
@@ -441,12 +461,55 @@ func (cl clause) classify() (statement, bool) {
 	return statement{}, false
 }
 
+// negatedProblem: "not a problem", "isn't an issue", "no blocker".
+func (cl clause) negatedProblem() bool {
+	a := cl.a
+	for k := cl.from; k < cl.to; k++ {
+		if a.w[k].c&cProblem == 0 {
+			continue
+		}
+		for j := max(cl.from, k-3); j < k; j++ {
+			if a.w[j].c&cNeg != 0 && !a.is(j+1, "fixed", "resolved", "solved") && a.is(k-1, "a", "an", "the", "not", "no") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// universal: a completion said of everything ("All done", "Everything
+// is finished", "All 7 tasks are closed"), not of one thing ("All done
+// with the parser", "All tests pass").
+func (cl clause) universal() bool {
+	a := cl.a
+	for k := cl.from; k < cl.to; k++ {
+		if a.w[k].c&cAll == 0 {
+			continue
+		}
+		for j := k + 1; j < cl.to; j++ {
+			if a.is(j, "done", "complete", "completed", "finished", "closed") || (j == k+1 && a.is(j, "set")) {
+				for m := j + 1; m < cl.to; m++ {
+					if a.w[m].c&cDone == 0 && hasTerms(a.word(m)) {
+						return false // done with something in particular
+					}
+				}
+				return true
+			}
+			if hasTerms(a.word(j)) {
+				break // "all tests ...": a particular thing
+			}
+		}
+	}
+	return false
+}
+
 // fixVerbWithin: a verb of making something work within n words of k
 // ("couldn't fix", "unable to get it to compile").
 func fixVerbWithin(cl clause, k, n int) bool {
 	for j := k; j < min(k+n, cl.to); j++ {
 		if cl.a.is(j, "fix", "resolve", "solve", "get", "make", "reproduce", "figure", "work", "pass",
-			"build", "compile", "install", "run", "start", "connect", "load", "silence", "suppress", "satisfy", "commit", "push") {
+			"build", "compile", "install", "run", "start", "connect", "load", "silence", "suppress", "satisfy", "commit", "push",
+			"address", "handle", "touch", "change", "tackle", "implement") {
 			return true
 		}
 	}

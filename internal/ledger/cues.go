@@ -54,6 +54,11 @@ const (
 	cKnown
 	cPlan
 	cSubject // I, we: the assistant as the one who acts
+	// cDismiss: something noticed and judged not to matter ("unrelated",
+	// "harmless"): not an open item.
+	cDismiss
+	// cAll: a universal quantifier ("all", "everything").
+	cAll
 )
 
 // wordCue classifies one lower-case word.
@@ -74,7 +79,7 @@ func wordCue(w []byte) cue {
 	case "later", "afterwards", "eventually":
 		return cLater
 	case "defer", "deferred", "deferring", "postpone", "postponed", "postponing", "follow-up",
-		"followup", "follow-ups", "parked", "backlog":
+		"followup", "follow-ups", "parked", "backlog", "filed", "ticketed":
 		return cDefer
 	case "fail", "fails", "failing", "failure", "failures", "error", "errors", "broken", "breaks",
 		"crash", "crashes", "crashing", "bug", "bugs", "buggy", "wrong", "flaky", "regression",
@@ -132,6 +137,11 @@ func wordCue(w []byte) cue {
 		return cKnown
 	case "i", "we":
 		return cSubject
+	case "unrelated", "harmless", "intentional", "intended", "irrelevant", "benign", "pre-existing",
+		"preexisting", "cosmetic", "negligible", "acceptable", "fine":
+		return cDismiss
+	case "all", "everything":
+		return cAll
 	}
 	return 0
 }
@@ -177,7 +187,7 @@ func headingOpenKind(w []byte) (k Kind, strong, ok bool) {
 	case "issues", "issue", "problems", "problem", "bugs", "bug", "caveats", "limitations", "risks", "failures":
 		return Problem, false, true
 	case "later", "deferred", "future", "follow-up", "followup", "follow-ups", "postponed",
-		"backlog", "parked", "nice-to-have", "someday", "scope":
+		"backlog", "parked", "nice-to-have", "someday", "scope", "filed", "ticketed":
 		return Deferred, true, true
 	}
 	return "", false, false

@@ -19,7 +19,9 @@ type statement struct {
 	// question marks a question asked in prose, kept only when it ends
 	// the text (see reader.flush).
 	question bool
-	para     int
+	// universal marks a completion said of everything ("All done").
+	universal bool
+	para      int
 }
 
 // Limits that keep one text from flooding the ledger.
@@ -232,7 +234,7 @@ func (r *reader) add(st statement) {
 		return
 	}
 	st.text = cleanItem(st.text)
-	if st.text == "" || (!hasTerms(st.text) && (st.done || st.kind != Question)) {
+	if st.text == "" || (!hasTerms(st.text) && !st.universal && (st.done || st.kind != Question)) {
 		// "Remaining: none", "Next steps:" with nothing after, "check
 		// again": nothing to tell items apart by, nothing to close them.
 		return
@@ -273,6 +275,7 @@ func (r *reader) prose(line string) {
 			prev = s
 			continue
 		}
+		before := prev
 		prev = s
 		if r.user && isRequest(c) {
 			r.add(statement{text: s, kind: Request, sticky: true})
@@ -303,6 +306,11 @@ func (r *reader) prose(line string) {
 				continue
 			}
 			prevDone = st.done
+			if !st.done && before != "" && anaphoric(st.text) {
+				// "This is a real bug in X. But this is not something I
+				// should fix here.": the item is what "this" points to.
+				st.text = before + " " + st.text
+			}
 			n := len(r.out)
 			r.add(st)
 			if !st.done && len(r.out) > n {
@@ -310,6 +318,20 @@ func (r *reader) prose(line string) {
 			}
 		}
 	}
+}
+
+// anaphoric: a statement whose subject points back ("this", "that",
+// "it"...) to the sentence before.
+func anaphoric(s string) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.ToLower(strings.Trim(f[0], ",.;:")) {
+	case "this", "that", "it", "these", "those", "they", "it's", "that's", "this's":
+		return true
+	}
+	return false
 }
 
 func hasTerms(s string) bool {

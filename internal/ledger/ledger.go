@@ -120,6 +120,10 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 	l.activity(line)
 	l.replyToUser(turn, line, text)
 	for _, st := range extract(text, false) {
+		if st.universal {
+			l.closeAll(turn, line, st.text)
+			continue
+		}
 		if st.done {
 			l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
 			continue
@@ -169,7 +173,7 @@ func (l *Ledger) CommandEnded(turn, line int, command string, ok bool) {
 		return
 	}
 	l.activity(line)
-	if !ok || readOnly(command) {
+	if !ok || readOnly(command) || startsWork(command) {
 		return
 	}
 	l.close(turn, line, commandTerms(command), ClosedByCommand, clip(command, maxEvidence))
@@ -266,8 +270,21 @@ func (l *Ledger) close(turn, line int, ev *terms, by, evidence string) {
 		if it.Closed != nil || it.Line >= line || it.Kind == Question {
 			continue
 		}
-		if matches(it.terms(), ev) {
+		if matches(it.terms(), ev) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
 			it.Closed = &Closure{Turn: turn, Line: line, By: by, Evidence: clip(evidence, maxEvidence)}
+		}
+	}
+}
+
+// closeAll takes the assistant at its word when it says everything is
+// done ("All done."): the tasks and requests stated before close. Problems
+// and deferred items stay: "all done" speaks of the work in hand, not of
+// what was found broken or put off.
+func (l *Ledger) closeAll(turn, line int, said string) {
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed == nil && it.Line < line && (it.Kind == Task || it.Kind == Request) {
+			it.Closed = &Closure{Turn: turn, Line: line, By: ClosedBySaid, Evidence: clip(said, maxEvidence)}
 		}
 	}
 }
@@ -371,6 +388,14 @@ func promptProse(text string) string {
 	return b.String()
 }
 
+// startsWork reports a command that marks work as started in a tracker
+// ("bd update X --status in_progress", a label "in-progress"): a start, not
+// an end.
+func startsWork(cmd string) bool {
+	l := strings.ToLower(cmd)
+	return strings.Contains(l, "in_progress") || strings.Contains(l, "in-progress") || strings.Contains(l, "in progress")
+}
+
 // readOnly reports a command whose every part only reads: it is not
 // evidence that any work was done.
 func readOnly(cmd string) bool {
@@ -413,24 +438,48 @@ func readOnly(cmd string) bool {
 	return ro
 }
 
-// matches reports whether evidence is about an item. An item that names
-// things (identifiers, files, commands) matches evidence that names one of
-// them; evidence that names only other things does not match it, however
-// many words they share ("bd close spotter-gqc.5" is not about
-// spotter-gqc.6). Otherwise the evidence must carry at least half of the
-// item's content words, and two of them when it has two or more.
+// matches reports whether evidence is about an item. Evidence that uses
+// one of the names the item uses (identifiers, files, commands) matches.
+// Evidence that names a sibling of one of them (spotter-gqc.5 for an item
+// about spotter-gqc.6, or a child: spotter-gqc.1 for spotter-gqc) does
+// not, however many words they share. Otherwise the evidence must carry at
+// least half of the item's content words, and two of them when it has two
+// or more.
 func matches(it, ev *terms) bool {
-	if len(it.names) > 0 {
-		for _, n := range it.names {
-			if has(ev.names, n) || (!strings.Contains(n, ".") && has(ev.stems, n)) {
+	for _, n := range it.names {
+		if has(ev.names, n) || (!strings.Contains(n, ".") && has(ev.stems, n)) {
+			return true
+		}
+	}
+	if siblings(it.names, ev.names) {
+		return false
+	}
+	return wordsMatch(it.words, ev.words)
+}
+
+// siblings: two different names that are the same once trailing digits
+// are dropped (spottergqc6 and spottergqc5, spottergqc and spottergqc1).
+func siblings(a, b []string) bool {
+	for _, x := range a {
+		tx := strings.TrimRight(x, "0123456789")
+		if len(tx) < 3 {
+			continue
+		}
+		for _, y := range b {
+			if x != y && tx == strings.TrimRight(y, "0123456789") {
 				return true
 			}
 		}
-		if len(ev.names) > 0 {
-			return false
-		}
 	}
-	return wordsMatch(it.words, ev.words)
+	return false
+}
+
+// sameSubject: a short statement of completion about what the item's
+// statement was about ("Dialyzer is still complaining" ... "Dialyzer
+// passes", "The race isn't fixed yet" ... "The race is fixed now"): the
+// same first content word, the subject of both.
+func sameSubject(it, ev *terms) bool {
+	return ev.first != "" && ev.first == it.first && len(ev.words) <= 6
 }
 
 func wordsMatch(k, e []string) bool {

@@ -20,6 +20,9 @@ type terms struct {
 	// words are stemmed content words: no function words, no words that
 	// only say what kind of work it is (add, fix, update, run...).
 	words []string
+	// first is the first content word: the subject of a short statement
+	// ("Dialyzer is still complaining", "Dialyzer passes").
+	first string
 }
 
 func (t *terms) addName(n string) {
@@ -35,6 +38,9 @@ func (t *terms) addStem(n string) {
 }
 
 func (t *terms) addWord(w string) {
+	if t.first == "" {
+		t.first = w
+	}
 	if !has(t.words, w) && len(t.words) < 40 {
 		t.words = append(t.words, w)
 	}
@@ -230,7 +236,7 @@ func token(t *terms, tok string, code bool) {
 }
 
 // isName reports whether a token is an identifier rather than a word: it
-// has an underscore, a slash, a dot between letters (app.js, ecto.migrate),
+// has an underscore, a slash, a hyphen, a dot between letters (app.js, ecto.migrate),
 // letters and digits mixed (a0y, v2, 4te), or a lower-case letter followed
 // by an upper-case one (SessionLive, toggleDebug). Abbreviations like
 // "e.g." are words.
@@ -247,7 +253,10 @@ func isName(tok string) bool {
 		case isDigit(c):
 			digits++
 			part++
-		case c == '_' || c == '/' || c == '.':
+		case c == '_' || c == '/' || c == '.' || c == '-':
+			// kebab-case too: ticket ids (spotter-dov), branches, CSS
+			// classes, flags; a hyphenated English word becomes a name
+			// as well, which costs nothing (see matches).
 			special = true
 			part = 0
 		default:
@@ -361,6 +370,9 @@ func stem(w string) string {
 			if suf == "ies" || suf == "ied" {
 				w += "y"
 			}
+			if n := len(w); (suf == "ing" || suf == "ed") && n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
+				w = w[:n-1] // formatting, committed, running
+			}
 			return strings.TrimSuffix(w, "e")
 		}
 	}
@@ -398,7 +410,8 @@ func stopword(w string) bool {
 		"we'll", "i've", "i'm", "don't", "can't", "won't", "isn't", "aren't", "hasn't", "haven't",
 		"doesn't", "didn't", "done's", "yet's", "start", "started", "continue", "completed", "complete",
 		"finish", "finished", "pass", "passes", "passed", "passing", "close", "closed", "question",
-		"questions", "issue", "issues", "problem", "problems", "below", "above", "following", "ready":
+		"questions", "issue", "issues", "problem", "problems", "below", "above", "following", "ready",
+		"except", "known", "expected", "subtask", "subtasks", "todos", "every", "unrelated":
 		return true
 	}
 	return false
