@@ -180,7 +180,7 @@ func (a *analysis) immediate() bool {
 	switch {
 	case a.is(k, "let") && a.is(k+1, "me", "us"):
 		return true
-	case a.is(k, "i'll", "ill", "we'll") || (a.is(k, "i", "we") && a.is(k+1, "will", "need", "must", "have")):
+	case a.is(k, "i'll", "ill", "we'll") || (a.is(k, "i", "we") && (a.is(k+1, "will", "must") || a.is(k+1, "need", "have") && a.is(k+2, "to"))):
 		for j := k; j < a.n; j++ {
 			if a.w[j].c&(cLater|cDefer|cNext) != 0 {
 				return false // "I'll do that later" puts it off
@@ -392,7 +392,7 @@ func (cl clause) classify() (statement, bool) {
 		case c&cNeg != 0:
 			// present negation of working: "doesn't work", "won't compile"
 			if !a.is(k, "didn't", "didnt", "not", "never", "cannot", "wasn't", "weren't", "hadn't") || a.is(k, "not") && a.is(k-1, "is", "are", "does", "do") {
-				if workVerbWithin(cl, k+1, 2) {
+				if workVerbWithin(cl, k+1, 3) { // "doesn't seem to start"
 					open, problem = true, true
 				}
 			}
@@ -468,10 +468,12 @@ func (cl clause) negatedProblem() bool {
 		if a.w[k].c&cProblem == 0 {
 			continue
 		}
-		for j := max(cl.from, k-3); j < k; j++ {
-			if a.w[j].c&cNeg != 0 && !a.is(j+1, "fixed", "resolved", "solved") && a.is(k-1, "a", "an", "the", "not", "no") {
-				return true
-			}
+		// "not a problem", "isn't an issue", "no blocker", "never a bug"
+		if k > cl.from && a.w[k-1].c&(cNeg|cNone) != 0 {
+			return true
+		}
+		if k > cl.from+1 && a.w[k-2].c&cNeg != 0 && a.is(k-1, "a", "an") {
+			return true
 		}
 	}
 	return false

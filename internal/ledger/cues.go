@@ -111,7 +111,8 @@ func wordCue(w []byte) cue {
 		"passing", "passed", "pass", "works", "closed", "merged", "committed", "pushed", "added",
 		"created", "wrote", "written", "updated", "removed", "renamed", "moved", "landed", "shipped",
 		"addressed", "handled", "green", "succeeded", "succeeds", "verified", "solved", "clean",
-		"cleanly", "applied", "wired", "migrated", "deployed", "released", "sorted", "ok":
+		"cleanly", "applied", "wired", "migrated", "deployed", "released", "sorted", "ok", "compiles",
+		"compiled", "builds", "succeed":
 		return cDone
 	case "you", "your", "yours", "u", "ya", "yourself":
 		return cYou

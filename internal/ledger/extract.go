@@ -110,6 +110,11 @@ func (r *reader) line(raw string) {
 	}
 	if h, ok := heading(t); ok {
 		r.endParagraph()
+		if h.kind == headingDone {
+			// "## Beads created", "### ✅ Task 1: OTEL bootstrap": the
+			// heading itself says what is finished.
+			r.add(statement{text: strings.Trim(t, "#*_ :"), done: true})
+		}
 		r.setSection(h)
 		r.secFirst = true
 		r.blank = false
@@ -264,6 +269,12 @@ func (r *reader) prose(line string) {
 			}
 		}
 		c := analyse(s)
+		if r.user && isRequest(c) {
+			// "can you check why the build is red?" asks for work.
+			r.add(statement{text: s, kind: Request, sticky: true})
+			prev = s
+			continue
+		}
 		if c.question {
 			if r.user || c.addressed() {
 				q := s
@@ -277,10 +288,6 @@ func (r *reader) prose(line string) {
 		}
 		before := prev
 		prev = s
-		if r.user && isRequest(c) {
-			r.add(statement{text: s, kind: Request, sticky: true})
-			continue
-		}
 		if c.immediate() {
 			// "X isn't used yet. Let me update the template.": what the
 			// paragraph just said was unfinished is being done now, and
@@ -599,6 +606,9 @@ func splitShortCommaList(p string) []string {
 		return []string{p}
 	}
 	parts := strings.Split(strings.ReplaceAll(p, ", and ", ", "), ", ")
+	if last := parts[len(parts)-1]; strings.Contains(last, " and ") {
+		parts = append(parts[:len(parts)-1], strings.Split(last, " and ")...)
+	}
 	for _, q := range parts {
 		if len(strings.Fields(q)) > 4 {
 			return []string{p}

@@ -351,30 +351,41 @@ func addPart(t *terms, p string) {
 	}
 }
 
-// stem strips common English inflections and -ation, so that "migration",
-// "migrate" and "migrated" meet, as do "tests" and "testing". It is crude
-// on purpose: both sides of every comparison go through it.
+// stem strips common English inflections, then the suffixes that turn a
+// verb into a noun (-ation, -ion, -ate), so that "migration", "migrate"
+// and "migrated" meet, as do "tests" and "testing", "implementation" and
+// "implement". It is crude on purpose: both sides of every comparison go
+// through it.
 func stem(w string) string {
-	if w[len(w)-1] >= 0x80 || len(w) < 5 {
+	if w[len(w)-1] >= 0x80 || len(w) < 4 {
 		return strings.TrimSuffix(w, "s")
 	}
-	for _, suf := range [...]string{"ations", "ation", "ions", "ion", "ings", "ing", "ies", "ied", "es", "ed", "s", "e"} {
+	cut := func(suf string) bool {
 		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
-			if suf == "s" && (strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is")) {
-				continue
-			}
-			if suf == "es" && !(strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes")) {
-				continue
-			}
 			w = w[:len(w)-len(suf)]
-			if suf == "ies" || suf == "ied" {
-				w += "y"
-			}
-			if n := len(w); (suf == "ing" || suf == "ed") && n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
-				w = w[:n-1] // formatting, committed, running
-			}
-			return strings.TrimSuffix(w, "e")
+			return true
 		}
+		return false
+	}
+	switch {
+	case cut("ies"), cut("ied"):
+		w += "y"
+	case strings.HasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case cut("ing"), cut("ed"):
+		if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) {
+			w = w[:n-1] // formatting, committed, running
+		}
+	case strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is"):
+	default:
+		cut("s")
+	}
+	_ = cut("ation") || cut("ion")
+	_ = cut("ate") || cut("at")
+	if len(w) > 3 {
+		w = strings.TrimSuffix(w, "e")
 	}
 	return w
 }
@@ -411,7 +422,7 @@ func stopword(w string) bool {
 		"doesn't", "didn't", "done's", "yet's", "start", "started", "continue", "completed", "complete",
 		"finish", "finished", "pass", "passes", "passed", "passing", "close", "closed", "question",
 		"questions", "issue", "issues", "problem", "problems", "below", "above", "following", "ready",
-		"except", "known", "expected", "subtask", "subtasks", "todos", "every", "unrelated":
+		"except", "known", "expected", "none", "nope", "n/a", "subtask", "subtasks", "todos", "every", "unrelated":
 		return true
 	}
 	return false

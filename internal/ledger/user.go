@@ -17,7 +17,8 @@ func isRequest(a *analysis) bool {
 			marked = true
 			k++
 			continue
-		case a.is(k, "also", "and", "then", "now", "so", "ok", "okay", "just", "btw", "oh", "hey", "next", "finally", "first"):
+		case a.is(k, "also", "and", "then", "now", "so", "ok", "okay", "just", "btw", "oh", "hey", "next", "finally", "first",
+			"yes", "no", "nope", "nah", "yeah", "well", "hmm", "instead", "rather", "actually", "but"):
 			k++
 			continue
 		}
