@@ -20,68 +20,101 @@ type analysis struct {
 	w        [maxWords]wordAt
 	question bool // ends with a question mark outside code
 	doneMark bool // ✅, ✔ or ✓
+	buf      [32]byte
+	cls      [8]clause
 }
 
-// words calls f with each word of text, lowered, outside code and quotes,
-// until f returns false. The slice is only valid during the call.
-func words(text string, f func(w []byte, i int) bool) {
-	var buf [32]byte
+// words calls f with each word of text (lowered, with where it starts and
+// ends), outside code and quotes, until f returns false. The slice is only
+// valid during the call. ASCII, nearly all of an agent's text, takes a
+// fast path.
+//
+// buf holds the lowered word; the caller owns it so that it need not move
+// to the heap on every call.
+func words(text string, buf *[32]byte, f func(w []byte, start, end int) bool) {
 	inCode, inQuote := false, false
 	for i := 0; i < len(text); {
 		c := text[i]
-		switch {
-		case c == '`':
-			inCode = !inCode
-			i++
-			continue
-		case c == '"':
-			inQuote = !inQuote
-			i++
-			continue
-		case c == 0xE2 && strings.HasPrefix(text[i:], "“"):
-			inQuote = true
-			i += len("“")
-			continue
-		case c == 0xE2 && strings.HasPrefix(text[i:], "”"):
-			inQuote = false
-			i += len("”")
-			continue
-		}
-		if !wordByte(text, i) {
-			_, n := utf8.DecodeRuneInString(text[i:])
-			i += n
-			continue
+		if c < 0x80 {
+			switch {
+			case c == '`':
+				inCode = !inCode
+				i++
+				continue
+			case c == '"':
+				inQuote = !inQuote
+				i++
+				continue
+			case !isAlnum(c):
+				i++
+				continue
+			}
+		} else {
+			if c == 0xE2 && strings.HasPrefix(text[i:], "“") {
+				inQuote = true
+				i += len("“")
+				continue
+			}
+			if c == 0xE2 && strings.HasPrefix(text[i:], "”") {
+				inQuote = false
+				i += len("”")
+				continue
+			}
+			if !wordByte(text, i) {
+				_, n := utf8.DecodeRuneInString(text[i:])
+				i += n
+				continue
+			}
 		}
 		j, n := i, 0
-		for j < len(text) && wordByte(text, j) {
-			if strings.HasPrefix(text[j:], "’") {
+		for j < len(text) {
+			b := text[j]
+			if b < 0x80 {
+				switch {
+				case isUpper(b):
+					b += 'a' - 'A'
+				case isLower(b) || isDigit(b):
+				case (b == '\'' || b == '-') && j > i && j+1 < len(text) && isAlnum(text[j+1]):
+				default:
+					goto end
+				}
+				if n < len(buf) {
+					buf[n] = b
+				}
+				n++
+				j++
+				continue
+			}
+			if b == 0xE2 && strings.HasPrefix(text[j:], "’") {
+				if j+3 >= len(text) || !isAlnum(text[j+3]) {
+					break
+				}
 				if n < len(buf) {
 					buf[n] = '\''
 				}
 				n++
-				j += len("’")
+				j += 3
 				continue
 			}
-			b := text[j]
-			if isUpper(b) {
-				b += 'a' - 'A'
+			if !wordByte(text, j) {
+				break
 			}
-			if n < len(buf) {
-				buf[n] = b
+			_, sz := utf8.DecodeRuneInString(text[j:])
+			for k := 0; k < sz; k++ {
+				if n < len(buf) {
+					buf[n] = text[j+k]
+				}
+				n++
 			}
-			n++
-			j++
+			j += sz
 		}
+	end:
 		if !inCode && !inQuote {
-			w := buf[:min(n, len(buf))]
-			if n > len(buf) {
-				w = nil // too long to be a cue word
+			var w []byte
+			if n <= len(buf) {
+				w = buf[:n]
 			}
-			// Trailing hyphens and apostrophes are punctuation.
-			for len(w) > 0 && (w[len(w)-1] == '\'' || w[len(w)-1] == '-') {
-				w = w[:len(w)-1]
-			}
-			if !f(w, i) {
+			if !f(w, i, j) {
 				return
 			}
 		}
@@ -117,28 +150,25 @@ func wordByte(s string, i int) bool {
 }
 
 func analyse(s string) *analysis {
-	a := &analysis{s: s}
+	a := new(analysis)
+	a.reset(s)
+	return a
+}
+
+// reset reads s into a, reusing it.
+func (a *analysis) reset(s string) {
+	a.s, a.n = s, 0
 	t := strings.TrimRight(s, " )*_\"'”")
 	a.question = strings.HasSuffix(t, "?") && strings.Count(s, "`")%2 == 0
-	a.doneMark = strings.Contains(s, "✅") || strings.Contains(s, "✔") || strings.Contains(s, "✓")
-	words(s, func(w []byte, i int) bool {
+	a.doneMark = strings.IndexByte(s, 0xE2) >= 0 && (strings.Contains(s, "✅") || strings.Contains(s, "✔") || strings.Contains(s, "✓"))
+	words(s, &a.buf, func(w []byte, start, end int) bool {
 		if a.n == maxWords {
 			return false
 		}
-		a.w[a.n] = wordAt{start: int32(i), c: wordCue(w)}
+		a.w[a.n] = wordAt{start: int32(start), end: int32(end), c: wordCue(w)}
 		a.n++
 		return true
 	})
-	// Word ends: up to the next non-word byte.
-	for k := 0; k < a.n; k++ {
-		j := int(a.w[k].start)
-		for j < len(s) && wordByte(s, j) {
-			_, n := utf8.DecodeRuneInString(s[j:])
-			j += n
-		}
-		a.w[k].end = int32(j)
-	}
-	return a
 }
 
 func (a *analysis) hasDone() bool {
@@ -228,7 +258,7 @@ type clause struct {
 }
 
 func (a *analysis) clauses() []clause {
-	var out []clause
+	out := a.cls[:0]
 	from := 0
 	for k := 0; k <= a.n; k++ {
 		boundary := k == a.n
@@ -250,7 +280,7 @@ func (a *analysis) clauses() []clause {
 			if a.w[from].c&cExcept != 0 {
 				cl.except = true
 			}
-			if cl.from < cl.to {
+			if cl.from < cl.to && len(out) < len(a.cls) {
 				out = append(out, cl)
 			}
 		}

@@ -44,12 +44,23 @@ type reader struct {
 	para     int  // paragraph number: blank lines and headings separate them
 	inCode   bool
 	acts     []int // indices in out of the open prose statements of this paragraph
+
+	intro pendingIntro
+
+	// Scratch analyses, reused from sentence to sentence: an for prose,
+	// aux and aux2 for intros and list items.
+	an, aux, aux2 analysis
 }
 
 // extract returns the statements of a text: an assistant's (user false) or
 // a user's prompt.
 func extract(text string, user bool) []statement {
-	r := reader{user: user}
+	return new(reader).extract(text, user)
+}
+
+// extract reads one text with r, reusing r's buffers.
+func (r *reader) extract(text string, user bool) []statement {
+	*r = reader{user: user, out: r.out[:0], acts: r.acts[:0]}
 	for len(text) > 0 && len(r.out) < maxStatements*2 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -59,7 +70,25 @@ func extract(text string, user bool) []statement {
 		}
 		r.line(line)
 	}
+	r.introAsProse()
 	return r.flush()
+}
+
+// pendingIntro is a line ending with a colon, waiting to see whether a
+// list follows it.
+type pendingIntro struct {
+	last, line string
+	under      section // the heading's section it sits under
+	headed     bool    // right under an open heading
+	set        bool
+}
+
+// introAsProse: no list followed the intro; its last sentence is prose.
+func (r *reader) introAsProse() {
+	if r.intro.set {
+		r.intro.set = false
+		r.prose(r.intro.last)
+	}
 }
 
 // flush applies the rules that need the whole text: a question in prose
@@ -84,6 +113,7 @@ func (r *reader) flush() []statement {
 func (r *reader) line(raw string) {
 	t := strings.TrimSpace(raw)
 	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		r.introAsProse()
 		r.inCode = !r.inCode
 		r.endParagraph()
 		return
@@ -107,6 +137,21 @@ func (r *reader) line(raw string) {
 	}
 	if r.user && isIndentedCode(raw) && !r.secList {
 		return
+	}
+	if r.intro.set {
+		if _, _, ok := listItem(t); ok {
+			h := r.classifyIntro(r.intro.last, r.intro.line)
+			if h.kind == headingNeutral && r.intro.headed {
+				h = r.intro.under // "## Next steps" then "These remain:"
+			}
+			if h.kind == headingNeutral {
+				r.prose(r.intro.last)
+			}
+			r.intro.set = false
+			r.setSection(h)
+		} else {
+			r.introAsProse()
+		}
 	}
 	if h, ok := heading(t); ok {
 		r.endParagraph()
@@ -145,16 +190,10 @@ func (r *reader) line(raw string) {
 			r.prose(body[:i])
 			last = body[i:]
 		}
-		h := classifyIntro(last, body)
-		if h.kind == headingNeutral && r.sec != headingNeutral && r.secFirst {
-			h = section{r.sec, r.secKind} // "## Next steps" then "These remain:"
-		}
-		if h.kind == headingNeutral {
-			r.prose(last)
-		}
-		r.setSection(h)
-		r.secFirst = false
-		r.secList = false
+		// What the intro opens is decided when a list follows; most
+		// intros end a text before a tool call, and are read as prose.
+		r.intro = pendingIntro{last: last, line: body, under: section{r.sec, r.secKind}, headed: r.sec != headingNeutral && r.secFirst, set: true}
+		r.sec, r.secFirst, r.secList = headingNeutral, false, false
 		return
 	}
 	if r.sec == headingOpen && r.secFirst {
@@ -201,7 +240,7 @@ func (r *reader) listItem(item string, mark listMark, indent int) {
 	// An item that ends with a colon heads the items below it.
 	if strings.HasSuffix(item, ":") || strings.HasSuffix(item, ":**") {
 		body := strings.TrimRight(item, ":* ")
-		h := classifyIntro(body, body)
+		h := r.classifyIntro(body, body)
 		if h.kind != headingNeutral {
 			r.setSection(h)
 			r.secList = true
@@ -268,7 +307,8 @@ func (r *reader) prose(line string) {
 				continue
 			}
 		}
-		c := analyse(s)
+		c := &r.an
+		c.reset(s)
 		if r.user && isRequest(c) {
 			// "can you check why the build is red?" asks for work.
 			r.add(statement{text: s, kind: Request, sticky: true})
@@ -342,8 +382,20 @@ func anaphoric(s string) bool {
 }
 
 func hasTerms(s string) bool {
-	t := textTerms(s)
-	return len(t.words)+len(t.names) > 0
+	found := false
+	tokens(s, func(tok string, code bool) bool {
+		if code || isName(tok) {
+			found = true
+		} else {
+			parts(tok, func(p string) {
+				if !found && contentWord(p) {
+					found = true
+				}
+			})
+		}
+		return !found
+	})
+	return found
 }
 
 // dropActedOn removes the open prose statements of the paragraph that an
@@ -370,7 +422,8 @@ func (r *reader) dropActedOn(idx []int) {
 
 // classifyOne classifies a short piece of text as a whole.
 func (r *reader) classifyOne(s string) (statement, bool) {
-	c := analyse(s)
+	c := &r.aux
+	c.reset(s)
 	for _, cl := range c.clauses() {
 		if st, ok := cl.classify(); ok {
 			return st, true
@@ -414,7 +467,8 @@ func classifyHeading(text string) section {
 	if strings.Contains(text, "✅") || strings.Contains(text, "✔") || strings.Contains(text, "☑") {
 		done = true
 	}
-	words(text, func(w []byte, _ int) bool {
+	var buf [32]byte
+	words(text, &buf, func(w []byte, _, _ int) bool {
 		if hk, strong, ok := headingOpenKind(w); ok {
 			if strong {
 				if !strongOpen || strongK == Task {
@@ -457,7 +511,8 @@ func classifyHeading(text string) section {
 // completion word wins ("Done so far, next to none").
 func hasStrongOverDone(text string) bool {
 	over := false
-	words(text, func(w []byte, _ int) bool {
+	var buf [32]byte
+	words(text, &buf, func(w []byte, _, _ int) bool {
 		switch string(w) {
 		case "not", "still", "remaining", "pending", "todo", "unfinished", "incomplete", "outstanding", "open", "next", "left":
 			over = true
@@ -473,24 +528,30 @@ func hasStrongOverDone(text string) bool {
 // changes needed are:", "I'll update:", "Now I'll rewrite it. The key
 // changes:") opens the list; one that looks back ("Here's what I
 // changed:") makes it a list of finished work.
-func classifyIntro(last, line string) section {
-	forward := introLooksForward(last)
-	forwardLine := forward || introLooksForward(line)
+func (r *reader) classifyIntro(last, line string) section {
+	la := &r.aux
+	la.reset(last)
+	forward := la.looksForward()
+	forwardLine := forward
+	if line != last {
+		lb := &r.aux2
+		lb.reset(line)
+		forwardLine = forward || lb.looksForward()
+	}
 	if h := classifyHeading(last); h.kind != headingNeutral {
 		if h.kind == headingOpen || !forwardLine {
 			return h
 		}
 	}
-	if forward || (forwardLine && !analyse(last).hasDone()) {
+	if forward || (forwardLine && !la.hasDone()) {
 		return section{headingOpen, Task}
 	}
 	return section{headingNeutral, ""}
 }
 
-// introLooksForward: a modal or future auxiliary ("will", "I'll",
-// "need", "should", "going to"), or a word for a plan.
-func introLooksForward(text string) bool {
-	c := analyse(text)
+// looksForward: a modal or future auxiliary ("will", "I'll", "need",
+// "should", "going to"), or a word for a plan.
+func (c *analysis) looksForward() bool {
 	for i := 0; i < c.n; i++ {
 		if c.w[i].c&cModal != 0 && c.w[i].c&cAux == 0 {
 			return true

@@ -135,7 +135,7 @@ func TestExtract(t *testing.T) {
 			var got []statement
 			sts := extract(tt.text, tt.user)
 			if tt.user {
-				sts = userStatements(tt.text)
+				sts = userStatements(new(reader), tt.text)
 			}
 			for _, st := range sts {
 				if !st.done && (!tt.user || hasTerms(st.text) || st.kind == Question) {

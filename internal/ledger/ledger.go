@@ -68,6 +68,15 @@ const (
 // Ledger is the open-items ledger of one session.
 type Ledger struct {
 	Items []Item `json:"items"`
+
+	r *reader // reused from text to text; never saved
+}
+
+func (l *Ledger) reader() *reader {
+	if l.r == nil {
+		l.r = new(reader)
+	}
+	return l.r
 }
 
 // Item is one open (or closed) item.
@@ -119,13 +128,15 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 	}
 	l.activity(line)
 	l.replyToUser(turn, line, text)
-	for _, st := range extract(text, false) {
+	for _, st := range l.reader().extract(text, false) {
 		if st.universal {
 			l.closeAll(turn, line, st.text)
 			continue
 		}
 		if st.done {
-			l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
+			if l.closable(line) {
+				l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
+			}
 			continue
 		}
 		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky})
@@ -144,7 +155,7 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 	if acknowledgement(text) {
 		return
 	}
-	for _, st := range userStatements(text) {
+	for _, st := range userStatements(l.reader(), text) {
 		if !hasTerms(st.text) && st.kind != Question {
 			continue // "continue until all are done": no content to track
 		}
@@ -162,7 +173,9 @@ func (l *Ledger) FileChanged(turn, line int, path string) {
 		return
 	}
 	l.activity(line)
-	l.close(turn, line, pathTerms(path), ClosedByFile, path)
+	if l.closable(line) {
+		l.close(turn, line, pathTerms(path), ClosedByFile, path)
+	}
 }
 
 // CommandEnded records a finished command. ok says it succeeded, by its
@@ -173,7 +186,7 @@ func (l *Ledger) CommandEnded(turn, line int, command string, ok bool) {
 		return
 	}
 	l.activity(line)
-	if !ok || readOnly(command) || startsWork(command) {
+	if !ok || !l.closable(line) || readOnly(command) || startsWork(command) {
 		return
 	}
 	l.close(turn, line, commandTerms(command), ClosedByCommand, clip(command, maxEvidence))
@@ -247,6 +260,13 @@ func (l *Ledger) answer(turn, line int, t time.Time, text string) {
 // replyToUser closes the user's open questions with the assistant's text,
 // unless the text only announces what it will look at first.
 func (l *Ledger) replyToUser(turn, line int, text string) {
+	asked := false
+	for _, it := range l.Items {
+		asked = asked || (it.Closed == nil && it.Kind == Question && it.By == ByUser)
+	}
+	if !asked {
+		return
+	}
 	first := text
 	if ss := sentences(strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])); len(ss) > 0 {
 		first = ss[0]
@@ -260,6 +280,16 @@ func (l *Ledger) replyToUser(turn, line int, text string) {
 			it.Closed = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: clip(text, maxEvidence)}
 		}
 	}
+}
+
+// closable: some item stated before line could be closed by evidence.
+func (l *Ledger) closable(line int) bool {
+	for i := range l.Items {
+		if it := &l.Items[i]; it.Closed == nil && it.Line < line && it.Kind != Question {
+			return true
+		}
+	}
+	return false
 }
 
 // close closes the open items stated before line that the evidence names.
@@ -338,8 +368,8 @@ func (l *Ledger) trim() {
 // userStatements reads a prompt. A short prompt that asks for something is
 // one item, whole, because its parts make sense together; from a longer one
 // the first few requests, questions and open statements are kept.
-func userStatements(text string) []statement {
-	sts := extract(text, true)
+func userStatements(r *reader, text string) []statement {
+	sts := r.extract(text, true)
 	var open, done []statement
 	for _, st := range sts {
 		if st.done {

@@ -59,29 +59,63 @@ func has(xs []string, x string) bool {
 // code (see isName) and every backquoted span; words are the rest.
 func textTerms(s string) *terms {
 	t := &terms{}
+	tokens(s, func(tok string, code bool) bool {
+		token(t, tok, code)
+		return true
+	})
+	return t
+}
+
+// tokens calls f with each token of prose and whether it is in backquotes;
+// a backquoted span of up to 80 bytes is also given whole, as one token
+// ("go test ./...": a command named in the text). It stops when f returns
+// false.
+func tokens(s string, f func(tok string, code bool) bool) {
 	for i := 0; i < len(s); {
 		if s[i] == '`' {
 			end := strings.IndexByte(s[i+1:], '`')
 			if end >= 0 {
 				span := s[i+1 : i+1+end]
-				if len(span) <= 80 {
-					if n := joined(span); len(n) > 1 {
-						t.addName(n)
-					}
+				if len(span) <= 80 && strings.IndexByte(span, ' ') >= 0 && !f(span, true) {
+					return
 				}
-				tokenTerms(t, span, true)
+				if !splitTokens(span, true, f) {
+					return
+				}
 				i += end + 2
 				continue
 			}
 		}
-		j := i
+		j := i + 1
 		for j < len(s) && s[j] != '`' {
 			j++
 		}
-		tokenTerms(t, s[i:j], false)
+		if !splitTokens(s[i:j], false, f) {
+			return
+		}
 		i = j
 	}
-	return t
+}
+
+// splitTokens splits s at spaces and punctuation that cannot be part of an
+// identifier.
+func splitTokens(s string, code bool, f func(tok string, code bool) bool) bool {
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isTokenByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if tok := strings.Trim(s[start:i], ".-/'_"); tok != "" && !f(tok, code) {
+				return false
+			}
+			start = -1
+		}
+	}
+	return true
 }
 
 // pathTerms reads the terms of a file path: its name (with and without the
@@ -176,26 +210,12 @@ func forSegments(cmd string, f func([]string)) {
 	flush()
 }
 
-// tokenTerms splits s into tokens at spaces and punctuation that cannot be
-// part of an identifier, and files each as a name or as words.
+// tokenTerms files each token of s as a name or as words.
 func tokenTerms(t *terms, s string, code bool) {
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		var c byte = ' '
-		if i < len(s) {
-			c = s[i]
-		}
-		if isTokenByte(c) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			token(t, s[start:i], code)
-			start = -1
-		}
-	}
+	splitTokens(s, code, func(tok string, code bool) bool {
+		token(t, tok, code)
+		return true
+	})
 }
 
 // isTokenByte: letters, digits and the separators identifiers and paths
@@ -206,8 +226,14 @@ func isTokenByte(c byte) bool {
 }
 
 func token(t *terms, tok string, code bool) {
-	tok = strings.Trim(tok, ".-/'_")
-	if tok == "" || len(tok) > 120 || strings.Contains(tok, "://") {
+	if len(tok) > 120 || strings.Contains(tok, "://") {
+		return
+	}
+	if code && strings.IndexByte(tok, ' ') >= 0 {
+		// a whole backquoted span: "go test ./..." is the name "gotest..."
+		if n := joined(tok); len(n) > 1 {
+			t.addName(n)
+		}
 		return
 	}
 	if code || isName(tok) {
@@ -323,32 +349,54 @@ func joined(s string) string {
 // wordsOf adds the content words of a token: its parts split at separators
 // and at lower-to-upper case changes, lowered and stemmed.
 func wordsOf(t *terms, tok string) {
+	parts(tok, func(p string) {
+		if contentWord(p) {
+			t.addWord(stem(lower(cutApostrophe(p))))
+		}
+	})
+}
+
+// parts calls f with the parts of a token, split at separators and at
+// lower-to-upper case changes (session_live, SessionLive: session, live).
+func parts(tok string, f func(p string)) {
 	start := 0
 	for i := 0; i < len(tok); i++ {
 		c := tok[i]
 		switch {
 		case c == '_' || c == '-' || c == '.' || c == '/':
-			addPart(t, tok[start:i])
+			f(tok[start:i])
 			start = i + 1
 		case i > start && isUpper(c) && isLower(tok[i-1]):
-			addPart(t, tok[start:i])
+			f(tok[start:i])
 			start = i
 		}
 	}
-	addPart(t, tok[start:])
+	f(tok[start:])
 }
 
-func addPart(t *terms, p string) {
+func cutApostrophe(p string) string {
 	if k := strings.IndexByte(p, '\''); k >= 0 {
-		p = p[:k] // don't, user's
+		return p[:k] // don't, user's
 	}
-	if len(p) < 3 || allDigits(p) {
-		return
+	return p
+}
+
+// contentWord: a part of three letters or more, not only digits, not a
+// stop word.
+func contentWord(p string) bool {
+	p = cutApostrophe(p)
+	if len(p) < 3 || len(p) > 40 || allDigits(p) {
+		return false
 	}
-	w := lower(p)
-	if !stopword(w) {
-		t.addWord(stem(w))
+	var buf [40]byte
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if isUpper(c) {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
 	}
+	return !stopword(string(buf[:len(p)]))
 }
 
 // stem strips common English inflections, then the suffixes that turn a
@@ -472,7 +520,9 @@ func allDigits(s string) bool {
 
 // clip cuts s to one line of at most n bytes on a rune boundary.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	if strings.ContainsAny(s, "\n\t\r") || strings.Contains(s, "  ") || strings.TrimSpace(s) != s {
+		s = strings.Join(strings.Fields(s), " ")
+	}
 	if len(s) <= n {
 		return s
 	}
