@@ -20,53 +20,64 @@ type analysis struct {
 	w        [maxWords]wordAt
 	question bool // ends with a question mark outside code
 	doneMark bool // ✅, ✔ or ✓
-	buf      [32]byte
+	it       wordIter
 	cls      [8]clause
 }
 
-// words calls f with each word of text (lowered, with where it starts and
-// ends), outside code and quotes, until f returns false. The slice is only
-// valid during the call. ASCII, nearly all of an agent's text, takes a
-// fast path.
-//
-// buf holds the lowered word; the caller owns it so that it need not move
-// to the heap on every call.
-func words(text string, buf *[32]byte, f func(w []byte, start, end int) bool) {
-	inCode, inQuote := false, false
-	for i := 0; i < len(text); {
+// wordIter walks the words of a text: lowered, with where each starts and
+// ends, outside `code` and "quotes". ASCII, nearly all of an agent's
+// text, takes a fast path; there is no callback, so the loop stays tight.
+type wordIter struct {
+	text            string
+	i               int
+	inCode, inQuote bool
+	buf             [32]byte
+}
+
+func (it *wordIter) reset(text string) {
+	it.text, it.i, it.inCode, it.inQuote = text, 0, false, false
+}
+
+// next returns the next word, or ok false at the end. w is nil for a word
+// longer than the buffer, and only valid until the next call.
+func (it *wordIter) next() (w []byte, start, end int, ok bool) {
+	text := it.text
+	for it.i < len(text) {
+		i := it.i
 		c := text[i]
 		if c < 0x80 {
 			switch {
 			case c == '`':
-				inCode = !inCode
-				i++
+				it.inCode = !it.inCode
+				it.i++
 				continue
 			case c == '"':
-				inQuote = !inQuote
-				i++
+				it.inQuote = !it.inQuote
+				it.i++
 				continue
 			case !isAlnum(c):
-				i++
+				it.i++
 				continue
 			}
 		} else {
 			if c == 0xE2 && strings.HasPrefix(text[i:], "“") {
-				inQuote = true
-				i += len("“")
+				it.inQuote = true
+				it.i += len("“")
 				continue
 			}
 			if c == 0xE2 && strings.HasPrefix(text[i:], "”") {
-				inQuote = false
-				i += len("”")
+				it.inQuote = false
+				it.i += len("”")
 				continue
 			}
 			if !wordByte(text, i) {
 				_, n := utf8.DecodeRuneInString(text[i:])
-				i += n
+				it.i += n
 				continue
 			}
 		}
 		j, n := i, 0
+	scan:
 		for j < len(text) {
 			b := text[j]
 			if b < 0x80 {
@@ -76,10 +87,10 @@ func words(text string, buf *[32]byte, f func(w []byte, start, end int) bool) {
 				case isLower(b) || isDigit(b):
 				case (b == '\'' || b == '-') && j > i && j+1 < len(text) && isAlnum(text[j+1]):
 				default:
-					goto end
+					break scan
 				}
-				if n < len(buf) {
-					buf[n] = b
+				if n < len(it.buf) {
+					it.buf[n] = b
 				}
 				n++
 				j++
@@ -89,8 +100,8 @@ func words(text string, buf *[32]byte, f func(w []byte, start, end int) bool) {
 				if j+3 >= len(text) || !isAlnum(text[j+3]) {
 					break
 				}
-				if n < len(buf) {
-					buf[n] = '\''
+				if n < len(it.buf) {
+					it.buf[n] = '\''
 				}
 				n++
 				j += 3
@@ -101,25 +112,23 @@ func words(text string, buf *[32]byte, f func(w []byte, start, end int) bool) {
 			}
 			_, sz := utf8.DecodeRuneInString(text[j:])
 			for k := 0; k < sz; k++ {
-				if n < len(buf) {
-					buf[n] = text[j+k]
+				if n < len(it.buf) {
+					it.buf[n] = text[j+k]
 				}
 				n++
 			}
 			j += sz
 		}
-	end:
-		if !inCode && !inQuote {
-			var w []byte
-			if n <= len(buf) {
-				w = buf[:n]
-			}
-			if !f(w, i, j) {
-				return
-			}
+		it.i = j
+		if it.inCode || it.inQuote {
+			continue
 		}
-		i = j
+		if n > len(it.buf) {
+			return nil, i, j, true
+		}
+		return it.buf[:n], i, j, true
 	}
+	return nil, 0, 0, false
 }
 
 // wordByte: letters, digits, inner apostrophes and hyphens, and the bytes
@@ -161,14 +170,15 @@ func (a *analysis) reset(s string) {
 	t := strings.TrimRight(s, " )*_\"'”")
 	a.question = strings.HasSuffix(t, "?") && strings.Count(s, "`")%2 == 0
 	a.doneMark = strings.IndexByte(s, 0xE2) >= 0 && (strings.Contains(s, "✅") || strings.Contains(s, "✔") || strings.Contains(s, "✓"))
-	words(s, &a.buf, func(w []byte, start, end int) bool {
-		if a.n == maxWords {
-			return false
+	a.it.reset(s)
+	for a.n < maxWords {
+		w, start, end, ok := a.it.next()
+		if !ok {
+			break
 		}
 		a.w[a.n] = wordAt{start: int32(start), end: int32(end), c: wordCue(w)}
 		a.n++
-		return true
-	})
+	}
 }
 
 func (a *analysis) hasDone() bool {

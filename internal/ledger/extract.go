@@ -91,6 +91,45 @@ func (r *reader) introAsProse() {
 	}
 }
 
+// gate is the cheap look at a text before any sentence is split: one pass
+// over its words. A text with no word of an open class (unfinished work,
+// persistence, negation, deferral, problems and plans beside a list), no
+// question mark and no open checkbox states nothing open; one with no
+// completion word and no ✅ closes nothing. Most of an assistant's texts
+// ("Let me read the file.") pass neither.
+func gate(text string, it *wordIter) (open, done bool) {
+	var c cue
+	it.reset(text)
+	for w, _, _, more := it.next(); more; w, _, _, more = it.next() {
+		if len(w) >= 2 && len(w) <= 14 {
+			c |= wordCue(w)
+		}
+	}
+	const openWords = cOpen | cStill | cYet | cLeft | cNext | cLater | cDefer | cAttempt | cExcept | cScope | cNeg
+	const listWords = cModal | cPlan | cProblem | cQuestion | cKnown
+	open = c&openWords != 0 || strings.IndexByte(text, '?') >= 0 ||
+		(c&listWords != 0 && (hasList(text) || strings.IndexByte(text, ':') >= 0)) ||
+		strings.Contains(text, "[ ]") || strings.Contains(text, "⏳") || strings.Contains(text, "❌") || strings.Contains(text, "☐")
+	done = c&(cDone|cAll) != 0 || strings.Contains(text, "✅") || strings.Contains(text, "✓") || strings.Contains(text, "✔")
+	return open, done
+}
+
+// hasList: a line that starts a list item.
+func hasList(text string) bool {
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if _, _, ok := listItem(strings.TrimSpace(line)); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // flush applies the rules that need the whole text: a question in prose
 // counts only in the last paragraph (one asked earlier was answered by the
 // text itself or was the assistant thinking aloud), and a statement of
@@ -467,8 +506,9 @@ func classifyHeading(text string) section {
 	if strings.Contains(text, "✅") || strings.Contains(text, "✔") || strings.Contains(text, "☑") {
 		done = true
 	}
-	var buf [32]byte
-	words(text, &buf, func(w []byte, _, _ int) bool {
+	var it wordIter
+	it.reset(text)
+	for w, _, _, more := it.next(); more; w, _, _, more = it.next() {
 		if hk, strong, ok := headingOpenKind(w); ok {
 			if strong {
 				if !strongOpen || strongK == Task {
@@ -488,8 +528,7 @@ func classifyHeading(text string) section {
 		if s := string(w); s == "no" || s == "none" || s == "nothing" {
 			neg = true
 		}
-		return true
-	})
+	}
 	switch {
 	case neg && !done: // "No open questions", "Nothing left"
 		return section{headingDone, ""}
@@ -510,17 +549,15 @@ func classifyHeading(text string) section {
 // "still" make it open ("Not done", "Still not fixed"); otherwise the
 // completion word wins ("Done so far, next to none").
 func hasStrongOverDone(text string) bool {
-	over := false
-	var buf [32]byte
-	words(text, &buf, func(w []byte, _, _ int) bool {
+	var it wordIter
+	it.reset(text)
+	for w, _, _, more := it.next(); more; w, _, _, more = it.next() {
 		switch string(w) {
 		case "not", "still", "remaining", "pending", "todo", "unfinished", "incomplete", "outstanding", "open", "next", "left":
-			over = true
-			return false
+			return true
 		}
-		return true
-	})
-	return over
+	}
+	return false
 }
 
 // classifyIntro reads the line before a list, which ends with a colon

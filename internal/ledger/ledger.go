@@ -128,6 +128,9 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 	}
 	l.activity(line)
 	l.replyToUser(turn, line, text)
+	if open, done := gate(text, &l.reader().an.it); !open && !(done && l.closable(line)) {
+		return
+	}
 	for _, st := range l.reader().extract(text, false) {
 		if st.universal {
 			l.closeAll(turn, line, st.text)
@@ -186,6 +189,9 @@ func (l *Ledger) CommandEnded(turn, line int, command string, ok bool) {
 		return
 	}
 	l.activity(line)
+	if len(command) > 4*maxCommandRead {
+		command = command[:4*maxCommandRead]
+	}
 	if !ok || !l.closable(line) || readOnly(command) || startsWork(command) {
 		return
 	}

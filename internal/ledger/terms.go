@@ -154,6 +154,11 @@ func pathTerms(p string) *terms {
 // branch a push, a checkout or a merge names is usually the ticket's own
 // id, which every item of the session shares.
 func commandTerms(cmd string) *terms {
+	if len(cmd) > maxCommandRead {
+		// what a command is about is at its start; a heredoc or an
+		// inline script can run to kilobytes
+		cmd = cmd[:maxCommandRead]
+	}
 	t := &terms{}
 	forSegments(cmd, func(seg []string) {
 		if len(seg) >= 2 {
@@ -180,6 +185,9 @@ func commandTerms(cmd string) *terms {
 	})
 	return t
 }
+
+// maxCommandRead bounds how much of a command is read for its terms.
+const maxCommandRead = 600
 
 // forSegments calls f with the words of each simple command of cmd, split
 // at pipes, && , || and ;, leaving out leading VAR=value assignments.
@@ -333,7 +341,15 @@ func fileName(tok string) (full, stem string) {
 
 // joined lowers s and drops everything but letters and digits.
 func joined(s string) string {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = isLower(s[i]) || isDigit(s[i])
+	}
+	if plain {
+		return s
+	}
 	var b strings.Builder
+	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
