@@ -119,6 +119,12 @@ func (it *wordIter) next() (w []byte, start, end int, ok bool) {
 			}
 			j += sz
 		}
+		if j == i {
+			// a byte that may continue a word but cannot start one (’)
+			_, sz := utf8.DecodeRuneInString(text[i:])
+			it.i = i + sz
+			continue
+		}
 		it.i = j
 		if it.inCode || it.inQuote {
 			continue
