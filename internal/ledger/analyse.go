@@ -226,6 +226,8 @@ func (a *analysis) immediate() bool {
 	switch {
 	case a.is(k, "let") && a.is(k+1, "me", "us"):
 		return true
+	case k > 0 && a.is(k-1, "now") && imperative(strings.ToLower(a.word(k))):
+		return true // "Now update SubagentLive to pass the new attrs."
 	case a.is(k, "i'll", "ill", "we'll") || (a.is(k, "i", "we") && (a.is(k+1, "will", "must") || a.is(k+1, "need", "have") && a.is(k+2, "to"))):
 		for j := k; j < a.n; j++ {
 			if a.w[j].c&(cLater|cDefer|cNext) != 0 {
@@ -492,7 +494,7 @@ func (cl clause) classify() (statement, bool) {
 	}
 	done := a.doneMark
 	for k := cl.from; k < cl.to && !done; k++ {
-		if a.w[k].c&cDone != 0 {
+		if a.w[k].c&cDone != 0 && !a.is(k-1, "to") { // "to pass the new attrs": an infinitive
 			done = true
 		}
 		// A participle after an auxiliary and "now": "is now

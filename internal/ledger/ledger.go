@@ -306,7 +306,7 @@ func (l *Ledger) close(turn, line int, ev *terms, by, evidence string) {
 		if it.Closed != nil || it.Line >= line || it.Kind == Question {
 			continue
 		}
-		if matches(it.terms(), ev) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
+		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
 			it.Closed = &Closure{Turn: turn, Line: line, By: by, Evidence: clip(evidence, maxEvidence)}
 		}
 	}
@@ -437,41 +437,42 @@ func startsWork(cmd string) bool {
 func readOnly(cmd string) bool {
 	ro := true
 	forSegments(cmd, func(seg []string) {
-		prog := seg[0]
-		if i := strings.LastIndexByte(prog, '/'); i >= 0 {
-			prog = prog[i+1:]
-		}
-		sub := ""
-		if len(seg) > 1 {
-			sub = seg[1]
-		}
-		switch prog {
-		case "cat", "ls", "ll", "grep", "rg", "ag", "find", "fd", "head", "tail", "less", "more", "echo",
-			"printf", "pwd", "wc", "which", "type", "file", "stat", "du", "df", "tree", "jq", "yq", "date",
-			"env", "printenv", "ps", "sleep", "true", "false", "diff", "cd", "pushd", "popd", "test", "[",
-			"sort", "uniq", "cut", "tr", "column", "nl", "basename", "dirname", "realpath", "readlink",
-			"whoami", "id", "uname", "hostname", "man", "history", "awk", "sed", "xargs", "time", "watch":
-			if prog == "sed" && strings.Contains(strings.Join(seg, " "), " -i") {
-				ro = false
-			}
-		case "git":
-			switch sub {
-			case "status", "log", "diff", "show", "branch", "remote", "fetch", "ls-files", "rev-parse",
-				"blame", "add", "stash", "reflog", "describe", "config", "grep", "shortlog", "worktree":
-			default:
-				ro = false
-			}
-		case "bd":
-			switch sub {
-			case "show", "list", "ready", "sync", "prime", "stats", "search", "blocked", "dep":
-			default:
-				ro = false
-			}
-		default:
-			ro = false
-		}
+		ro = ro && readOnlySegment(seg)
 	})
 	return ro
+}
+
+// readOnlySegment reports a simple command that only reads or moves
+// around: viewers, searches, cd, git's and the issue tracker's queries.
+func readOnlySegment(seg []string) bool {
+	prog := seg[0]
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	sub := ""
+	if len(seg) > 1 {
+		sub = seg[1]
+	}
+	switch prog {
+	case "cat", "ls", "ll", "grep", "rg", "ag", "find", "fd", "head", "tail", "less", "more", "echo",
+		"printf", "pwd", "wc", "which", "type", "file", "stat", "du", "df", "tree", "jq", "yq", "date",
+		"env", "printenv", "ps", "sleep", "true", "false", "diff", "cd", "pushd", "popd", "test", "[",
+		"sort", "uniq", "cut", "tr", "column", "nl", "basename", "dirname", "realpath", "readlink",
+		"whoami", "id", "uname", "hostname", "man", "history", "awk", "sed", "xargs", "time", "watch":
+		return !(prog == "sed" && strings.Contains(strings.Join(seg, " "), " -i"))
+	case "git":
+		switch sub {
+		case "status", "log", "diff", "show", "branch", "remote", "fetch", "ls-files", "rev-parse",
+			"blame", "add", "stash", "reflog", "describe", "config", "grep", "shortlog", "worktree":
+			return true
+		}
+	case "bd":
+		switch sub {
+		case "show", "list", "ready", "sync", "prime", "stats", "search", "blocked", "dep":
+			return true
+		}
+	}
+	return false
 }
 
 // matches reports whether evidence is about an item. Evidence that uses
@@ -481,16 +482,27 @@ func readOnly(cmd string) bool {
 // not, however many words they share. Otherwise the evidence must carry at
 // least half of the item's content words, and two of them when it has two
 // or more.
-func matches(it, ev *terms) bool {
+//
+// A file is named by its name: an item that names things in code
+// (`TranscriptTailSupervisor`) is not closed by another file whose folder
+// happens to share its words (transcript_tail_adapter/tail_f.ex).
+func matches(it, ev *terms, file bool) bool {
+	if shareName(it, ev) {
+		return true
+	}
+	if siblings(it.names, ev.names) || (file && it.code) {
+		return false
+	}
+	return wordsMatch(it.words, ev.words)
+}
+
+func shareName(it, ev *terms) bool {
 	for _, n := range it.names {
 		if has(ev.names, n) || (!strings.Contains(n, ".") && has(ev.stems, n)) {
 			return true
 		}
 	}
-	if siblings(it.names, ev.names) {
-		return false
-	}
-	return wordsMatch(it.words, ev.words)
+	return false
 }
 
 // siblings: two different names that are the same once trailing digits
@@ -515,6 +527,9 @@ func siblings(a, b []string) bool {
 // passes", "The race isn't fixed yet" ... "The race is fixed now"): the
 // same first content word, the subject of both.
 func sameSubject(it, ev *terms) bool {
+	if len(it.names) > 0 && len(ev.names) > 0 && !shareName(it, ev) {
+		return false // "spotter-4te.3 is committed" is not about spotter-4te.4
+	}
 	return ev.first != "" && ev.first == it.first && len(ev.words) <= 6
 }
 

@@ -23,6 +23,8 @@ type terms struct {
 	// first is the first content word: the subject of a short statement
 	// ("Dialyzer is still complaining", "Dialyzer passes").
 	first string
+	// code: some name is a name in code (not only a ticket id).
+	code bool
 }
 
 func (t *terms) addName(n string) {
@@ -140,6 +142,7 @@ func pathTerms(p string) *terms {
 	if stem == "" {
 		t.addStem(full)
 	}
+	t.code = true
 	wordsOf(t, base)
 	wordsOf(t, dir)
 	return t
@@ -153,6 +156,13 @@ func pathTerms(p string) *terms {
 // Of git, only a commit speaks about the work, through its message: the
 // branch a push, a checkout or a merge names is usually the ticket's own
 // id, which every item of the session shares.
+//
+// A segment that only reads (cd, cat, grep, git status...) says nothing:
+// "cd ~/worktrees/spotter-fum" names the worktree, not the work. Text in
+// quotes (a commit message, a --reason) is prose: its words count, and so
+// do the code names in it, but not the ticket ids it mentions in passing
+// ("feat: add tracing (spotter-4te)" is one step of spotter-4te, not all
+// of it).
 func commandTerms(cmd string) *terms {
 	if len(cmd) > maxCommandRead {
 		// what a command is about is at its start; a heredoc or an
@@ -161,6 +171,9 @@ func commandTerms(cmd string) *terms {
 	}
 	t := &terms{}
 	forSegments(cmd, func(seg []string) {
+		if readOnlySegment(seg) {
+			return
+		}
 		if len(seg) >= 2 {
 			t.addName(joined(seg[0] + seg[1]))
 		}
@@ -171,7 +184,7 @@ func commandTerms(cmd string) *terms {
 			}
 			return
 		}
-		if len(seg) >= 3 && !strings.HasPrefix(seg[2], "-") {
+		if len(seg) >= 3 && !strings.HasPrefix(seg[2], "-") && !strings.ContainsAny(seg[2], "\"'") {
 			t.addName(joined(seg[0] + seg[1] + seg[2]))
 		}
 		rest := strings.Join(seg, " ")
@@ -181,9 +194,69 @@ func commandTerms(cmd string) *terms {
 				rest = cmd[i:]
 			}
 		}
-		tokenTerms(t, rest, false)
+		argTerms(t, rest)
 	})
 	return t
+}
+
+// argTerms reads a command's arguments: outside quotes as names and words,
+// inside quotes as prose (see commandTerms).
+func argTerms(t *terms, s string) {
+	for len(s) > 0 {
+		q := strings.IndexAny(s, "\"'")
+		if q < 0 {
+			plainArgs(t, s)
+			return
+		}
+		plainArgs(t, s[:q])
+		end := strings.IndexByte(s[q+1:], s[q])
+		if end < 0 {
+			end = len(s) - q - 1
+		}
+		splitTokens(s[q+1:q+1+end], false, func(tok string, _ bool) bool {
+			if isName(tok) && !refName(tok) {
+				token(t, tok, false)
+			} else {
+				wordsOf(t, tok)
+			}
+			return true
+		})
+		s = s[min(len(s), q+2+end):]
+	}
+}
+
+// plainArgs reads unquoted arguments. The value of an --option=value is
+// metadata (bd create --parent=spotter-fum files a new issue under the
+// epic, it does not finish it): its words count, not its names.
+func plainArgs(t *terms, s string) {
+	for _, f := range strings.Fields(s) {
+		if strings.HasPrefix(f, "-") {
+			if i := strings.IndexByte(f, '='); i >= 0 {
+				wordsOf(t, f[:i])
+				splitTokens(f[i+1:], false, func(tok string, _ bool) bool {
+					wordsOf(t, tok)
+					return true
+				})
+				continue
+			}
+		}
+		tokenTerms(t, f, false)
+	}
+}
+
+// refName: an identifier made only of letters, digits, hyphens and dots
+// with no file extension: a ticket id, a version (spotter-4te, ABC-12,
+// v1.2), as opposed to a name in code (SessionLive, transcript_dir,
+// app.js).
+func refName(tok string) bool {
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if !(isLower(c) || isDigit(c) || c == '-' || c == '.' || (isUpper(c) && (i == 0 || !isLower(tok[i-1])))) {
+			return false
+		}
+	}
+	_, stem := fileName(tok)
+	return stem == ""
 }
 
 // maxCommandRead bounds how much of a command is read for its terms.
@@ -245,6 +318,9 @@ func token(t *terms, tok string, code bool) {
 		return
 	}
 	if code || isName(tok) {
+		if !refName(tok) {
+			t.code = true
+		}
 		if strings.Contains(tok, "/") {
 			base := tok[strings.LastIndexByte(tok, '/')+1:]
 			full, stem := fileName(base)
