@@ -105,6 +105,7 @@ func TestExtract(t *testing.T) {
 		{name: "immediate action with remaining", text: "Let me apply the remaining changes now."},
 		{name: "transient state then action", text: "The import isn't used yet because I haven't updated the template. Let me update the template now."},
 		{name: "progress remark", text: "Still compiling, let me wait."},
+		{name: "now and an imperative is an action", text: "Now update the router to pass the new option, which is still missing there."},
 		{name: "dismissed", text: "The only remaining unstaged change is `.mcp.json`, which is unrelated."},
 		{name: "not a problem", text: "The warning is not a problem; it comes from a vendored file."},
 		{name: "next to", text: "The flag sits next to the other export options."},

@@ -214,9 +214,11 @@ func argTerms(t *terms, s string) {
 			end = len(s) - q - 1
 		}
 		splitTokens(s[q+1:q+1+end], false, func(tok string, _ bool) bool {
-			if isName(tok) && !refName(tok) {
+			switch {
+			case refName(tok):
+			case isName(tok):
 				token(t, tok, false)
-			} else {
+			default:
 				wordsOf(t, tok)
 			}
 			return true
@@ -234,7 +236,9 @@ func plainArgs(t *terms, s string) {
 			if i := strings.IndexByte(f, '='); i >= 0 {
 				wordsOf(t, f[:i])
 				splitTokens(f[i+1:], false, func(tok string, _ bool) bool {
-					wordsOf(t, tok)
+					if !refName(tok) {
+						wordsOf(t, tok)
+					}
 					return true
 				})
 				continue
@@ -244,16 +248,27 @@ func plainArgs(t *terms, s string) {
 	}
 }
 
-// refName: an identifier made only of letters, digits, hyphens and dots
-// with no file extension: a ticket id, a version (spotter-4te, ABC-12,
-// v1.2), as opposed to a name in code (SessionLive, transcript_dir,
-// app.js).
+// refName: an identifier made only of letters, digits, hyphens and dots,
+// with a digit, and no file extension: a ticket id or a version
+// (spotter-4te, ABC-12, gqc.6, v1.2), as opposed to a name in code
+// (SessionLive, transcript_dir, app.js). Its parts are not words: "ABC" of
+// ABC-12 says nothing. (A hyphenated word without digits, "follow-up" or
+// "spotter-gqc", cannot be told from an id and counts as both.)
 func refName(tok string) bool {
+	digit := false
 	for i := 0; i < len(tok); i++ {
 		c := tok[i]
-		if !(isLower(c) || isDigit(c) || c == '-' || c == '.' || (isUpper(c) && (i == 0 || !isLower(tok[i-1])))) {
+		switch {
+		case isDigit(c):
+			digit = true
+		case isLower(c), c == '-', c == '.':
+		case isUpper(c) && (i == 0 || !isLower(tok[i-1])):
+		default:
 			return false
 		}
+	}
+	if !digit {
+		return false
 	}
 	_, stem := fileName(tok)
 	return stem == ""
@@ -318,9 +333,12 @@ func token(t *terms, tok string, code bool) {
 		return
 	}
 	if code || isName(tok) {
-		if !refName(tok) {
-			t.code = true
+		if refName(tok) {
+			full, _ := fileName(tok)
+			t.addName(full)
+			return
 		}
+		t.code = true
 		if strings.Contains(tok, "/") {
 			base := tok[strings.LastIndexByte(tok, '/')+1:]
 			full, stem := fileName(base)
