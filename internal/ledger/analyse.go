@@ -587,18 +587,3 @@ func skipVerbIn(cl clause) bool {
 	}
 	return false
 }
-
-// overlaps: two terms share a name or a content word.
-func overlaps(a, b *terms) bool {
-	for _, n := range a.names {
-		if has(b.names, n) || has(b.stems, n) {
-			return true
-		}
-	}
-	for _, w := range a.words {
-		if has(b.words, w) {
-			return true
-		}
-	}
-	return false
-}

@@ -50,7 +50,6 @@ const (
 	cTo
 	cFor
 	cScope
-	cTime
 	cKnown
 	cPlan
 	cSubject // I, we: the assistant as the one who acts
@@ -132,8 +131,6 @@ func wordCue(w []byte) cue {
 		return cFor
 	case "scope":
 		return cScope
-	case "time":
-		return cTime
 	case "known":
 		return cKnown
 	case "i", "we":

@@ -95,8 +95,8 @@ func (r *reader) introAsProse() {
 // over its words. A text with no word of an open class (unfinished work,
 // persistence, negation, deferral, problems and plans beside a list), no
 // question mark and no open checkbox states nothing open; one with no
-// completion word and no ✅ closes nothing. Most of an assistant's texts
-// ("Let me read the file.") pass neither.
+// completion word and no ✅ closes nothing. About half of an assistant's
+// texts ("Let me read the file.") pass neither and cost one pass.
 func gate(text string, it *wordIter) (open, done bool) {
 	var c cue
 	it.reset(text)
@@ -130,11 +130,9 @@ func hasList(text string) bool {
 	return false
 }
 
-// flush applies the rules that need the whole text: a question in prose
+// flush applies the rule that needs the whole text: a question in prose
 // counts only in the last paragraph (one asked earlier was answered by the
-// text itself or was the assistant thinking aloud), and a statement of
-// something unfinished is dropped when the same paragraph goes on to act on
-// it at once ("X isn't used yet. Let me update X now.").
+// text itself or was the assistant thinking aloud).
 func (r *reader) flush() []statement {
 	out := r.out[:0]
 	for _, st := range r.out {
@@ -149,6 +147,9 @@ func (r *reader) flush() []statement {
 	return out
 }
 
+// line reads one line of the text: a code fence, a quotation or a table
+// row (skipped), a heading, a list item, an intro ending with a colon, or
+// prose.
 func (r *reader) line(raw string) {
 	t := strings.TrimSpace(raw)
 	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
@@ -204,12 +205,11 @@ func (r *reader) line(raw string) {
 		r.blank = false
 		return
 	}
-	indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
 	if item, mark, ok := listItem(t); ok {
 		r.blank = false
 		r.secList = true
 		r.secFirst = false
-		r.listItem(item, mark, indent)
+		r.listItem(item, mark)
 		return
 	}
 	// A prose line.
@@ -263,7 +263,8 @@ func (r *reader) setSection(s section) {
 	r.secList = false
 }
 
-func (r *reader) listItem(item string, mark listMark, indent int) {
+// listItem reads a list item in the context of its heading or intro.
+func (r *reader) listItem(item string, mark listMark) {
 	switch {
 	case mark == markDone:
 		r.add(statement{text: item, done: true})
@@ -381,8 +382,11 @@ func (r *reader) prose(line string) {
 			if cl.except && prevDone {
 				// "All tests pass, except the flaky one": the exception
 				// to a completion is what is still wrong.
+				n := len(r.out)
 				r.add(statement{text: cl.text(), kind: Problem})
-				r.acts = append(r.acts, len(r.out)-1)
+				if len(r.out) > n {
+					r.acts = append(r.acts, n)
+				}
 				prevDone = false
 				continue
 			}
@@ -420,6 +424,8 @@ func anaphoric(s string) bool {
 	return false
 }
 
+// hasTerms reports whether s has a name or a content word: something an
+// item can be told apart and closed by. It allocates nothing.
 func hasTerms(s string) bool {
 	found := false
 	tokens(s, func(tok string, code bool) bool {
