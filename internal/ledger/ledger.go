@@ -1,0 +1,576 @@
+// Package ledger keeps the open thread of a session: what the assistant
+// said is left to do, the questions it asked and the user has not answered,
+// the problems it said are not fixed, what it put off for later, and what
+// the user asked for. It covers the whole transcript, not only the last
+// reply, so that what was said many turns before a compaction (or before an
+// earlier compaction) still reaches the restore after it.
+//
+// A Ledger is fed in transcript order: assistant texts, user prompts, file
+// changes, finished commands and completed todos. It reads the structure of
+// a text first (headed lists, checkboxes, "Label: content" lines, questions,
+// code blocks and quotations, which it skips) and the modality of its
+// sentences (not yet, still, later, next) rather than phrases collected
+// from example sessions; cues.go lists the word classes it uses.
+//
+// Items close only on evidence that names them: a file the item names was
+// written or edited afterwards, a command it names (or whose text carries
+// most of its words, like a commit message) succeeded, the assistant said
+// it is done or a todo with the same words was completed, or, for a
+// question, the user answered (the answer is kept). Restatements of an item
+// update it instead of adding another. The ledger is plain data, bounded,
+// and serialisable as JSON, so that it can live in a saved transcript
+// session and be fed line by line across processes.
+package ledger
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Kind is what sort of open item it is.
+type Kind string
+
+const (
+	Task     Kind = "task"     // work the assistant said is still to do
+	Question Kind = "question" // a question waiting for an answer
+	Problem  Kind = "problem"  // something the assistant said is still broken or blocked
+	Deferred Kind = "deferred" // work put off for later
+	Request  Kind = "request"  // something the user asked for
+)
+
+// Who stated an item.
+const (
+	ByAssistant = "assistant"
+	ByUser      = "user"
+)
+
+// How an item was closed.
+const (
+	ClosedByFile    = "file"    // a file it names was written or edited
+	ClosedByCommand = "command" // a command it names succeeded
+	ClosedBySaid    = "said"    // the assistant (or the user) said it is done
+	ClosedByTodo    = "todo"    // a todo with its words was completed
+	ClosedByAnswer  = "answer"  // the user answered the assistant's question
+	ClosedByReply   = "reply"   // the assistant answered the user's question
+)
+
+// Limits.
+const (
+	// MaxItems bounds the ledger: past it the oldest closed items go
+	// first, then the oldest open ones.
+	MaxItems        = 48
+	maxEvidence     = 200
+	maxAnswer       = 300
+	maxPromptAsItem = 300 // a prompt this short is one item, whole
+)
+
+// Ledger is the open-items ledger of one session.
+type Ledger struct {
+	Items []Item `json:"items"`
+
+	r *reader // reused from text to text; never saved
+}
+
+func (l *Ledger) reader() *reader {
+	if l.r == nil {
+		l.r = new(reader)
+	}
+	return l.r
+}
+
+// Item is one open (or closed) item.
+type Item struct {
+	// Text is the item as stated, one line, clipped.
+	Text string `json:"text"`
+	Kind Kind   `json:"kind"`
+	// By is who stated it: ByAssistant or ByUser.
+	By string `json:"by"`
+	// Turn and Line are where it was last stated (the transcript's line,
+	// 1-based); FirstLine is where it was first stated, when it was
+	// restated since.
+	Turn      int       `json:"turn"`
+	Line      int       `json:"line"`
+	Time      time.Time `json:"time,omitzero"`
+	FirstLine int       `json:"first_line,omitempty"`
+	Restated  int       `json:"restated,omitempty"`
+	// Explicit marks an item stated as such (in a headed list, after a
+	// label, with a checkbox): an explicit question stays open when the
+	// assistant goes on working; one asked in passing does not.
+	Explicit bool `json:"explicit,omitempty"`
+	// Closed is set once evidence closed the item.
+	Closed *Closure `json:"closed,omitempty"`
+
+	t *terms // cache of the text's terms, never saved
+}
+
+// Closure is the evidence that closed an item.
+type Closure struct {
+	Turn int    `json:"turn"`
+	Line int    `json:"line"`
+	By   string `json:"by"` // ClosedByFile, ClosedByCommand...
+	// Evidence is the file, the command, the sentence, the todo, or for a
+	// question the answer (its resolution).
+	Evidence string `json:"evidence"`
+}
+
+func (it *Item) terms() *terms {
+	if it.t == nil {
+		it.t = textTerms(it.Text)
+	}
+	return it.t
+}
+
+// Assistant reads one assistant text block.
+func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	l.activity(line)
+	l.replyToUser(turn, line, text)
+	if open, done := gate(text, &l.reader().an.it); !open && !(done && l.closable(line)) {
+		return
+	}
+	for _, st := range l.reader().extract(text, false) {
+		if st.universal {
+			l.closeAll(turn, line, st.text)
+			continue
+		}
+		if st.done {
+			if l.closable(line) {
+				l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
+			}
+			continue
+		}
+		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky})
+	}
+}
+
+// User reads one user prompt. The caller leaves out what the user did not
+// type: tool results, meta lines, compaction summaries, command wrappers
+// and system reminders.
+func (l *Ledger) User(turn, line int, t time.Time, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	l.answer(turn, line, t, text)
+	if acknowledgement(text) {
+		return
+	}
+	for _, st := range userStatements(l.reader(), text) {
+		if !hasTerms(st.text) && st.kind != Question {
+			continue // "continue until all are done": no content to track
+		}
+		if st.done {
+			l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
+			continue
+		}
+		l.add(Item{Text: st.text, Kind: st.kind, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
+	}
+}
+
+// FileChanged records a write or edit of path.
+func (l *Ledger) FileChanged(turn, line int, path string) {
+	if path == "" {
+		return
+	}
+	l.activity(line)
+	if l.closable(line) {
+		l.close(turn, line, pathTerms(path), ClosedByFile, path)
+	}
+}
+
+// CommandEnded records a finished command. ok says it succeeded, by its
+// exit code and its output. A failed command and a command that only
+// reads (ls, cat, grep, git status...) close nothing.
+func (l *Ledger) CommandEnded(turn, line int, command string, ok bool) {
+	if command == "" {
+		return
+	}
+	l.activity(line)
+	if len(command) > 4*maxCommandRead {
+		command = command[:4*maxCommandRead]
+	}
+	if !ok || !l.closable(line) || readOnly(command) || startsWork(command) {
+		return
+	}
+	l.close(turn, line, commandTerms(command), ClosedByCommand, clip(command, maxEvidence))
+}
+
+// TodoCompleted records a todo marked completed.
+func (l *Ledger) TodoCompleted(turn, line int, content string) {
+	if strings.TrimSpace(content) == "" {
+		return
+	}
+	l.activity(line)
+	l.close(turn, line, textTerms(content), ClosedByTodo, clip(content, maxEvidence))
+}
+
+// Open returns the open items in the order they were (last) stated, oldest
+// first: the order of the conversation, so that a renderer with a budget
+// keeps the tail, the most recent.
+func (l *Ledger) Open() []Item {
+	var out []Item
+	for _, it := range l.Items {
+		if it.Closed == nil {
+			out = append(out, it)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Item) int { return a.Line - b.Line })
+	return out
+}
+
+// Closed returns the closed items kept, in the order they were closed,
+// most recent last.
+func (l *Ledger) Closed() []Item {
+	var out []Item
+	for _, it := range l.Items {
+		if it.Closed != nil {
+			out = append(out, it)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Item) int { return a.Closed.Line - b.Closed.Line })
+	return out
+}
+
+// activity: the assistant went on working at line. A question it asked in
+// passing before that line was not left to the user (it was thinking
+// aloud, or answered itself), so it goes; explicit questions stay.
+func (l *Ledger) activity(line int) {
+	l.Items = slices.DeleteFunc(l.Items, func(it Item) bool {
+		return it.Closed == nil && it.Kind == Question && it.By == ByAssistant && !it.Explicit && it.Line < line
+	})
+}
+
+// answer closes the assistant's open questions with the user's prompt as
+// their resolution. A yes to an offer ("Should I also update the docs?")
+// becomes the user's request.
+func (l *Ledger) answer(turn, line int, t time.Time, text string) {
+	var agreed []string
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+			continue
+		}
+		it.Closed = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: clip(text, maxAnswer)}
+		if affirmative(text) {
+			agreed = append(agreed, it.Text)
+		}
+	}
+	for _, q := range agreed {
+		l.add(Item{Text: clip(q+" → "+text, maxItemBytes), Kind: Request, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
+	}
+}
+
+// replyToUser closes the user's open questions with the assistant's text,
+// unless the text only announces what it will look at first.
+func (l *Ledger) replyToUser(turn, line int, text string) {
+	asked := false
+	for _, it := range l.Items {
+		asked = asked || (it.Closed == nil && it.Kind == Question && it.By == ByUser)
+	}
+	if !asked {
+		return
+	}
+	first := text
+	if ss := sentences(strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])); len(ss) > 0 {
+		first = ss[0]
+	}
+	if len(text) < 200 && analyse(first).immediate() {
+		return
+	}
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Line < line {
+			it.Closed = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: clip(text, maxEvidence)}
+		}
+	}
+}
+
+// closable: some item stated before line could be closed by evidence.
+func (l *Ledger) closable(line int) bool {
+	for i := range l.Items {
+		if it := &l.Items[i]; it.Closed == nil && it.Line < line && it.Kind != Question {
+			return true
+		}
+	}
+	return false
+}
+
+// close closes the open items stated before line that the evidence names.
+// Questions close only by an answer.
+func (l *Ledger) close(turn, line int, ev *terms, by, evidence string) {
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed != nil || it.Line >= line || it.Kind == Question {
+			continue
+		}
+		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
+			it.Closed = &Closure{Turn: turn, Line: line, By: by, Evidence: clip(evidence, maxEvidence)}
+		}
+	}
+}
+
+// closeAll takes the assistant at its word when it says everything is
+// done ("All done."): the tasks and requests stated before close. Problems
+// and deferred items stay: "all done" speaks of the work in hand, not of
+// what was found broken or put off.
+func (l *Ledger) closeAll(turn, line int, said string) {
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed == nil && it.Line < line && (it.Kind == Task || it.Kind == Request) {
+			it.Closed = &Closure{Turn: turn, Line: line, By: ClosedBySaid, Evidence: clip(said, maxEvidence)}
+		}
+	}
+}
+
+// add adds an item, or updates the item it restates: the same speaker,
+// about the same thing (see same). A restatement of a closed item opens
+// it again: it was said to be open after the evidence.
+func (l *Ledger) add(it Item) {
+	it.t = textTerms(it.Text)
+	for i := len(l.Items) - 1; i >= 0; i-- {
+		old := &l.Items[i]
+		if old.By != it.By || old.Line == it.Line || (old.Kind == Question) != (it.Kind == Question) || !same(old.terms(), it.t) {
+			// Items of one text are distinct by construction: a list
+			// names different things even when they share words.
+			continue
+		}
+		if old.FirstLine == 0 {
+			old.FirstLine = old.Line
+		}
+		old.Text, old.Kind, old.Turn, old.Line, old.Time, old.t = it.Text, it.Kind, it.Turn, it.Line, it.Time, it.t
+		old.Explicit = old.Explicit || it.Explicit
+		old.Restated++
+		old.Closed = nil
+		return
+	}
+	l.Items = append(l.Items, it)
+	l.trim()
+}
+
+// trim keeps at most MaxItems: the oldest closed items go first, then the
+// oldest open ones.
+func (l *Ledger) trim() {
+	for len(l.Items) > MaxItems {
+		victim := -1
+		for i, it := range l.Items {
+			if it.Closed != nil && (victim < 0 || it.Closed.Line < l.Items[victim].Closed.Line) {
+				victim = i
+			}
+		}
+		if victim < 0 {
+			for i, it := range l.Items {
+				if victim < 0 || it.Line < l.Items[victim].Line {
+					victim = i
+				}
+			}
+		}
+		l.Items = slices.Delete(l.Items, victim, victim+1)
+	}
+}
+
+// userStatements reads a prompt. A short prompt that asks for something is
+// one item, whole, because its parts make sense together; from a longer one
+// the first few requests, questions and open statements are kept.
+func userStatements(r *reader, text string) []statement {
+	sts := r.extract(text, true)
+	var open, done []statement
+	for _, st := range sts {
+		if st.done {
+			done = append(done, st)
+		} else {
+			open = append(open, st)
+		}
+	}
+	if len(open) == 0 {
+		return done
+	}
+	if clean := promptProse(text); len(clean) <= maxPromptAsItem {
+		k := open[0].kind
+		for _, st := range open {
+			if st.kind == Request {
+				k = Request
+			}
+		}
+		return append(done, statement{text: clean, kind: k, sticky: true})
+	}
+	if len(open) > 4 {
+		open = open[:4]
+	}
+	return append(done, open...)
+}
+
+// promptProse returns a prompt's prose on one line: no code blocks, no
+// quotations, no tag lines.
+func promptProse(text string) string {
+	var b strings.Builder
+	inCode := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inCode = !inCode
+			continue
+		}
+		if inCode || t == "" || t[0] == '>' || (t[0] == '<' && strings.HasSuffix(t, ">")) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// startsWork reports a command that marks work as started in a tracker
+// ("bd update X --status in_progress", a label "in-progress"): a start, not
+// an end.
+func startsWork(cmd string) bool {
+	l := strings.ToLower(cmd)
+	return strings.Contains(l, "in_progress") || strings.Contains(l, "in-progress") || strings.Contains(l, "in progress")
+}
+
+// readOnly reports a command whose every part only reads: it is not
+// evidence that any work was done.
+func readOnly(cmd string) bool {
+	ro := true
+	forSegments(cmd, func(seg []string) {
+		ro = ro && readOnlySegment(seg)
+	})
+	return ro
+}
+
+// readOnlySegment reports a simple command that only reads or moves
+// around: viewers, searches, cd, git's and the issue tracker's queries.
+func readOnlySegment(seg []string) bool {
+	prog := seg[0]
+	if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+		prog = prog[i+1:]
+	}
+	sub := ""
+	if len(seg) > 1 {
+		sub = seg[1]
+	}
+	switch prog {
+	case "cat", "ls", "ll", "grep", "rg", "ag", "find", "fd", "head", "tail", "less", "more", "echo",
+		"printf", "pwd", "wc", "which", "type", "file", "stat", "du", "df", "tree", "jq", "yq", "date",
+		"env", "printenv", "ps", "sleep", "true", "false", "diff", "cd", "pushd", "popd", "test", "[",
+		"sort", "uniq", "cut", "tr", "column", "nl", "basename", "dirname", "realpath", "readlink",
+		"whoami", "id", "uname", "hostname", "man", "history", "awk", "sed", "xargs", "time", "watch":
+		return !(prog == "sed" && strings.Contains(strings.Join(seg, " "), " -i"))
+	case "git":
+		switch sub {
+		case "status", "log", "diff", "show", "branch", "remote", "fetch", "ls-files", "rev-parse",
+			"blame", "add", "stash", "reflog", "describe", "config", "grep", "shortlog", "worktree":
+			return true
+		}
+	case "bd":
+		switch sub {
+		case "show", "list", "ready", "sync", "prime", "stats", "search", "blocked", "dep":
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether evidence is about an item. Evidence that uses
+// one of the names the item uses (identifiers, files, commands) matches.
+// Evidence that names a sibling of one of them (spotter-gqc.5 for an item
+// about spotter-gqc.6, or a child: spotter-gqc.1 for spotter-gqc) does
+// not, however many words they share. Otherwise the evidence must carry at
+// least half of the item's content words, and two of them when it has two
+// or more.
+//
+// A file is named by its name: an item that names things in code
+// (`TranscriptTailSupervisor`) is not closed by another file whose folder
+// happens to share its words (transcript_tail_adapter/tail_f.ex).
+func matches(it, ev *terms, file bool) bool {
+	if shareName(it, ev) {
+		return true
+	}
+	if siblings(it.names, ev.names) || (file && it.code) {
+		return false
+	}
+	return wordsMatch(it.words, ev.words)
+}
+
+func shareName(it, ev *terms) bool {
+	for _, n := range it.names {
+		if has(ev.names, n) || (!strings.Contains(n, ".") && has(ev.stems, n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// siblings: two different names that are the same once trailing digits
+// are dropped (spottergqc6 and spottergqc5, spottergqc and spottergqc1).
+func siblings(a, b []string) bool {
+	for _, x := range a {
+		tx := strings.TrimRight(x, "0123456789")
+		if len(tx) < 3 {
+			continue
+		}
+		for _, y := range b {
+			if x != y && tx == strings.TrimRight(y, "0123456789") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameSubject: a short statement of completion about what the item's
+// statement was about ("Dialyzer is still complaining" ... "Dialyzer
+// passes", "The race isn't fixed yet" ... "The race is fixed now"): the
+// same first content word, the subject of both.
+func sameSubject(it, ev *terms) bool {
+	if len(it.names) > 0 && len(ev.names) > 0 && !shareName(it, ev) {
+		return false // "spotter-4te.3 is committed" is not about spotter-4te.4
+	}
+	return ev.first != "" && ev.first == it.first && len(ev.words) <= 6
+}
+
+func wordsMatch(k, e []string) bool {
+	if len(k) == 0 {
+		return false
+	}
+	shared := 0
+	for _, w := range k {
+		if has(e, w) {
+			shared++
+		}
+	}
+	return shared >= min(2, len(k)) && 2*shared >= len(k)
+}
+
+// same reports whether two statements are about the same thing: when both
+// name things, at least half of their names are shared (Jaccard) and, when
+// both have several words, a third of the longer one's words; otherwise
+// they share at least two content words and half of the longer one's.
+func same(a, b *terms) bool {
+	if len(a.names) > 0 && len(b.names) > 0 {
+		n := sharedWords(a.names, b.names)
+		if 2*n < len(a.names)+len(b.names)-n {
+			return false
+		}
+		if len(a.words) <= 1 || len(b.words) <= 1 {
+			return true
+		}
+		return 3*sharedWords(a.words, b.words) >= max(len(a.words), len(b.words))
+	}
+	n := sharedWords(a.words, b.words)
+	return n >= min(2, len(a.words), len(b.words)) && n > 0 && 2*n >= max(len(a.words), len(b.words))
+}
+
+func sharedWords(a, b []string) int {
+	n := 0
+	for _, w := range a {
+		if has(b, w) {
+			n++
+		}
+	}
+	return n
+}

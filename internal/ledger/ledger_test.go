@@ -1,0 +1,258 @@
+package ledger
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// step is one event fed to a ledger in a closing test.
+type step struct {
+	kind string // "a" assistant text, "u" user prompt, "f" file, "c" command ok, "x" command failed, "t" todo
+	text string
+}
+
+func run(steps []step) *Ledger {
+	var l Ledger
+	for i, s := range steps {
+		line, turn := 10*(i+1), i+1
+		switch s.kind {
+		case "a":
+			l.Assistant(turn, line, time.Time{}, s.text)
+		case "u":
+			l.User(turn, line, time.Time{}, s.text)
+		case "f":
+			l.FileChanged(turn, line, s.text)
+		case "c":
+			l.CommandEnded(turn, line, s.text, true)
+		case "x":
+			l.CommandEnded(turn, line, s.text, false)
+		case "t":
+			l.TodoCompleted(turn, line, s.text)
+		}
+	}
+	return &l
+}
+
+// TestClosing: items close on evidence that names them, and on nothing
+// else.
+func TestClosing(t *testing.T) {
+	tests := []struct {
+		name   string
+		steps  []step
+		open   []string // pieces of the open items' texts, in order
+		closed []string // "piece<-by" for each closed item, in closing order
+	}{
+		{name: "file the item names",
+			steps:  []step{{"a", "Next: update `internal/export/csv.go` to write the header."}, {"f", "/repo/internal/export/csv.go"}},
+			closed: []string{"csv.go<-file"}},
+		{name: "identifier named in CamelCase, file in snake_case",
+			steps:  []step{{"a", "Remaining: the SessionLive template."}, {"f", "/repo/lib/web/live/session_live.ex"}},
+			closed: []string{"SessionLive<-file"}},
+		{name: "another file does not close",
+			steps: []step{{"a", "Next: update `internal/export/csv.go` to write the header."}, {"f", "/repo/README.md"}},
+			open:  []string{"csv.go"}},
+		{name: "a change before the statement does not close",
+			steps: []step{{"f", "/repo/internal/export/csv.go"}, {"a", "Next: update `internal/export/csv.go` to write the header."}},
+			open:  []string{"csv.go"}},
+		{name: "command it names",
+			steps:  []step{{"a", "Remaining: run `go test ./...` once the fixtures are back."}, {"c", "go test ./... 2>&1 | tail -5"}},
+			closed: []string{"go test<-command"}},
+		{name: "failed command does not close",
+			steps: []step{{"a", "Remaining: run `go test ./...` once the fixtures are back."}, {"x", "go test ./..."}},
+			open:  []string{"go test"}},
+		{name: "reading is not doing",
+			steps: []step{{"a", "Next: fix the typo in `README.md`."}, {"c", "cat README.md | grep typo"}},
+			open:  []string{"README.md"}},
+		{name: "marking work as started is not finishing it",
+			steps: []step{{"a", "Next: ABC-12 streaming export."}, {"c", "tracker update ABC-12 --status in_progress"}},
+			open:  []string{"ABC-12"}},
+		{name: "commit message carrying the item's words",
+			steps:  []step{{"a", "Remaining: pagination for the orders list."}, {"c", `git commit -m "Add pagination to the orders list"`}},
+			closed: []string{"pagination<-command"}},
+		{name: "pushing a branch named after the ticket is not evidence",
+			steps: []step{{"u", "Implement ABC-12."}, {"c", "git push --set-upstream origin ABC-12"}},
+			open:  []string{"ABC-12"}},
+		{name: "a ticket id in a commit message is a reference, not the end of the ticket",
+			steps: []step{{"u", "Implement ABC-12."}, {"c", `git commit -m "feat: add the parser (ABC-12)"`}},
+			open:  []string{"ABC-12"}},
+		{name: "an option's value is metadata",
+			steps: []step{{"u", "Implement ABC-12."}, {"c", "tracker create --parent=ABC-12 --title=parser"}},
+			open:  []string{"ABC-12"}},
+		{name: "moving into a worktree named after the ticket is not evidence",
+			steps: []step{{"u", "Work on ABC-12."}, {"c", "cd /work/trees/ABC-12 && make build"}},
+			open:  []string{"ABC-12"}},
+		{name: "a named item is not closed by a file whose folder shares its words",
+			steps: []step{{"a", "Remaining: the `TranscriptTailSupervisor` module."}, {"f", "/repo/lib/transcript_tail_adapter/tail_f.ex"}},
+			open:  []string{"TranscriptTailSupervisor"}},
+		{name: "a sentence about another id is not about this one",
+			steps: []step{{"a", "Next steps:\n- ABC-13: trace the channel"}, {"a", "ABC-12 is committed."}},
+			open:  []string{"ABC-13"}},
+		{name: "sibling id does not close",
+			steps:  []step{{"a", "Remaining:\n- spotter-gqc.6: close the review session\n- spotter-gqc.7: launch the review"}, {"c", `bd close spotter-gqc.6 --reason="close the review session done"`}},
+			open:   []string{"spotter-gqc.7"},
+			closed: []string{"spotter-gqc.6<-command"}},
+		{name: "child id does not close the parent",
+			steps: []step{{"u", "Implement spotter-gqc."}, {"c", "bd close spotter-gqc.1"}},
+			open:  []string{"spotter-gqc"}},
+		{name: "said done, same subject",
+			steps:  []step{{"a", "I have not fixed the race in the cache yet."}, {"a", "The race in the cache is fixed now."}},
+			closed: []string{"race<-said"}},
+		{name: "said done about something else",
+			steps: []step{{"a", "I have not fixed the race in the cache yet."}, {"a", "The parser is fixed now."}},
+			open:  []string{"race"}},
+		{name: "still failing, then passing",
+			steps:  []step{{"a", "Dialyzer is still complaining about the pattern match."}, {"a", "Dialyzer passes."}},
+			closed: []string{"Dialyzer<-said"}},
+		{name: "todo completed",
+			steps:  []step{{"a", "Remaining: document the export flag."}, {"t", "Document the export flag"}},
+			closed: []string{"export flag<-todo"}},
+		{name: "a done list closes what it names",
+			steps:  []step{{"a", "Next steps:\n- add the `--export` flag\n- write the changelog"}, {"a", "## Done\n- `--export` flag added"}},
+			open:   []string{"changelog"},
+			closed: []string{"--export<-said"}},
+		{name: "all done closes tasks and requests, not problems or deferred work",
+			steps:  []step{{"u", "Add CSV export."}, {"a", "Remaining: the XLSX variant. The watcher still fails on network drives. I left retries for later."}, {"a", "All done."}},
+			open:   []string{"network drives", "retries"},
+			closed: []string{"CSV export<-said", "XLSX<-said"}},
+		{name: "a done heading closes what it names",
+			steps:  []step{{"u", "create the beads"}, {"a", "## Beads Created\n\n| id | task |\n|---|---|\n| x-1 | a |"}},
+			closed: []string{"beads<-said"}},
+		{name: "all done with one thing is not all done",
+			steps: []step{{"a", "Remaining: the XLSX variant."}, {"a", "All done with the parser."}},
+			open:  []string{"XLSX"}},
+		{name: "question answered by the user",
+			steps:  []step{{"a", "I finished the export.\n\nShould I also add an XLSX export?"}, {"u", "yes please"}},
+			open:   []string{"XLSX export? → yes please"},
+			closed: []string{"XLSX<-answer"}},
+		{name: "answer that is a request of its own",
+			steps:  []step{{"a", "The next ticket is ABC-7. Want me to start on it?"}, {"u", "no, first fix the flaky login test"}},
+			open:   []string{"ABC-7", "flaky login test"},
+			closed: []string{"Want me<-answer"}},
+		{name: "a question asked in passing goes when the assistant works on",
+			steps: []step{{"a", "Should I check the router as well?"}, {"f", "/repo/router.go"}},
+			open:  nil},
+		{name: "an explicit open question stays when the assistant works on",
+			steps: []step{{"a", "Open question: should exports include archived rows?"}, {"f", "/repo/export.go"}},
+			open:  []string{"archived rows"}},
+		{name: "user question answered by the assistant",
+			steps:  []step{{"u", "why does the export skip the header row?"}, {"a", "Let me check."}, {"a", "The header row is skipped because the writer starts at index 1; I fixed the loop."}},
+			closed: []string{"header row<-reply"}},
+		{name: "restated item is one item, closed once",
+			steps:  []step{{"a", "Next: run the migration."}, {"a", "Remaining: run the migration."}, {"c", "mix ecto.migrate"}},
+			closed: []string{"migration<-command"}},
+		{name: "restated after closing opens again",
+			steps: []step{{"a", "Next: run the migration."}, {"c", "mix ecto.migrate"}, {"a", "Still to do: run the migration on staging."}},
+			open:  []string{"migration on staging"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(tt.steps)
+			var open, closed []string
+			for _, it := range l.Open() {
+				open = append(open, it.Text)
+			}
+			for _, it := range l.Closed() {
+				closed = append(closed, it.Text+"<-"+it.Closed.By)
+			}
+			check := func(what string, got, want []string) {
+				t.Helper()
+				if len(got) != len(want) {
+					t.Fatalf("%s: got %q, want %d items like %q", what, got, len(want), want)
+				}
+				for i, w := range want {
+					piece, by, _ := strings.Cut(w, "<-")
+					if !strings.Contains(got[i], piece) || (by != "" && !strings.HasSuffix(got[i], "<-"+by)) {
+						t.Errorf("%s %d: got %q, want %q", what, i, got[i], w)
+					}
+				}
+			}
+			check("open", open, tt.open)
+			check("closed", closed, tt.closed)
+		})
+	}
+}
+
+// TestRestatement: a restated item keeps where it was first said and
+// moves to where it was last said.
+func TestRestatement(t *testing.T) {
+	l := run([]step{{"a", "Next: run the migration."}, {"a", "Let me read the schema first."}, {"a", "Next step: run the migration."}, {"a", "Remaining: run the migration."}})
+	open := l.Open()
+	if len(open) != 1 {
+		t.Fatalf("got %d open items, want 1: %+v", len(open), open)
+	}
+	it := open[0]
+	if it.FirstLine != 10 || it.Line != 40 || it.Turn != 4 || it.Restated != 2 {
+		t.Errorf("got first line %d, line %d, turn %d, restated %d; want 10, 40, 4, 2", it.FirstLine, it.Line, it.Turn, it.Restated)
+	}
+}
+
+// TestBounded: however much is said, the ledger keeps at most MaxItems,
+// dropping the oldest closed items before any open one.
+func TestBounded(t *testing.T) {
+	var l Ledger
+	line := 0
+	for i := 0; i < 3*MaxItems; i++ {
+		line++
+		l.Assistant(i, line, time.Time{}, fmt.Sprintf("Remaining: module%d needs a test.", i))
+		if i%2 == 0 {
+			line++
+			l.FileChanged(i, line, fmt.Sprintf("/repo/module%d.go", i))
+		}
+	}
+	if len(l.Items) != MaxItems {
+		t.Fatalf("got %d items, want %d", len(l.Items), MaxItems)
+	}
+	if n := len(l.Closed()); n != 0 {
+		t.Errorf("%d closed items kept while open ones were dropped", n)
+	}
+	open := l.Open()
+	if last := open[len(open)-1].Text; !strings.Contains(last, fmt.Sprintf("module%d", 3*MaxItems-1)) {
+		t.Errorf("newest open item %q, want the last one stated", last)
+	}
+}
+
+// TestResume: a ledger saved as JSON and loaded again between any two
+// events (as hook processes do) ends where one fed without a break ends.
+func TestResume(t *testing.T) {
+	evs := readEvents(t, fixturePath(t, "fa812bfe-b295-4cca-9c2f-fdf01028cb46"))
+	var whole Ledger
+	feed(&whole, evs, false)
+	var resumed Ledger
+	for i := 0; i < len(evs); i += 37 {
+		feed(&resumed, evs[i:min(i+37, len(evs))], false)
+		data, err := json.Marshal(&resumed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resumed = Ledger{}
+		if err := json.Unmarshal(data, &resumed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(whole.Items, resumed.Items, cmpopts.IgnoreUnexported(Item{}), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("resumed ledger differs (-whole +resumed):\n%s", diff)
+	}
+}
+
+// TestSmallFixtures: the sessions without compaction leave few items, each
+// one line and clipped.
+func TestSmallFixtures(t *testing.T) {
+	for _, name := range []string{"short", "subagent", "tool_heavy"} {
+		t.Run(name, func(t *testing.T) {
+			var l Ledger
+			feed(&l, readEvents(t, fixturePath(t, name)), false)
+			for _, it := range l.Items {
+				if strings.Contains(it.Text, "\n") || len(it.Text) > maxItemBytes+len("…") {
+					t.Errorf("item not one clipped line: %q", it.Text)
+				}
+				t.Logf("%s %s line %d closed=%v: %s", it.By, it.Kind, it.Line, it.Closed != nil, it.Text)
+			}
+		})
+	}
+}
