@@ -39,6 +39,8 @@ const (
 	maxDecisions     = 10
 	maxNextSteps     = 8
 	maxSubagents     = 8
+	maxOpen          = 12
+	maxClosed        = 5
 	maxItem          = 300
 )
 
@@ -54,6 +56,13 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.GitError = in.GitErr.Error()
 	}
 	c.Task = task(s, in.TicketPrefixes)
+	for _, it := range last(s.Ledger.Open(), maxOpen) {
+		c.Open = append(c.Open, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn})
+	}
+	for _, it := range last(s.Ledger.Closed(), maxClosed) {
+		c.Closed = append(c.Closed, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn,
+			ClosedBy: it.Closed.By, Evidence: clip(it.Closed.Evidence)})
+	}
 	c.Constraints = constraints(s.Prompts)
 	for _, t := range s.Todos {
 		c.Todos = append(c.Todos, Todo{Content: clip(t.Content), Status: t.Status})
@@ -415,6 +424,11 @@ func (c *Checkpoint) redact(f func(string) string) {
 	}
 	c.Task.First = f(c.Task.First)
 	all(c.Task.Latest)
+	for _, items := range [][]OpenItem{c.Open, c.Closed} {
+		for i := range items {
+			items[i].Text, items[i].Evidence = f(items[i].Text), f(items[i].Evidence)
+		}
+	}
 	all(c.Constraints)
 	for i := range c.Todos {
 		c.Todos[i].Content = f(c.Todos[i].Content)

@@ -32,7 +32,13 @@ type Checkpoint struct {
 	Trigger string  `json:"trigger"`
 	Context Context `json:"context"`
 
-	Task        Task        `json:"task"`
+	Task Task `json:"task"`
+	// Open is the open thread: what was said to be left to do, open
+	// questions, known problems, put off or asked for, over the whole
+	// session (the ledger), oldest first.
+	Open []OpenItem `json:"open_items,omitempty"`
+	// Closed are the latest items the session closed, with the evidence.
+	Closed      []OpenItem  `json:"closed_items,omitempty"`
 	Constraints []string    `json:"constraints"`
 	Todos       []Todo      `json:"todos"`
 	Files       []File      `json:"files"`
@@ -66,6 +72,36 @@ type Task struct {
 	Latest []string `json:"latest"`
 	// Tickets are the issue keys and bead ids seen, most recent last.
 	Tickets []string `json:"tickets"`
+}
+
+// OpenItem is one item of the open thread.
+type OpenItem struct {
+	Text string `json:"text"`
+	// Kind is task, question, problem, deferred or request.
+	Kind string `json:"kind"`
+	// By is who said it: assistant or user.
+	By   string `json:"by"`
+	Turn int    `json:"turn"`
+	// ClosedBy is how a closed item was closed, and the evidence.
+	ClosedBy string `json:"closed_by,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// Label says what sort of item it is, for the model.
+func (o OpenItem) Label() string {
+	switch {
+	case o.Kind == "question" && o.By == "user":
+		return "the user's open question"
+	case o.Kind == "question":
+		return "your open question"
+	case o.Kind == "problem":
+		return "not fixed"
+	case o.Kind == "deferred":
+		return "put off"
+	case o.Kind == "request":
+		return "the user asked"
+	}
+	return "to do"
 }
 
 // Todo is one item of the agent's list.

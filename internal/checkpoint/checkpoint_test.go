@@ -276,3 +276,39 @@ func TestPipedFailure(t *testing.T) {
 		t.Errorf("a later passing run of the same work does not resolve it: %+v", c.Errors)
 	}
 }
+
+// Issue 9: what was left open turns before the end reaches the restore,
+// right after the task; what was done since is not shown as open, and a
+// secret in an item is taken out.
+func TestOpenThread(t *testing.T) {
+	c := Build(build(t, []step{
+		{user: "Port the billing module to the new API."},
+		{text: "I ported the invoice client. Remaining: update the webhook handler, then rotate the token ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5 in CI."},
+		{text: "Should the retries stay at 3, or follow the new API's limit?"},
+		{user: "keep 3"},
+		{tool: "Write", input: map[string]any{"file_path": "/work/shop/billing/client.go", "content": "package billing"}},
+		{result: "File created successfully"},
+		{text: "I have not fixed the flaky TestRefund yet; I left it for later."},
+		{text: "Done with the client."},
+		{text: "ok"},
+	}), input())
+	r := c.Restore(Compaction{Trigger: "auto"}, 1500)
+	for _, want := range []string{"## Open items", "webhook handler", "TestRefund"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("restore lacks %q:\n%s", want, r)
+		}
+	}
+	if strings.Contains(r, "ghp_") {
+		t.Errorf("restore leaks the token:\n%s", r)
+	}
+	if strings.Index(r, "## Open items") > strings.Index(r, "## User constraints") && strings.Contains(r, "## User constraints") {
+		t.Errorf("open items not right after the task:\n%s", r)
+	}
+	var answered bool
+	for _, o := range c.Closed {
+		answered = answered || (o.Kind == "question" && strings.Contains(o.Evidence, "keep 3"))
+	}
+	if !answered {
+		t.Errorf("the answered question is not closed with the answer: %+v", c.Closed)
+	}
+}

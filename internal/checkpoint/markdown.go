@@ -32,10 +32,10 @@ func (c *Checkpoint) Markdown() string {
 	// In full, every error and the resolved ones too, and every command.
 	out := renderMarkdownSections(strings.TrimRight(b.String(), "\n"), secs, "")
 	var extra strings.Builder
-	if len(c.KeyReads) > 0 {
-		extra.WriteString("\n## Key files read\n")
-		for _, p := range c.KeyReads {
-			fmt.Fprintf(&extra, "- %s\n", p)
+	if len(c.Closed) > 0 {
+		extra.WriteString("\n## Recently closed\n")
+		for _, o := range c.Closed {
+			fmt.Fprintf(&extra, "- (%s) %s: closed by %s, %s\n", o.Label(), o.Text, o.ClosedBy, oneLine(o.Evidence, 160))
 		}
 	}
 	if len(c.Subagents) > 0 {

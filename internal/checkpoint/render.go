@@ -146,7 +146,7 @@ func (c *Checkpoint) Steer() string {
 	head := "When you write the summary, keep these specifics from the conversation, verbatim where quoted (cairn):"
 	secs := c.sections(false)
 	// The summariser has the conversation: names and short quotes suffice.
-	keep := map[string]bool{"Task": true, "User constraints": true, "Open todos": true, "Files changed": true,
+	keep := map[string]bool{"Task": true, "Open items": true, "User constraints": true, "Open todos": true, "Files changed": true,
 		"Unresolved errors": true, "Decisions": true, "Next steps": true, "Files read": true}
 	var steer []section
 	for _, s := range secs {
@@ -194,6 +194,20 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		task = append(task, label+quote(p))
 	}
 	secs = append(secs, section{title: "Task", items: task, min: len(task), prose: false})
+	var open []string
+	shown := make(map[string]bool)
+	for _, o := range c.Open {
+		// A request the Task section quotes already is not said twice.
+		if o.By == "user" && o.Kind == "request" && c.quotesPrompt(o.Text) {
+			continue
+		}
+		open = append(open, "("+o.Label()+") "+o.Text)
+		shown[sameText(o.Text)] = true
+	}
+	// Right after the task: what was left open, said turns before the
+	// compaction, is what a summary drops first. The oldest go first when
+	// the budget is short.
+	secs = append(secs, section{title: "Open items", items: open, min: min(len(open), 4), dropFront: true})
 	secs = append(secs, section{title: "User constraints", items: quoteAll(c.Constraints), min: len(c.Constraints), dropFront: true})
 	var todos []string
 	for _, t := range c.OpenTodos() {
@@ -226,7 +240,13 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	if forRestore && c.Git != nil {
 		secs = append(secs, section{title: "Git", items: gitLines(c), min: 1, prose: true})
 	}
-	secs = append(secs, section{title: "Next steps", items: c.NextSteps, min: min(len(c.NextSteps), 3)})
+	var next []string
+	for _, n := range c.NextSteps {
+		if !shown[sameText(n)] {
+			next = append(next, n)
+		}
+	}
+	secs = append(secs, section{title: "Next steps", items: next, min: min(len(next), 3)})
 	// The files the agent read and worked from without changing them
 	// (parsers, tests, configs): the real summaries name them, and they
 	// cost a few tokens each.
@@ -239,6 +259,24 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		secs[i].items = append([]string(nil), secs[i].items...)
 	}
 	return secs
+}
+
+// quotesPrompt reports whether the Task section quotes text already (the
+// first prompt or one of the latest).
+func (c *Checkpoint) quotesPrompt(text string) bool {
+	t := sameText(text)
+	for _, p := range append([]string{c.Task.First}, c.Task.Latest...) {
+		if p != "" && (sameText(p) == t || strings.HasPrefix(sameText(p), t) || strings.HasPrefix(t, sameText(p))) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameText is text as compared for repeats: one line, lower case, without
+// the final punctuation or an ellipsis a clip added.
+func sameText(s string) string {
+	return strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(s), " ")), ".!?…:; ")
 }
 
 func fileLine(f File) string {

@@ -127,7 +127,10 @@ func (k *Keeper) Load(path string, full bool) (*transcript.Session, error) {
 	if !full {
 		if h := k.State.LoadHeader(path); h != nil {
 			saved, comps := h.Offset, len(h.Compactions)
-			res, err := h.Update(&p)
+			// The light session keeps no ledger and no command outcomes:
+			// the hot hooks skip working them out.
+			light := transcript.Parser{Light: true}
+			res, err := h.Update(&light)
 			if err != nil {
 				return nil, ReadError(path, err)
 			}
@@ -140,8 +143,9 @@ func (k *Keeper) Load(path string, full bool) (*transcript.Session, error) {
 				}
 				return h, nil
 			}
-			// The file was replaced: h now holds a complete cold read.
-			k.saved(k.State.Save(h))
+			// The file was replaced: h now holds a light cold read. The
+			// body no longer matches and is rebuilt when next needed.
+			k.saved(k.State.SaveHead(h))
 			return h, nil
 		}
 	}

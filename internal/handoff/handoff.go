@@ -157,6 +157,12 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 			fmt.Fprintf(&b, "  - %s\n", quote(s))
 		}
 	}
+	if len(c.Open) > 0 {
+		b.WriteString("- **Left open**:\n")
+		for _, o := range c.Open {
+			fmt.Fprintf(&b, "  - (%s) %s\n", o.Label(), oneLine(o.Text, 300))
+		}
+	}
 	if c.Task.First == "" && len(c.Task.Latest) == 0 {
 		b.WriteString("No request was recorded.\n")
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/fixtures"
-	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // fixtureTexts returns the assistant text blocks of the real sessions.
@@ -51,32 +50,4 @@ func BenchmarkFeed(b *testing.B) {
 		feed(&l, evs, false)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
-}
-
-// BenchmarkAgainstParse measures, in the same run, the transcript engine's
-// serial read of one real session (2.9 MB) and the ledger fed with all of
-// that session's events, and reports the ledger's cost as a share of the
-// parse: the overhead the ledger adds where the engine folds lines in
-// order. Ratios, because this machine is shared and noisy.
-func BenchmarkAgainstParse(b *testing.B) {
-	path := fixturePath(b, fixtures.Compactions[2].Session)
-	evs := readEvents(b, path)
-	var parse, led time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		s := transcript.New(path)
-		var p transcript.Parser
-		if err := s.ReadSerial(&p); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		var l Ledger
-		feed(&l, evs, false)
-		t2 := time.Now()
-		parse += t1.Sub(t0)
-		led += t2.Sub(t1)
-	}
-	b.ReportMetric(float64(parse.Nanoseconds())/float64(b.N), "parse-ns/op")
-	b.ReportMetric(float64(led.Nanoseconds())/float64(b.N), "ledger-ns/op")
-	b.ReportMetric(float64(led)/float64(parse), "ledger/parse")
 }

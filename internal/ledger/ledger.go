@@ -102,6 +102,8 @@ type Item struct {
 	Closed *Closure `json:"closed,omitempty"`
 
 	t *terms // cache of the text's terms, never saved
+	// dirty marks text or evidence that came in since the last Clean.
+	dirty bool
 }
 
 // Closure is the evidence that closed an item.
@@ -112,6 +114,26 @@ type Closure struct {
 	// Evidence is the file, the command, the sentence, the todo, or for a
 	// question the answer (its resolution).
 	Evidence string `json:"evidence"`
+}
+
+// Clean passes the text and the evidence that came in since the last call
+// through f. The ledger reads raw text, to understand what was said; cairn
+// cleans what it keeps of it (secrets, <private> spans) with f before
+// anything else sees it.
+func (l *Ledger) Clean(f func(string) string) {
+	for i := range l.Items {
+		it := &l.Items[i]
+		if !it.dirty {
+			continue
+		}
+		if t := f(it.Text); t != it.Text {
+			it.Text, it.t = t, nil
+		}
+		if it.Closed != nil {
+			it.Closed.Evidence = f(it.Closed.Evidence)
+		}
+		it.dirty = false
+	}
 }
 
 func (it *Item) terms() *terms {
@@ -253,7 +275,7 @@ func (l *Ledger) answer(turn, line int, t time.Time, text string) {
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
 			continue
 		}
-		it.Closed = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: clip(text, maxAnswer)}
+		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: clip(text, maxAnswer)}, true
 		if affirmative(text) {
 			agreed = append(agreed, it.Text)
 		}
@@ -283,7 +305,7 @@ func (l *Ledger) replyToUser(turn, line int, text string) {
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Line < line {
-			it.Closed = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: clip(text, maxEvidence)}
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: clip(text, maxEvidence)}, true
 		}
 	}
 }
@@ -307,7 +329,7 @@ func (l *Ledger) close(turn, line int, ev *terms, by, evidence string) {
 			continue
 		}
 		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
-			it.Closed = &Closure{Turn: turn, Line: line, By: by, Evidence: clip(evidence, maxEvidence)}
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: by, Evidence: clip(evidence, maxEvidence)}, true
 		}
 	}
 }
@@ -320,7 +342,7 @@ func (l *Ledger) closeAll(turn, line int, said string) {
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed == nil && it.Line < line && (it.Kind == Task || it.Kind == Request) {
-			it.Closed = &Closure{Turn: turn, Line: line, By: ClosedBySaid, Evidence: clip(said, maxEvidence)}
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedBySaid, Evidence: clip(said, maxEvidence)}, true
 		}
 	}
 }
@@ -344,8 +366,10 @@ func (l *Ledger) add(it Item) {
 		old.Explicit = old.Explicit || it.Explicit
 		old.Restated++
 		old.Closed = nil
+		old.dirty = true
 		return
 	}
+	it.dirty = true
 	l.Items = append(l.Items, it)
 	l.trim()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -194,7 +195,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 	for i := range want.Turns {
 		want.Turns[i].MessageID = ""
 	}
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(transcript.Session{}), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(transcript.Session{}, ledger.Ledger{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("header round trip (-want +got):\n%s", diff)
 	}
 }
@@ -215,7 +216,7 @@ func FuzzHeader(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoded header does not decode: %v", err)
 		}
-		if diff := cmp.Diff(got, again, cmpopts.IgnoreUnexported(transcript.Session{}), cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(got, again, cmpopts.IgnoreUnexported(transcript.Session{}, ledger.Ledger{}), cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("unstable: %s", diff)
 		}
 	})

@@ -97,7 +97,7 @@ func stateReading(stateDir, path string, set meter.Settings) meter.Reading {
 		s = transcript.New(path)
 	}
 	if grown := fi.Size() - s.Offset; grown > 0 && grown <= maxFold {
-		var p transcript.Parser
+		p := transcript.Parser{Light: true}
 		if _, err := s.Update(&p); err != nil {
 			return none
 		}

@@ -3,9 +3,10 @@ package transcript
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/cairn-agent/cairn/internal/jsonscan"
 	"os"
 	"testing"
+
+	"github.com/cairn-agent/cairn/internal/jsonscan"
 
 	"github.com/cairn-agent/cairn/internal/fixtures"
 )

@@ -106,11 +106,11 @@ func Sentences(text string) []string {
 // cleanTexts cleans the latest texts that came in raw: no caller ever sees
 // a Session with them uncleaned.
 func (s *Session) cleanTexts() {
-	if !s.rawTexts {
-		return
+	if s.rawTexts {
+		for i := range s.LastTexts {
+			s.LastTexts[i].Text = keep(s.LastTexts[i].Text, maxTextBytes)
+		}
+		s.rawTexts = false
 	}
-	for i := range s.LastTexts {
-		s.LastTexts[i].Text = keep(s.LastTexts[i].Text, maxTextBytes)
-	}
-	s.rawTexts = false
+	s.Ledger.Clean(func(t string) string { return keep(t, maxNoteBytes) })
 }

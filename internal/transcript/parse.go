@@ -14,6 +14,11 @@ import (
 // Parser turns transcript lines into updates of a Session. It reuses its
 // buffers between lines, so one Parser serves one goroutine.
 type Parser struct {
+	// Light skips what only a checkpoint needs (the open-items ledger,
+	// command outcomes): the hooks that run on every prompt and tool
+	// call work on the light session, which keeps neither.
+	Light bool
+
 	sc     jsonscan.Scanner
 	sub    jsonscan.Scanner
 	e      entry
@@ -506,7 +511,11 @@ func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
 	if !e.sidechain && !synthetic {
 		for i := range m.blocks {
 			if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
-				s.assistantText(jsonscan.Unescape(b.text), ts, lineNo)
+				text := jsonscan.Unescape(b.text)
+				s.assistantText(text, ts, lineNo)
+				if !p.Light {
+					s.Ledger.Assistant(s.NumTurns(), lineNo, ts, text)
+				}
 			}
 		}
 	}
@@ -520,7 +529,7 @@ func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
 			continue
 		}
 		c := ToolCall{ID: id, Name: jsonscan.Unescape(b.name), Time: ts, Line: lineNo, Sidechain: e.sidechain}
-		s.toolUse(&c, &b.in, jsonscan.Unescape(e.cwd), &p.sub)
+		s.toolUse(&c, &b.in, jsonscan.Unescape(e.cwd), &p.sub, lineNo, !p.Light)
 		x.callByID[id] = len(s.ToolCalls)
 		s.ToolCalls = append(s.ToolCalls, c)
 	}
@@ -539,7 +548,7 @@ func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
 		if !ok {
 			continue
 		}
-		s.toolResult(&s.ToolCalls[ci], b)
+		s.toolResult(&s.ToolCalls[ci], b, lineNo, !p.Light)
 	}
 	if e.compactSummary {
 		if n := len(s.Compactions); n > 0 && s.Compactions[n-1].Summary == "" {
@@ -554,6 +563,9 @@ func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
 	}
 	if text, ok := promptText(p.text(), m); ok {
 		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: keep(text, maxPromptBytes), Line: lineNo})
+		if !p.Light {
+			s.Ledger.User(s.NumTurns(), lineNo, ts, text)
+		}
 	}
 }
 
@@ -578,7 +590,9 @@ func (p *Parser) text() string {
 // exitCodePrefix is how Claude Code reports a failed Bash command.
 const exitCodePrefix = "Exit code "
 
-func (s *Session) toolResult(c *ToolCall, b *block) {
+// toolResult records a call's result; with full, also how a command ended
+// judged from its output, and what the result closes in the ledger.
+func (s *Session) toolResult(c *ToolCall, b *block, lineNo int, full bool) {
 	c.Done = true
 	c.IsError = b.isError
 	if b.isError {
@@ -598,12 +612,21 @@ func (s *Session) toolResult(c *ToolCall, b *block) {
 				c.ExitCode = &code
 			}
 		}
-		o := outcome.Judge(c.Command, bashOutput(b.result), c.ExitCode)
-		o.Tool, o.Counts = keep(o.Tool, maxNoteBytes), keep(o.Counts, maxNoteBytes)
-		for i := range o.Errors {
-			o.Errors[i] = keep(o.Errors[i], outcome.MaxErrorBytes)
+		if full {
+			o := outcome.Judge(c.Command, bashOutput(b.result), c.ExitCode)
+			o.Tool, o.Counts = keep(o.Tool, maxNoteBytes), keep(o.Counts, maxNoteBytes)
+			for i := range o.Errors {
+				o.Errors[i] = keep(o.Errors[i], outcome.MaxErrorBytes)
+			}
+			c.Outcome = &o
+			s.Ledger.CommandEnded(s.NumTurns(), lineNo, c.Command, o.Status == outcome.Passed)
 		}
-		c.Outcome = &o
+	}
+	if full && !b.isError {
+		switch c.Name {
+		case "Write", "Edit", "MultiEdit", "NotebookEdit":
+			s.Ledger.FileChanged(s.NumTurns(), lineNo, c.FilePath)
+		}
 	}
 	if c.Name == "TaskCreate" && !b.isError {
 		// The id is assigned by the tool: "Task #3 created successfully: ...".

@@ -11,12 +11,13 @@ package transcript
 import (
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/outcome"
 )
 
 // StateVersion changes whenever Session's meaning or shape changes; saved
 // state of another version is discarded and rebuilt.
-const StateVersion = 3
+const StateVersion = 4
 
 // Limits that keep the derived state small whatever the transcript's size.
 const (
@@ -76,6 +77,9 @@ type Session struct {
 	Decisions []Note `json:"decisions"`
 	// LastTexts are the latest main-chain assistant texts, newest last.
 	LastTexts []Note `json:"last_texts"`
+	// Ledger is the open thread: what is left to do, open questions,
+	// known problems, over the whole session.
+	Ledger ledger.Ledger `json:"ledger"`
 
 	// HookAnswers is set when the client records the hook answers it used
 	// (Claude Code 2.1.x writes an attachment line for each); RestoreLines

@@ -1,14 +1,26 @@
 package transcript
 
 import (
-	"github.com/cairn-agent/cairn/internal/jsonscan"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
 
 // toolUse fills c from the tool's input and records its effects on files and
-// todos. cwd resolves relative paths.
-func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *jsonscan.Scanner) {
+// todos. cwd resolves relative paths. With full, a todo it completes is
+// told to the ledger.
+func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *jsonscan.Scanner, lineNo int, full bool) {
+	if full && (c.Name == "TodoWrite" || c.Name == "TaskUpdate") {
+		done := s.completedTodos()
+		defer func() {
+			for _, t := range s.Todos {
+				if t.Status == "completed" && !done[t.Content] {
+					s.Ledger.TodoCompleted(s.NumTurns(), lineNo, t.Content)
+				}
+			}
+		}()
+	}
 	switch c.Name {
 	case "Read":
 		c.FilePath = absPath(cwd, jsonscan.Unescape(in.filePath))
@@ -44,6 +56,16 @@ func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *jsonscan.
 	case "TaskUpdate":
 		s.taskUpdate(in)
 	}
+}
+
+func (s *Session) completedTodos() map[string]bool {
+	done := make(map[string]bool)
+	for _, t := range s.Todos {
+		if t.Status == "completed" {
+			done[t.Content] = true
+		}
+	}
+	return done
 }
 
 func absPath(cwd, p string) string {
