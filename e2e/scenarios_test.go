@@ -360,5 +360,14 @@ func recallScenarios() []scenario {
 		ratesScenario("PAY-1193", "manual"),
 		deployScenario("OPS-77", "auto"),
 		longScenario("DATA-5150", "auto"),
+		recallPytest(),
+		recallMixInTurn(),
+		recallCargoTwice(),
+		recallVitestThree(),
+		recallGradleSubagents(),
+		recallTerraformSecrets(),
+		recallSQLLong(),
+		recallInteractiveTasks(),
+		recallCeleryManual(),
 	}
 }
