@@ -124,9 +124,19 @@ func TestRecallReport(t *testing.T) {
 func recallMarkdown(scs []scenario, with, without []recallRun, took time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# cairn recall benchmark\n\n")
+	if c := os.Getenv("CAIRN_RECALL_COMMIT"); c != "" {
+		fmt.Fprintf(&b, "Produced by `bench/recall.sh` on commit %s.\n\n", c)
+	}
 	fmt.Fprintf(&b, "Real Claude Code %s against the scripted fake API; the compaction summary is deliberately poor:\n`%s`.\n", claudecode.Version, strings.ReplaceAll(poorSummary, "\n", `\n`))
-	fmt.Fprintf(&b, "A fact counts when the text of the messages of the first request after a compaction (system prompt excluded) matches it and does not contradict it.\n")
-	fmt.Fprintf(&b, "Tokens are cairn's estimate, ceil(bytes / 3.5) (checkpoint.Tokens), of what cairn's hooks added to that request.\n\n")
+	fmt.Fprintf(&b, "Each scenario runs twice, with cairn installed and without (Claude Code alone). Its facts are planted before a compaction;\n")
+	fmt.Fprintf(&b, "each is checked in the first request after that compaction and after every later one (unless it stopped being true).\n")
+	fmt.Fprintf(&b, "A fact counts when the text of that request's messages (system prompt excluded) matches it and makes no claim that\n")
+	fmt.Fprintf(&b, "contradicts it (a piped test run that printed failures reported as exit 0 counts as lost).\n")
+	fmt.Fprintf(&b, "\"cairn's text\" is what cairn's hooks added to that request: the restore, and other (advisories, notes, the steering\n")
+	fmt.Fprintf(&b, "echoed after /compact); the largest over the scenario's compactions, in cairn's estimate, ceil(bytes / 3.5) (checkpoint.Tokens).\n")
+	fmt.Fprintf(&b, "Secrets are counted once each: found in cairn's files (its state and data dirs, HOME, and the project but for .git and\n")
+	fmt.Fprintf(&b, "the files the test or the agent wrote), found in cairn's text in any request, and, not cairn's doing, carried by the\n")
+	fmt.Fprintf(&b, "client itself after the compaction (its preserved messages and re-read files).\n\n")
 	fmt.Fprintf(&b, "| scenario | shape | facts | with cairn, each compaction | with cairn, worst | Claude Code alone, worst | cairn's text, tokens (restore + other) | 1st request, with - without, tokens | secrets | leaked to cairn's files | leaked in cairn's text | carried by the client |\n")
 	fmt.Fprintf(&b, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var checked, kept, keptAlone, maxTok, leakFiles, leakText int
