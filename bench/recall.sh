@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Recall benchmark: runs the continuity scenarios of e2e (recallScenarios in
-# e2e/scenarios_test.go) on the real Claude Code client against the fake API,
-# with cairn installed and without, and prints, per scenario, the planted
-# facts the first request after the compaction carries and the tokens cairn
-# added. The numbers come from the same code as the e2e tests
-# (TestRecallReport in e2e/recall_test.go).
+# Recall benchmark: runs every scenario of e2e's recallScenarios
+# (e2e/scenarios_test.go, e2e/recall_scenarios_test.go) on the real Claude
+# Code client against the fake API, with cairn installed and without, and
+# prints, per scenario and per compaction, the planted facts the first
+# request after the compaction carries, the tokens cairn added to it, and
+# where planted secrets went. The numbers come from the same code as the
+# e2e tests (TestRecallReport in e2e/recall_test.go).
 #   bench/recall.sh                 # prints the report
 #   bench/recall.sh docs/recall.md  # also keeps it there
 #   PARALLEL=4 bench/recall.sh      # client runs at once (default: GOMAXPROCS)
@@ -13,11 +14,13 @@ cd "$(dirname "$0")/.."
 report=${1:-}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+start=$SECONDS
 # The client is installed on first use (see e2e/README.md); every client
 # invocation has its own timeout, the whole run this one.
-CAIRN_RECALL_REPORT="$tmp" go test -count=1 -timeout 15m ${PARALLEL:+-parallel "$PARALLEL"} \
+CAIRN_RECALL_COMMIT=$(git describe --always --dirty 2>/dev/null) CAIRN_RECALL_REPORT="$tmp" go test -count=1 -timeout 30m ${PARALLEL:+-parallel "$PARALLEL"} \
   -run '^TestRecallReport$' ./e2e/ >&2
 status=$?
+echo "bench/recall.sh: $((SECONDS - start)) s" >&2
 if [ -s "$tmp" ]; then
   cat "$tmp"
   if [ -n "$report" ]; then cp "$tmp" "$report"; fi

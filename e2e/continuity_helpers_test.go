@@ -54,11 +54,20 @@ type turn struct {
 	Replies []fakeapi.Reply
 }
 
-// fact is one planted fact: present when every pattern matches the text of
-// the request's messages.
+// fact is one planted fact: present when every pattern of Want matches the
+// text of the request's messages and none of Not does.
 type fact struct {
 	Name string
 	Want []*regexp.Regexp
+	// Not are claims that contradict the fact. A request that makes one
+	// has lost the fact, whatever else it says: a restore that reports a
+	// piped test run which printed failures as "exit 0" tells the model
+	// the opposite of what happened.
+	Not []*regexp.Regexp
+	// From is the compaction (1-based) the fact is planted before: it is
+	// checked in the first request after that compaction and after each
+	// later one, up to Until (0: to the last). Zero means the first.
+	From, Until int
 }
 
 // lit is a fact whose evidence is literal substrings.
@@ -79,34 +88,103 @@ func rx(name string, patterns ...string) fact {
 	return f
 }
 
+// notRx adds claims that contradict the fact (see fact.Not).
+func (f fact) notRx(patterns ...string) fact {
+	f.Not = slices.Clone(f.Not)
+	for _, p := range patterns {
+		f.Not = append(f.Not, regexp.MustCompile(p))
+	}
+	return f
+}
+
+// from and until set the compactions after which the fact is checked.
+func (f fact) from(n int) fact  { f.From = n; return f }
+func (f fact) until(n int) fact { f.Until = n; return f }
+
+// checkedAt says whether the fact is checked after compaction n (1-based).
+func (f fact) checkedAt(n int) bool {
+	return n >= max(f.From, 1) && (f.Until == 0 || n <= f.Until)
+}
+
 func (f fact) in(text string) bool {
 	for _, re := range f.Want {
 		if !re.MatchString(text) {
 			return false
 		}
 	}
-	return true
+	return !f.contradicted(text)
 }
 
-// scenario is a scripted session with planted facts around one compaction.
+// contradicted says whether text makes a claim of f.Not.
+func (f fact) contradicted(text string) bool {
+	for _, re := range f.Not {
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// scenario is a scripted session with planted facts around its
+// compactions.
 type scenario struct {
 	Name string
+	// Shape says in a few words what kind of session it is, for the report.
+	Shape string
 	// Trigger is "auto" (the first After turn compacts: the Before turns
 	// end with a reply reporting fullUsage) or "manual" (/compact runs
-	// between Before and After).
+	// between Before and After), for a scenario with one compaction.
 	Trigger string
 	// CompactArgs follow /compact in a manual scenario.
 	CompactArgs string
-	// Files are written into the project and committed before the session.
-	Files          map[string]string
+	// Compactions, when set, are the compactions the scenario makes, in
+	// order: "auto", "manual", or "in-turn" (automatic, between a tool's
+	// result and the next request, see checkInTurn). Its Script lays them
+	// out itself in Before: a "/compact ..." turn for a manual one, a reply
+	// reporting fullUsage before an automatic one. Trigger is not used then.
+	Compactions []string
+	// Files are written into the project and committed before the session;
+	// those starting with "#!" are made executable.
+	Files map[string]string
+	// Bins are executables (name to shell script) put first on the
+	// client's PATH: toolchains the machine may lack (pytest, mix, cargo,
+	// terraform), printing what the scenario needs, so that the agent runs
+	// the commands a real one would.
+	Bins           map[string]string
 	Env            []string
 	AllowedTools   []string
 	PermissionMode string
+	// Interactive runs the client in a tmux pane, as a user would, rather
+	// than one `claude -p` per turn.
+	Interactive bool
 	// Script gives the turns before the compaction and after it for a
 	// project at dir (tool inputs need absolute paths).
 	Script func(dir string) (before, after []turn)
-	// Facts are what the first request after the compaction should carry.
+	// Facts are what the first request after each compaction should carry
+	// (see fact.From).
 	Facts []fact
+	// Secrets are planted in the session (prompts, command output, files
+	// read, the agent's text, <private> spans): none may reach cairn's
+	// files or the text cairn adds to requests (leaks_test.go).
+	Secrets []secret
+}
+
+// triggers are the scenario's compactions in order.
+func (sc scenario) triggers() []string {
+	if len(sc.Compactions) > 0 {
+		return sc.Compactions
+	}
+	return []string{sc.Trigger}
+}
+
+// compactsAuto says whether any of the scenario's compactions is automatic.
+func (sc scenario) compactsAuto() bool {
+	for _, tr := range sc.triggers() {
+		if tr != "manual" {
+			return true
+		}
+	}
+	return false
 }
 
 // play is one run of a scenario: its fake API and its client session.
@@ -117,6 +195,15 @@ type play struct {
 	// before are the turns before the compaction, after those once it is
 	// done (manual) or due (auto).
 	before, after []turn
+	// send runs one turn in the client: headless, one `claude -p` per
+	// turn, or typed into an interactive client (see startInteractivePlay).
+	send func(prompt string) error
+	// done ends the client when the last turn has run (interactive: it
+	// exits, so its SessionEnd hooks have run when the test looks).
+	done func() error
+	// testWrote are project files the test wrote besides the scenario's
+	// (slash-separated, relative).
+	testWrote []string
 }
 
 // newPlay prepares a scenario in s's project (see newProject, which
@@ -135,14 +222,45 @@ func newPlay(t *testing.T, sc scenario, s *claudecode.Session) *play {
 	})
 	s.BaseURL = fake.URL
 	s.Env = append(slices.Clone(s.Env), sc.Env...)
-	if sc.Trigger == "auto" {
+	if sc.compactsAuto() {
 		s.Env = append(s.Env, autoWindow)
+	}
+	if len(sc.Bins) > 0 {
+		s.Env = append(s.Env, "PATH="+writeBins(t, s, sc.Bins)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
 	s.AllowedTools = sc.AllowedTools
 	s.PermissionMode = sc.PermissionMode
 	p := &play{sc: sc, fake: fake, s: s}
 	p.before, p.after = sc.Script(s.ProjectDir)
+	p.send = func(prompt string) error {
+		res, err := p.s.Turn(context.Background(), prompt)
+		if err != nil {
+			return fmt.Errorf("%w\n%s", err, res)
+		}
+		return nil
+	}
+	p.done = func() error { return nil }
+	if sc.Interactive {
+		startInteractivePlay(t, p)
+	}
 	return p
+}
+
+// writeBins writes a scenario's stand-in executables into a directory of
+// their own beside the project (outside it: they are the test's files, not
+// the project's) and returns it.
+func writeBins(t *testing.T, s *claudecode.Session, bins map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(s.ProjectDir), "bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, script := range bins {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // newProject is a session in a fresh project whose client (and so the
@@ -153,6 +271,10 @@ func newProject(t *testing.T, files map[string]string) *claudecode.Session {
 	s := claudecode.NewSession(t, bin, "")
 	root := filepath.Dir(s.ProjectDir)
 	s.Env = append(s.Env, "XDG_STATE_HOME="+filepath.Join(root, "state"), "XDG_DATA_HOME="+filepath.Join(root, "data"))
+	// A git identity, as a user's machine has one: an agent's `git commit`
+	// must not fail for want of it.
+	s.Env = append(s.Env, "GIT_AUTHOR_NAME=Bench User", "GIT_AUTHOR_EMAIL=user@example.invalid",
+		"GIT_COMMITTER_NAME=Bench User", "GIT_COMMITTER_EMAIL=user@example.invalid")
 	writeProject(t, s, files)
 	return s
 }
@@ -177,7 +299,11 @@ func writeProject(t *testing.T, s *claudecode.Session, files map[string]string) 
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(content, "#!") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
 			t.Fatal(err)
 		}
 		names = append(names, name)
@@ -221,7 +347,7 @@ func installCairn(t *testing.T, s *claudecode.Session) string {
 // before the compaction, /compact for a manual one, the turns after.
 func (p *play) steps() []turn {
 	steps := append([]turn(nil), p.before...)
-	if p.sc.Trigger == "manual" {
+	if p.sc.Trigger == "manual" && len(p.sc.Compactions) == 0 {
 		steps = append(steps, turn{Prompt: strings.TrimSpace("/compact " + p.sc.CompactArgs)})
 	}
 	return append(steps, p.after...)
@@ -231,25 +357,30 @@ func (p *play) steps() []turn {
 // an error rather than failing the test so that it can run in a goroutine.
 func (p *play) step(tn turn) error {
 	p.fake.Enqueue(tn.Replies...)
-	res, err := p.s.Turn(context.Background(), tn.Prompt)
-	if err != nil {
-		return fmt.Errorf("%s: turn %q: %w\n%s", p.sc.Name, tn.Prompt, err, res)
+	if err := p.send(tn.Prompt); err != nil {
+		return fmt.Errorf("%s: turn %q: %w", p.sc.Name, tn.Prompt, err)
 	}
 	if n := p.fake.Pending(); n > 0 {
-		return fmt.Errorf("%s: turn %q left %d scripted replies unasked for\n%s", p.sc.Name, tn.Prompt, n, res)
+		return fmt.Errorf("%s: turn %q left %d scripted replies unasked for", p.sc.Name, tn.Prompt, n)
 	}
 	if un := p.fake.Unscripted(); len(un) > 0 {
 		return fmt.Errorf("%s: turn %q: %d conversation requests found the script empty (first: #%d)", p.sc.Name, tn.Prompt, len(un), un[0].Seq)
 	}
+	if mm := p.fake.Mismatched(); len(mm) > 0 {
+		return fmt.Errorf("%s: turn %q: request #%d got a reply scripted for another: %s", p.sc.Name, tn.Prompt, mm[0].Seq, mm[0].Mismatch)
+	}
 	return nil
 }
 
-// run sends every step, the compaction's included.
+// run sends every step, the compaction's included, and ends the client.
 func (p *play) run() error {
 	for _, tn := range p.steps() {
 		if err := p.step(tn); err != nil {
 			return err
 		}
+	}
+	if err := p.done(); err != nil {
+		return fmt.Errorf("%s: %w", p.sc.Name, err)
 	}
 	return nil
 }
@@ -261,11 +392,16 @@ func (p *play) mustRun(t *testing.T) {
 	}
 }
 
-// outcome is what the model was sent around the compaction.
+// outcome is what the model was sent around one compaction.
 type outcome struct {
+	// N is the compaction's rank in the session (1-based) and Trigger the
+	// scenario's name for it.
+	N          int
+	Trigger    string
 	Compaction fakeapi.Request
 	// First and Second are the first two conversation requests after the
-	// compaction; HasSecond says whether there was a second.
+	// compaction (before the next one); HasSecond says whether there was
+	// a second.
 	First, Second fakeapi.Request
 	HasSecond     bool
 	// FirstText is every string of First's messages, one per line.
@@ -278,8 +414,13 @@ type outcome struct {
 	// manual compaction the client shows the PreCompact hook's output as
 	// the /compact command's output).
 	Steer string
-	// Present says, fact by fact, whether First carries it.
-	Present map[string]bool
+	// Hooks is the rest of what cairn's hooks added to First (hook
+	// context other than the restore, such as a note after it).
+	Hooks string
+	// Present says, for each fact checked after this compaction, whether
+	// First carries it; Contradicted names those First contradicts.
+	Present      map[string]bool
+	Contradicted map[string]bool
 
 	// Where the restore arrived if not in First: ArrivedAt is its rank
 	// among the conversation requests after the compaction (1 = First, 0 =
@@ -292,10 +433,12 @@ type outcome struct {
 	ArrivedRestore string
 }
 
-// CairnText is what cairn added to First: the restore and any steering.
-func (o outcome) CairnText() string { return o.Restore + o.Steer }
+// CairnText is what cairn added to First: the restore, any steering, and
+// the rest of its hooks' context.
+func (o outcome) CairnText() string { return o.Restore + o.Steer + o.Hooks }
 
-// count is how many of the scenario's facts present holds.
+// count is how many facts present holds (present has the facts checked
+// after one compaction; sc names the scenario they belong to).
 func count(sc scenario, present map[string]bool) int {
 	n := 0
 	for _, f := range sc.Facts {
@@ -309,56 +452,92 @@ func count(sc scenario, present map[string]bool) int {
 // outcome finds the single compaction and the requests after it.
 func (p *play) outcome(t *testing.T) outcome {
 	t.Helper()
+	all := p.outcomes(t)
+	if len(all) != 1 {
+		t.Fatalf("%s: the fake saw %d compaction requests, want 1", p.sc.Name, len(all))
+	}
+	return all[0]
+}
+
+// outcomes finds each of the scenario's compactions and the conversation
+// requests after it, up to the next one.
+func (p *play) outcomes(t *testing.T) []outcome {
+	t.Helper()
 	comps := p.fake.OfKind(fakeapi.Compaction)
-	if len(comps) != 1 {
-		t.Fatalf("%s: the fake saw %d compaction requests, want 1", p.sc.Name, len(comps))
+	triggers := p.sc.triggers()
+	if len(comps) != len(triggers) {
+		t.Fatalf("%s: the fake saw %d compaction requests, want %d (%v)", p.sc.Name, len(comps), len(triggers), triggers)
 	}
-	o := outcome{Compaction: comps[0]}
-	var after []fakeapi.Request
-	for _, r := range p.fake.OfKind(fakeapi.Main) {
-		if r.Seq > o.Compaction.Seq {
-			after = append(after, r)
+	mains := p.fake.OfKind(fakeapi.Main)
+	var out []outcome
+	for i, c := range comps {
+		o := outcome{N: i + 1, Trigger: triggers[i], Compaction: c}
+		var after []fakeapi.Request
+		for _, r := range mains {
+			if r.Seq > c.Seq && (i+1 == len(comps) || r.Seq < comps[i+1].Seq) {
+				after = append(after, r)
+			}
 		}
-	}
-	if len(after) == 0 {
-		t.Fatalf("%s: no conversation request after the compaction", p.sc.Name)
-	}
-	o.First = after[0]
-	if o.HasSecond = len(after) > 1; o.HasSecond {
-		o.Second = after[1]
-		o.SecondCopies = strings.Count(messagesText(o.Second.Body), restoreHeader)
-	}
-	o.FirstText = messagesText(o.First.Body)
-	o.FirstCopies = strings.Count(o.FirstText, restoreHeader)
-	o.Restore = findRestore(o.FirstText)
-	o.Steer = findSteer(o.FirstText)
-	o.Present = p.sc.present(o.FirstText)
-	for rank, r := range after {
-		text := messagesText(r.Body)
-		at := strings.Index(text, restoreHeader)
-		if at < 0 {
-			continue
+		if len(after) == 0 {
+			t.Fatalf("%s: no conversation request after compaction %d", p.sc.Name, o.N)
 		}
-		o.ArrivedAt, o.ArrivedVia = rank+1, "?"
-		if m := hookContext.FindStringSubmatch(text[:at]); m != nil {
-			o.ArrivedVia = m[1]
+		o.First = after[0]
+		if o.HasSecond = len(after) > 1; o.HasSecond {
+			o.Second = after[1]
+			o.SecondCopies = strings.Count(messagesText(o.Second.Body), restoreHeader)
 		}
-		o.ArrivedPresent = p.sc.present(text)
-		o.ArrivedRestore = findRestore(text)
-		break
+		o.FirstText = messagesText(o.First.Body)
+		o.FirstCopies = strings.Count(o.FirstText, restoreHeader)
+		o.Restore = findRestore(o.FirstText)
+		o.Steer = findSteer(o.FirstText)
+		o.Hooks = strings.Join(otherHookText(o.First.Body), "\n")
+		o.Present, o.Contradicted = p.sc.present(o.FirstText, o.N)
+		for rank, r := range after {
+			text := messagesText(r.Body)
+			at := strings.Index(text, restoreHeader)
+			if at < 0 {
+				continue
+			}
+			o.ArrivedAt, o.ArrivedVia = rank+1, "?"
+			if m := hookContext.FindStringSubmatch(text[:at]); m != nil {
+				o.ArrivedVia = m[1]
+			}
+			o.ArrivedPresent, _ = p.sc.present(text, o.N)
+			o.ArrivedRestore = findRestore(text)
+			break
+		}
+		out = append(out, o)
 	}
-	return o
+	return out
 }
 
 // hookContext is how the client introduces a hook's additionalContext.
 var hookContext = regexp.MustCompile(`(\w+) hook additional context: $`)
 
-func (sc scenario) present(text string) map[string]bool {
-	m := map[string]bool{}
+// present says which of the facts checked after compaction n text
+// carries, and which it contradicts.
+func (sc scenario) present(text string, n int) (present, contradicted map[string]bool) {
+	present, contradicted = map[string]bool{}, map[string]bool{}
 	for _, f := range sc.Facts {
-		m[f.Name] = f.in(text)
+		if f.checkedAt(n) {
+			present[f.Name] = f.in(text)
+			if f.contradicted(text) {
+				contradicted[f.Name] = true
+			}
+		}
 	}
-	return m
+	return present, contradicted
+}
+
+// checkedAt are the facts checked after compaction n.
+func (sc scenario) checkedAt(n int) []fact {
+	var out []fact
+	for _, f := range sc.Facts {
+		if f.checkedAt(n) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // messagesText is every string in a request's messages (texts, tool
@@ -366,29 +545,7 @@ func (sc scenario) present(text string) map[string]bool {
 // of the conversation, without the system prompt (whose git status lists
 // changed files whatever cairn does).
 func messagesText(body map[string]any) string {
-	var parts []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			parts = append(parts, v)
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				walk(v[k])
-			}
-		}
-	}
-	walk(body["messages"])
-	return strings.Join(parts, "\n")
+	return strings.Join(messageStrings(body), "\n")
 }
 
 // findRestore returns cairn's restore text as a request's text carries

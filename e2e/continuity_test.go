@@ -73,8 +73,62 @@ func checkRestored(t *testing.T, p *play, o outcome) {
 func checkBoundary(t *testing.T, p *play) {
 	t.Helper()
 	bs := boundaries(readTranscript(t, p.s.MustTranscript(t)))
-	if len(bs) != 1 || bs[0].CompactMetadata == nil || bs[0].CompactMetadata.Trigger != p.sc.Trigger {
-		t.Fatalf("%s: transcript has %d compact_boundary lines (%+v), want one with trigger %s", p.sc.Name, len(bs), bs, p.sc.Trigger)
+	want := p.sc.triggers()
+	var got []string
+	for _, b := range bs {
+		tr := "?"
+		if b.CompactMetadata != nil {
+			tr = b.CompactMetadata.Trigger
+		}
+		got = append(got, tr)
+	}
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(want); i++ {
+		// A compaction inside a turn is an automatic one to the client.
+		ok = got[i] == strings.Replace(want[i], "in-turn", "auto", 1)
+	}
+	if !ok {
+		t.Fatalf("%s: transcript has compact_boundary lines with triggers %v, want %v", p.sc.Name, got, want)
+	}
+	for i, tr := range want {
+		if tr == "in-turn" {
+			checkInTurn(t, p, i+1)
+		}
+	}
+}
+
+// checkInTurn checks, from the requests the fake logged, that compaction
+// n happened inside a turn: the reply before it called tools (and reported
+// a context over the threshold), and the first request after the
+// compaction is the one that carries their results back. (Observed: the
+// client runs the tools, then compacts; the compaction request sometimes
+// includes the call and its result and sometimes stops at the exchange
+// before, but the call and its result are always kept verbatim after the
+// summary.)
+func checkInTurn(t *testing.T, p *play, n int) {
+	t.Helper()
+	c := p.fake.OfKind(fakeapi.Compaction)[n-1]
+	var prev, next fakeapi.Request
+	for _, r := range p.fake.OfKind(fakeapi.Main) {
+		if r.Seq < c.Seq {
+			prev = r
+		} else if next.Seq == 0 {
+			next = r
+		}
+	}
+	if len(prev.Answer.Tools) == 0 || prev.Answer.Usage != fullUsage {
+		t.Fatalf("%s: the reply before compaction %d (#%d) made %d tool calls with usage %+v: not a compaction inside a turn",
+			p.sc.Name, n, prev.Seq, len(prev.Answer.Tools), prev.Answer.Usage)
+	}
+	results := map[string]bool{}
+	for _, tr := range fakeapi.ToolResults(next.Body) {
+		results[tr.ToolUseID] = true
+	}
+	for _, tu := range prev.Answer.Tools {
+		if next.Seq == 0 || !results[tu.ID] {
+			t.Fatalf("%s: the first request after compaction %d (#%d) does not carry the result of %s, called in #%d: the compaction was not inside the turn",
+				p.sc.Name, n, next.Seq, tu.ID, prev.Seq)
+		}
 	}
 }
 

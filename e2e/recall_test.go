@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,26 +18,79 @@ import (
 // request after a compaction, with at most maxRestoreTokens added.
 const recallGoal = 0.95
 
+// recallRun is one run of a scenario for the report.
+type recallRun struct {
+	ok       bool
+	outcomes []outcome
+	leaks    leaks
+	took     time.Duration
+}
+
+// worst is the outcome with the smallest share of the facts checked after
+// it, and that share.
+func (r recallRun) worst(sc scenario) (outcome, float64) {
+	var w outcome
+	share := 2.0
+	for _, o := range r.outcomes {
+		if s := ratio(count(sc, o.Present), len(o.Present)); s < share {
+			w, share = o, s
+		}
+	}
+	return w, share
+}
+
+// maxTokens is the most cairn added to a first request after a compaction
+// and the outcome where it did.
+func (r recallRun) maxTokens() (int, outcome) {
+	n, at := -1, outcome{}
+	for _, o := range r.outcomes {
+		if t := checkpoint.Tokens(o.CairnText()); t > n {
+			n, at = t, o
+		}
+	}
+	return n, at
+}
+
+// playRecall runs a scenario once, with cairn installed or not, and
+// gathers what the report needs. It fails t when the run itself breaks.
+func playRecall(t *testing.T, sc scenario, installed bool) recallRun {
+	t.Helper()
+	began := time.Now()
+	s := newProject(t, sc.Files)
+	if installed {
+		installCairn(t, s)
+	}
+	p := newPlay(t, sc, s)
+	p.mustRun(t)
+	checkBoundary(t, p)
+	r := recallRun{ok: true, outcomes: p.outcomes(t)}
+	if installed {
+		l, err := findLeaks(p, sc.Secrets, p.written())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.leaks = l
+	}
+	r.took = time.Since(began)
+	return r
+}
+
 // TestRecallReport is the recall benchmark (bench/recall.sh): every
 // scenario of recallScenarios with cairn installed and without, and a
 // Markdown table, written to $CAIRN_RECALL_REPORT, of the planted facts
-// the first request after the compaction carries and what cairn added to
-// it. It runs only when CAIRN_RECALL_REPORT is set; it fails when a run
-// breaks, not when the goal is missed (the table says so).
+// the first request after each compaction carries, what cairn added to
+// it, and where planted secrets went. It runs only when
+// CAIRN_RECALL_REPORT is set; it fails when a run breaks, not when the
+// goal is missed (the table says so).
 func TestRecallReport(t *testing.T) {
 	out := os.Getenv("CAIRN_RECALL_REPORT")
 	if out == "" {
 		t.Skip("set CAIRN_RECALL_REPORT=FILE to run the recall benchmark (bench/recall.sh)")
 	}
 	scs := recallScenarios()
-	type result struct {
-		o    outcome
-		ok   bool
-		took time.Duration
-	}
 	var mu sync.Mutex
-	with := make([]result, len(scs))
-	without := make([]result, len(scs))
+	with := make([]recallRun, len(scs))
+	without := make([]recallRun, len(scs))
 	start := time.Now()
 	t.Run("runs", func(t *testing.T) {
 		for i, sc := range scs {
@@ -47,15 +101,7 @@ func TestRecallReport(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
-					began := time.Now()
-					s := newProject(t, sc.Files)
-					if installed {
-						installCairn(t, s)
-					}
-					p := newPlay(t, sc, s)
-					p.mustRun(t)
-					checkBoundary(t, p)
-					r := result{o: p.outcome(t), ok: true, took: time.Since(began)}
+					r := playRecall(t, sc, installed)
 					mu.Lock()
 					defer mu.Unlock()
 					if installed {
@@ -67,70 +113,202 @@ func TestRecallReport(t *testing.T) {
 			}
 		}
 	})
+	report := recallMarkdown(scs, with, without, time.Since(start))
+	if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recall report written to %s:\n%s", out, report)
+}
 
+// recallMarkdown renders the report.
+func recallMarkdown(scs []scenario, with, without []recallRun, took time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# cairn recall benchmark\n\n")
+	if c := os.Getenv("CAIRN_RECALL_COMMIT"); c != "" {
+		fmt.Fprintf(&b, "Produced by `bench/recall.sh` on commit %s.\n\n", c)
+	}
 	fmt.Fprintf(&b, "Real Claude Code %s against the scripted fake API; the compaction summary is deliberately poor:\n`%s`.\n", claudecode.Version, strings.ReplaceAll(poorSummary, "\n", `\n`))
-	fmt.Fprintf(&b, "A fact counts when the text of the messages of the request (system prompt excluded) matches it.\n")
-	fmt.Fprintf(&b, "Tokens are cairn's estimate, ceil(bytes / 3.5) (checkpoint.Tokens).\n\n")
-	fmt.Fprintf(&b, "| scenario | facts | with cairn, 1st request after compaction | without cairn | restore arrived in | with cairn, in the request carrying the restore | restore, tokens | cairn text in 1st request (restore + steering echo), tokens | 1st request size, with - without, tokens |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---|---:|---:|---:|---:|\n")
-	var totFacts, totWith, totWithout, totArrived, maxTokens, maxArrived int
-	var missed []string
+	fmt.Fprintf(&b, "Each scenario runs twice, with cairn installed and without (Claude Code alone). Its facts are planted before a compaction;\n")
+	fmt.Fprintf(&b, "each is checked in the first request after that compaction and after every later one (unless it stopped being true).\n")
+	fmt.Fprintf(&b, "A fact counts when the text of that request's messages (system prompt excluded) matches it and makes no claim that\n")
+	fmt.Fprintf(&b, "contradicts it (a piped test run that printed failures reported as exit 0 counts as lost).\n")
+	fmt.Fprintf(&b, "\"cairn's text\" is what cairn's hooks added to that request: the restore, and other (advisories, notes, the steering\n")
+	fmt.Fprintf(&b, "echoed after /compact); the largest over the scenario's compactions, in cairn's estimate, ceil(bytes / 3.5) (checkpoint.Tokens).\n")
+	fmt.Fprintf(&b, "Secrets are counted once each: found in cairn's files (its state and data dirs, HOME, and the project but for .git and\n")
+	fmt.Fprintf(&b, "the files the test or the agent wrote), found in cairn's text in any request, and, not cairn's doing, carried by the\n")
+	fmt.Fprintf(&b, "client itself after the compaction (its preserved messages and re-read files).\n\n")
+	fmt.Fprintf(&b, "| scenario | shape | facts | with cairn, each compaction | with cairn, worst | Claude Code alone, worst | cairn's text, tokens (restore + other) | 1st request, with - without, tokens | secrets | leaked to cairn's files | leaked in cairn's text | carried by the client |\n")
+	fmt.Fprintf(&b, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var checked, kept, keptAlone, maxTok, leakFiles, leakText int
+	met := true
+	worstAll := 2.0
+	type loss struct{ class, scenario, fact, how string }
+	var lost []loss
+	var contradictions []string
+	var leakLines []string
 	for i, sc := range scs {
 		w, wo := with[i], without[i]
 		if !w.ok || !wo.ok {
-			fmt.Fprintf(&b, "| %s | %d | run failed | run failed | | | | | |\n", sc.Name, len(sc.Facts))
+			fmt.Fprintf(&b, "| %s | %s | %d | run failed | | | | | | | | |\n", sc.Name, sc.Shape, len(sc.Facts))
+			met = false
 			continue
 		}
-		n := len(sc.Facts)
-		nw, nwo := count(sc, w.o.Present), count(sc, wo.o.Present)
-		arrived, nArr := "never", 0
-		if w.o.ArrivedAt > 0 {
-			arrived = fmt.Sprintf("request %d after (%s)", w.o.ArrivedAt, w.o.ArrivedVia)
-			nArr = count(sc, w.o.ArrivedPresent)
-		}
-		tok := checkpoint.Tokens(w.o.CairnText())
-		delta := float64(w.o.First.Size-wo.o.First.Size) / 3.5
-		fmt.Fprintf(&b, "| %s | %d | %d (%.0f%%) | %d (%.0f%%) | %s | %d (%.0f%%) | %d | %d (%d + %d) | %+d |\n",
-			sc.Name, n, nw, pct(nw, n), nwo, pct(nwo, n), arrived, nArr, pct(nArr, n), checkpoint.Tokens(w.o.ArrivedRestore),
-			tok, checkpoint.Tokens(w.o.Restore), checkpoint.Tokens(w.o.Steer), int(math.Round(delta)))
-		totFacts += n
-		totWith += nw
-		totWithout += nwo
-		totArrived += nArr
-		maxTokens = max(maxTokens, tok)
-		maxArrived = max(maxArrived, checkpoint.Tokens(w.o.ArrivedRestore))
-		for _, f := range sc.Facts {
-			if !w.o.Present[f.Name] {
-				missed = append(missed, sc.Name+": "+f.Name)
+		var each []string
+		for _, o := range w.outcomes {
+			n, of := count(sc, o.Present), len(o.Present)
+			checked += of
+			kept += n
+			cell := fmt.Sprintf("%d/%d", n, of)
+			if len(w.outcomes) > 1 {
+				cell = fmt.Sprintf("c%d %s: %s", o.N, o.Trigger, cell)
+			} else {
+				cell = o.Trigger + ": " + cell
+			}
+			if o.FirstCopies != 1 {
+				where := "never"
+				if o.ArrivedAt > 0 {
+					where = fmt.Sprintf("in request %d (%s)", o.ArrivedAt, o.ArrivedVia)
+				}
+				cell += fmt.Sprintf(" (restore %s)", where)
+			}
+			each = append(each, cell)
+			for _, f := range sc.checkedAt(o.N) {
+				if o.Present[f.Name] {
+					continue
+				}
+				how := ""
+				if len(w.outcomes) > 1 {
+					how = fmt.Sprintf("after compaction %d", o.N)
+				}
+				if o.Contradicted[f.Name] {
+					how = strings.TrimSpace(how + " contradicted")
+				}
+				lost = append(lost, loss{factClass(f.Name), sc.Name, f.Name, how})
+			}
+			for name := range o.Contradicted {
+				contradictions = append(contradictions, fmt.Sprintf("%s, compaction %d, with cairn: %s", sc.Name, o.N, name))
 			}
 		}
+		for _, o := range wo.outcomes {
+			keptAlone += count(sc, o.Present)
+			for name := range o.Contradicted {
+				contradictions = append(contradictions, fmt.Sprintf("%s, compaction %d, Claude Code alone: %s", sc.Name, o.N, name))
+			}
+		}
+		wOut, wShare := w.worst(sc)
+		_, aShare := wo.worst(sc)
+		worstAll = min(worstAll, wShare)
+		tok, at := w.maxTokens()
+		maxTok = max(maxTok, tok)
+		delta := math.Inf(-1)
+		for j, o := range w.outcomes {
+			if j < len(wo.outcomes) {
+				delta = max(delta, float64(o.First.Size-wo.outcomes[j].First.Size)/3.5)
+			}
+		}
+		if wShare < recallGoal || tok > maxRestoreTokens {
+			met = false
+		}
+		secrets, files, text, client := "–", "–", "–", "–"
+		if len(sc.Secrets) > 0 {
+			secrets = fmt.Sprint(len(sc.Secrets))
+			files, text, client = fmt.Sprint(len(w.leaks.Files)), fmt.Sprint(len(w.leaks.Cairn)), fmt.Sprint(len(w.leaks.Client))
+			leakFiles += len(w.leaks.Files)
+			leakText += len(w.leaks.Cairn)
+			for _, sec := range sc.Secrets {
+				if fs := w.leaks.Files[sec.Value]; len(fs) > 0 {
+					leakLines = append(leakLines, fmt.Sprintf("%s: %s in cairn's files: %s", sc.Name, sec.Family, strings.Join(fs, ", ")))
+				}
+				if rs := w.leaks.Cairn[sec.Value]; len(rs) > 0 {
+					leakLines = append(leakLines, fmt.Sprintf("%s: %s in cairn's text in requests %s", sc.Name, sec.Family, strings.Join(rs, ", ")))
+				}
+				if rs := w.leaks.Client[sec.Value]; len(rs) > 0 {
+					leakLines = append(leakLines, fmt.Sprintf("%s: %s carried by the client itself (not cairn's) in requests %s", sc.Name, sec.Family, strings.Join(rs, ", ")))
+				}
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %.0f%% | %d (%d + %d) | %+d | %s | %s | %s | %s |\n",
+			sc.Name, sc.Shape, len(sc.Facts), strings.Join(each, "; "),
+			fmt.Sprintf("%d/%d (%.0f%%)", count(sc, wOut.Present), len(wOut.Present), 100*wShare),
+			100*aShare, tok, checkpoint.Tokens(at.Restore), checkpoint.Tokens(at.Steer+at.Hooks),
+			int(math.Round(delta)), secrets, files, text, client)
 	}
-	fmt.Fprintf(&b, "| **all** | %d | **%d (%.1f%%)** | %d (%.1f%%) | | %d (%.1f%%) | max %d | max %d | |\n\n",
-		totFacts, totWith, pct(totWith, totFacts), totWithout, pct(totWithout, totFacts), totArrived, pct(totArrived, totFacts), maxArrived, maxTokens)
-	met := "met"
-	if pct(totWith, totFacts) < 100*recallGoal || maxTokens > maxRestoreTokens {
-		met = "NOT met"
+	fmt.Fprintf(&b, "| **all** | | | **%d/%d (%.1f%%)** | worst %.0f%% | %d/%d (%.1f%%) | max %d | | | %d | %d | |\n\n",
+		kept, checked, 100*ratio(kept, checked), 100*min(worstAll, 1), keptAlone, checked, 100*ratio(keptAlone, checked), maxTok, leakFiles, leakText)
+	verdict := "met"
+	if !met {
+		verdict = "NOT met"
 	}
-	fmt.Fprintf(&b, "Goal (at least %.0f%% of planted facts in the first request after the compaction, at most %d tokens added): **%s**.\n",
-		100*recallGoal, maxRestoreTokens, met)
-	if len(missed) > 0 {
-		fmt.Fprintf(&b, "\nFacts missing from the first request after the compaction with cairn installed:\n")
-		for _, m := range missed {
-			fmt.Fprintf(&b, "- %s\n", m)
+	fmt.Fprintf(&b, "Goal (at least %.0f%% of the planted facts in the first request after every compaction of every scenario, at most %d tokens added): **%s**.\n",
+		100*recallGoal, maxRestoreTokens, verdict)
+	leakVerdict := "none"
+	if leakFiles+leakText > 0 {
+		leakVerdict = fmt.Sprintf("**%d in cairn's files, %d in cairn's text**", leakFiles, leakText)
+	}
+	fmt.Fprintf(&b, "Secrets leaked by cairn: %s.\n", leakVerdict)
+
+	if len(lost) > 0 {
+		slices.SortStableFunc(lost, func(a, b loss) int { return strings.Compare(a.class, b.class) })
+		fmt.Fprintf(&b, "\nFacts missing from the first request after a compaction with cairn installed, by class:\n\n")
+		fmt.Fprintf(&b, "| class | scenario | fact | |\n|---|---|---|---|\n")
+		for _, l := range lost {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", l.class, l.scenario, l.fact, l.how)
 		}
 	}
-	fmt.Fprintf(&b, "\n%d runs in %s.\n", 2*len(scs), time.Since(start).Round(time.Second))
-	if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
+	if len(contradictions) > 0 {
+		slices.Sort(contradictions)
+		fmt.Fprintf(&b, "\nContradicted facts (the request claims the opposite):\n")
+		for _, c := range contradictions {
+			fmt.Fprintf(&b, "- %s\n", c)
+		}
 	}
-	t.Logf("recall report written to %s:\n%s", out, b.String())
+	if len(leakLines) > 0 {
+		fmt.Fprintf(&b, "\nWhere planted secrets went:\n")
+		for _, l := range leakLines {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	var runs int
+	var slowest time.Duration
+	for i := range scs {
+		runs += 2
+		slowest = max(slowest, with[i].took, without[i].took)
+	}
+	fmt.Fprintf(&b, "\n%d runs in %s (the slowest %s).\n", runs, took.Round(time.Second), slowest.Round(time.Second))
+	return b.String()
 }
 
-func pct(n, of int) float64 {
+// factClass groups facts by what kind of working state they are, from
+// their names, so the report can say which kinds a restore loses.
+func factClass(name string) string {
+	for _, c := range []struct{ has, class string }{
+		{"subagent's piped", "piped test outcome"},
+		{"piped command", "piped test outcome"},
+		{"subagent", "subagent finding"},
+		{"open thread", "open thread"},
+		{"next step", "open thread"},
+		{"open todo", "todo"},
+		{"open task", "todo"},
+		{"key file", "key file read"},
+		{"finding", "finding"},
+		{"constraint", "constraint"},
+		{"ticket", "task"},
+		{"decision", "decision"},
+		{"command", "command outcome"},
+		{"failure", "command outcome"},
+		{"failing", "command outcome"},
+		{"file", "file changed"},
+	} {
+		if strings.Contains(name, c.has) {
+			return c.class
+		}
+	}
+	return "other"
+}
+
+func ratio(n, of int) float64 {
 	if of == 0 {
 		return 0
 	}
-	return 100 * float64(n) / float64(of)
+	return float64(n) / float64(of)
 }

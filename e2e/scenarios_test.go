@@ -47,6 +47,37 @@ func taskCreate(id, subject, description string) fakeapi.ToolUse {
 	return fakeapi.ToolUse{ID: id, Name: "TaskCreate", Input: map[string]any{"subject": subject, "description": description}}
 }
 
+// read is a Read tool call.
+func read(id, path string) fakeapi.ToolUse {
+	return fakeapi.ToolUse{ID: id, Name: "Read", Input: map[string]any{"file_path": path}}
+}
+
+// agentCall delegates to a subagent in the foreground, so that the
+// subagent's requests take the scripted replies right after this one.
+func agentCall(id, kind, description, prompt string) fakeapi.ToolUse {
+	return fakeapi.ToolUse{ID: id, Name: "Agent", Input: map[string]any{
+		"description": description, "prompt": prompt, "subagent_type": kind, "run_in_background": false}}
+}
+
+func taskUpdate(id, taskID, status string) fakeapi.ToolUse {
+	return fakeapi.ToolUse{ID: id, Name: "TaskUpdate", Input: map[string]any{"taskId": taskID, "status": status}}
+}
+
+// full is a reply that fills the context, so the next request compacts
+// (the next turn's, or, when it calls tools, the one returning their
+// results).
+func full(text string, tools ...fakeapi.ToolUse) fakeapi.Reply {
+	return fakeapi.Reply{Text: text, Tools: tools, Usage: fullUsage}
+}
+
+// pipedFailed is the fact that a piped test run failed although the pipe
+// exited 0 (`... | tail` prints the failures, and the client records exit
+// 0): want matches where the failure is told, and a request that reports
+// command cmd as ending with exit 0 or succeeding contradicts it.
+func pipedFailed(name, cmd string, want ...string) fact {
+	return rx(name, want...).notRx(`(?i)` + cmd + `[^\n]{0,80}(exit(ed)?( with)?( code| status)? 0\b|\bsucceeded\b|\bsuccess(ful(ly)?)?\b|\bgreen\b|all (tests )?pass)`)
+}
+
 // checkScript is a project script that fails with code until file holds
 // text, then passes: the same command fails, the agent edits, it passes.
 func checkScript(file, text, fail string, code int) string {
@@ -75,7 +106,8 @@ func forTrigger(sc scenario, trigger string) scenario {
 // steps as a numbered list.
 func billingScenario(ticket, trigger string) scenario {
 	sc := scenario{
-		Name: "billing-" + trigger,
+		Name:  "billing-" + trigger,
+		Shape: "Go, one compaction; the issue's example (fail then pass, TodoWrite, numbered next steps)",
 		Files: map[string]string{
 			"check.sh":                     checkScript("export/invoice.go", `"encoding/csv"`, "FAIL: export/invoice.go quotes CSV fields by hand", 3),
 			"migrations/0001_invoices.sql": "CREATE TABLE invoices (id INTEGER PRIMARY KEY, customer TEXT);\n",
@@ -133,7 +165,8 @@ func billingScenario(ticket, trigger string) scenario {
 // then passes, a task from TaskCreate, and next steps after a sentence.
 func ratesScenario(ticket, trigger string) scenario {
 	sc := scenario{
-		Name: "rates-" + trigger,
+		Name:  "rates-" + trigger,
+		Shape: "Go, one compaction; TaskCreate, lint fail then pass",
 		Files: map[string]string{
 			"lint.sh": checkScript("internal/rates/cache.go", "sync.Map", "lint: internal/rates/cache.go: map guarded by a mutex on the read path", 2),
 			"go.mod":  "module example.com/rates\n\ngo 1.22\n",
@@ -190,7 +223,8 @@ func ratesScenario(ticket, trigger string) scenario {
 // and words its constraints and decision differently.
 func deployScenario(ticket, trigger string) scenario {
 	sc := scenario{
-		Name: "deploy-" + trigger,
+		Name:  "deploy-" + trigger,
+		Shape: "Go/k8s, one compaction; unresolved error, next step as a sentence",
 		Files: map[string]string{
 			"smoke.sh":            "#!/bin/sh\necho 'smoke: /healthz returned 503 on staging-eu' >&2\nexit 4\n",
 			"vendor/lib/lib.go":   "package lib\n",
@@ -252,6 +286,7 @@ func deployScenario(ticket, trigger string) scenario {
 func longScenario(ticket, trigger string) scenario {
 	sc := scenario{
 		Name:           "long-" + trigger,
+		Shape:          "Go, one compaction; eight turns, a dozen files and commands",
 		Files:          map[string]string{"migrate.sh": "#!/bin/sh\necho 'migrate: column ingest.batch_id is missing' >&2\nexit 5\n"},
 		Env:            []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TASKS=0"},
 		AllowedTools:   []string{"Bash(sh:*)", "Bash(echo:*)"},
@@ -325,5 +360,14 @@ func recallScenarios() []scenario {
 		ratesScenario("PAY-1193", "manual"),
 		deployScenario("OPS-77", "auto"),
 		longScenario("DATA-5150", "auto"),
+		recallPytest(),
+		recallMixInTurn(),
+		recallCargoTwice(),
+		recallVitestThree(),
+		recallGradleSubagents(),
+		recallTerraformSecrets(),
+		recallSQLLong(),
+		recallInteractiveTasks(),
+		recallCeleryManual(),
 	}
 }

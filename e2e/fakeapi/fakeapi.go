@@ -53,6 +53,19 @@ type Reply struct {
 	Text  string
 	Tools []ToolUse
 	Usage Usage
+
+	// For, when set, says which conversation the reply is meant for: the
+	// request's first user message must contain it (a subagent's first user
+	// message is the prompt its Agent call gave it; the main chain's holds
+	// the session's first prompt until a compaction replaces it). A
+	// subagent and the main loop draw from one queue, so this is how a
+	// script notices a reply served to the wrong one.
+	For string
+	// ToolResultFor, when set, is the id of a tool call whose result the
+	// request's last user message must carry: the reply answers that
+	// result (after a compaction inside a turn, the result reaches the
+	// model only in the first request after the compaction).
+	ToolResultFor string
 }
 
 // Kind says how the fake classified a request.
@@ -100,6 +113,10 @@ type Request struct {
 	// Unscripted is set on a Main request that found the queue empty and got
 	// the default answer.
 	Unscripted bool
+	// Mismatch says how a Main request failed its scripted reply's For or
+	// ToolResultFor; it was answered with that reply all the same, so the
+	// script stays in step and the test can report the mismatch.
+	Mismatch string
 }
 
 // Options configure a Server. Zero values get the defaults described on
@@ -242,6 +259,18 @@ func (s *Server) Unscripted() []Request {
 	return out
 }
 
+// Mismatched returns the Main requests that did not meet their scripted
+// reply's For or ToolResultFor.
+func (s *Server) Mismatched() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.Mismatch != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Summary describes the requests received, one per line, for failure
 // messages.
 func (s *Server) Summary() string {
@@ -253,6 +282,9 @@ func (s *Server) Summary() string {
 		}
 		if r.Unscripted {
 			b.WriteString(" UNSCRIPTED")
+		}
+		if r.Mismatch != "" {
+			fmt.Fprintf(&b, " MISMATCH(%s)", r.Mismatch)
 		}
 		b.WriteByte('\n')
 	}
@@ -287,6 +319,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		if len(s.queue) > 0 {
 			answer = s.queue[0]
 			s.queue = s.queue[1:]
+			req.Mismatch = mismatch(answer, req.Body)
 		} else {
 			answer = Reply{Text: "ok", Usage: s.opts.DefaultUsage}
 			req.Unscripted = true
@@ -374,6 +407,38 @@ func Classify(method, path string, body map[string]any) Kind {
 		return Side
 	}
 	return Main
+}
+
+// mismatch says how body fails r's For and ToolResultFor, "" when it
+// does not.
+func mismatch(r Reply, body map[string]any) string {
+	var why []string
+	if r.For != "" && !strings.Contains(FirstUserText(body), r.For) {
+		why = append(why, fmt.Sprintf("first user message lacks %q", r.For))
+	}
+	if r.ToolResultFor != "" {
+		found := false
+		for _, tr := range ToolResults(body) {
+			found = found || tr.ToolUseID == r.ToolResultFor
+		}
+		if !found {
+			why = append(why, fmt.Sprintf("last user message carries no result for %s", r.ToolResultFor))
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// FirstUserText is the text of the first user message of a Messages
+// request body, like LastUserText.
+func FirstUserText(body map[string]any) string {
+	msgs, _ := body["messages"].([]any)
+	for _, m := range msgs {
+		mm, _ := m.(map[string]any)
+		if role, _ := mm["role"].(string); role == "user" {
+			return contentText(mm["content"])
+		}
+	}
+	return ""
 }
 
 // LastUserText is the concatenated text of the last user message of a

@@ -434,3 +434,62 @@ func TestConcurrentRequests(t *testing.T) {
 		t.Errorf("%d distinct replies, %d pending", len(seen), s.Pending())
 	}
 }
+
+// withToolResult is a turn whose last user message returns a tool's result.
+func withToolResult(prompt, toolUseID string) map[string]any {
+	b := mainBody(prompt)
+	b["messages"] = append(b["messages"].([]any),
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": toolUseID, "name": "Bash", "input": map[string]any{}}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": toolUseID, "content": "done"}}},
+	)
+	return b
+}
+
+func TestReplyExpectations(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reply Reply
+		body  map[string]any
+		want  string // the recorded Mismatch
+	}{
+		{"no expectations", Reply{Text: "a"}, mainBody("anything"), ""},
+		{"for the right conversation", Reply{For: "count the files"}, mainBody("please count the files"), ""},
+		{"for another conversation", Reply{For: "count the files"}, mainBody("fix the bug"), `first user message lacks "count the files"`},
+		{"answers the tool result", Reply{ToolResultFor: "toolu_1"}, withToolResult("go", "toolu_1"), ""},
+		{"another tool's result", Reply{ToolResultFor: "toolu_1"}, withToolResult("go", "toolu_2"), "last user message carries no result for toolu_1"},
+		{"no tool result at all", Reply{ToolResultFor: "toolu_1"}, mainBody("go"), "last user message carries no result for toolu_1"},
+		{"both fail", Reply{For: "x-y-z", ToolResultFor: "toolu_1"}, mainBody("go"), `first user message lacks "x-y-z"; last user message carries no result for toolu_1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(Options{})
+			defer s.Close()
+			tc.reply.Text = "scripted"
+			s.Enqueue(tc.reply)
+			// A mismatched request is still answered with its reply, so
+			// the rest of the script stays in step.
+			if got := parseSSE(t, post(t, s.URL+"/v1/messages", tc.body).Body); got.Text != "scripted" {
+				t.Errorf("answered %q, want the scripted reply", got.Text)
+			}
+			reqs := s.Requests()
+			if len(reqs) != 1 || reqs[0].Mismatch != tc.want {
+				t.Fatalf("recorded %+v, want one request with Mismatch %q", reqs, tc.want)
+			}
+			if mm := s.Mismatched(); (len(mm) == 1) != (tc.want != "") {
+				t.Errorf("Mismatched() = %d requests, want %v", len(mm), tc.want != "")
+			}
+			if tc.want != "" && !strings.Contains(s.Summary(), "MISMATCH") {
+				t.Errorf("Summary does not show the mismatch:\n%s", s.Summary())
+			}
+		})
+	}
+}
+
+func TestFirstUserText(t *testing.T) {
+	b := withToolResult("the first prompt", "toolu_1")
+	if got := FirstUserText(b); !strings.Contains(got, "the first prompt") {
+		t.Errorf("FirstUserText = %q", got)
+	}
+	if got := FirstUserText(map[string]any{}); got != "" {
+		t.Errorf("FirstUserText of no messages = %q", got)
+	}
+}
