@@ -38,6 +38,7 @@ const (
 	kindGoogle     = "google-api-key"
 	kindStripe     = "stripe-key"
 	kindNPM        = "npm-token"
+	kindToken      = "api-token"
 	kindJWT        = "jwt"
 	kindBearer     = "bearer-token"
 	kindBasic      = "basic-auth"
@@ -65,6 +66,11 @@ func marker(kind string) string { return markerPrefix + ":" + kind + "]" }
 //	[REDACTED:google-api-key]  AIza...
 //	[REDACTED:stripe-key]      sk_live_, rk_live_, sk_test_, rk_test_
 //	[REDACTED:npm-token]       npm_...
+//	[REDACTED:stripe-key]      also whsec_ webhook secrets
+//	[REDACTED:api-token]       other vendors' prefixed tokens: hf_, pypi-, dop_v1_,
+//	                           shpat_, lin_api_, sntrys_, GOCSPX-, rubygems_,
+//	                           sk-or-v1-, gsk_, xai-; GitLab glptt-, gldt-, glrt-
+//	                           and Slack xapp- tokens are gitlab-token and slack-token
 //	[REDACTED:jwt]             eyJ....eyJ....sig
 //	[REDACTED:private-key]     a PEM private key block
 //	[REDACTED:bearer-token]    the credential after Bearer

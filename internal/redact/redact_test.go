@@ -303,3 +303,22 @@ func TestAnchorMask(t *testing.T) {
 		}
 	}
 }
+
+// More vendors' prefixed tokens, found by their prefix alone.
+func TestMoreVendorTokens(t *testing.T) {
+	for _, tok := range []string{
+		"wh" + "sec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+		"xa" + "pp-1-" + "A0123ABCD-1234567890123-abcdef0123456789",
+		"hf" + "_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+		"dop" + "_v1_" + strings.Repeat("a1b2c3d4", 8),
+		"shp" + "at_" + strings.Repeat("f0e1d2c3", 4),
+		"lin" + "_api_" + strings.Repeat("Ab3x", 10),
+		"GOC" + "SPX-" + "1a2B3c4D5e6F7g8H9i0JkLmNoP",
+		"sk-" + "or-v1-" + strings.Repeat("0a1b2c3d", 8),
+	} {
+		got := String("token: " + tok + " end")
+		if strings.Contains(got, tok[6:20]) || !strings.Contains(got, "[REDACTED:") {
+			t.Errorf("%s... kept: %q", tok[:8], got)
+		}
+	}
+}

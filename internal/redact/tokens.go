@@ -79,6 +79,28 @@ var families = []family{
 	{prefix: "sk_test_", kind: kindStripe, body: isB62, min: 16},
 	{prefix: "rk_test_", kind: kindStripe, body: isB62, min: 16},
 	{prefix: "npm_", kind: kindNPM, body: isB62, min: 30},
+	// Webhook signing secrets, and other vendors' documented prefixes.
+	{prefix: "whsec_", kind: kindStripe, body: isB62, min: 24},
+	{prefix: "xapp-", kind: kindSlack, body: isSlack, min: 10, shape: hasDigit},
+	{prefix: "glptt-", kind: kindGitLab, body: isB64u, min: 20},
+	{prefix: "gldt-", kind: kindGitLab, body: isB64u, min: 20},
+	{prefix: "glrt-", kind: kindGitLab, body: isB64u, min: 20},
+	{prefix: "hf_", kind: kindToken, body: isB62, min: 30, shape: mixedCase},
+	{prefix: "pypi-AgEIcHlwaS5vcmc", kind: kindToken, body: isB64u, min: 40},
+	{prefix: "dop_v1_", kind: kindToken, body: isB62, min: 40},
+	{prefix: "doo_v1_", kind: kindToken, body: isB62, min: 40},
+	{prefix: "dor_v1_", kind: kindToken, body: isB62, min: 40},
+	{prefix: "shpat_", kind: kindToken, body: isB62, min: 32},
+	{prefix: "shpss_", kind: kindToken, body: isB62, min: 32},
+	{prefix: "shpca_", kind: kindToken, body: isB62, min: 32},
+	{prefix: "lin_api_", kind: kindToken, body: isB62, min: 32},
+	{prefix: "sntrys_", kind: kindToken, body: isB64u, min: 40},
+	{prefix: "GOCSPX-", kind: kindToken, body: isB64u, min: 20},
+	{prefix: "AGE-SECRET-KEY-1", kind: kindPrivateKey, body: isAWS, min: 50},
+	{prefix: "rubygems_", kind: kindToken, body: isB62, min: 40},
+	{prefix: "sk-or-v1-", kind: kindToken, body: isB62, min: 40},
+	{prefix: "gsk_", kind: kindToken, body: isB62, min: 40, shape: mixedCase},
+	{prefix: "xai-", kind: kindToken, body: isB62, min: 40, shape: mixedCase},
 }
 
 // byAnchor groups the families by the byte they are found by: the prefix's
