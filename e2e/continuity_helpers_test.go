@@ -276,6 +276,15 @@ func newProject(t *testing.T, files map[string]string) *claudecode.Session {
 	s.Env = append(s.Env, "GIT_AUTHOR_NAME=Bench User", "GIT_AUTHOR_EMAIL=user@example.invalid",
 		"GIT_COMMITTER_NAME=Bench User", "GIT_COMMITTER_EMAIL=user@example.invalid")
 	writeProject(t, s, files)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		// cairn's own account of what went wrong, first thing to read.
+		if data, err := os.ReadFile(filepath.Join(stateDir(s), "cairn.log")); err == nil {
+			t.Logf("cairn.log:\n%s", data)
+		}
+	})
 	return s
 }
 

@@ -32,13 +32,28 @@ func startInteractivePlay(t *testing.T, p *play) {
 	s := p.s
 	trustProject(t, s)
 	stops := filepath.Join(filepath.Dir(s.ProjectDir), "stops")
-	settings := map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"matcher": "",
-		"hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null; echo stop >> '" + stops + "'", "timeout": 5}}}}}}
+	// The Stop hook goes beside whatever is wired already (cairn's hooks,
+	// which `cairn install` puts in the same file).
+	local := filepath.Join(s.ProjectDir, ".claude", "settings.local.json")
+	settings := map[string]any{}
+	if data, err := os.ReadFile(local); err == nil {
+		if err := json.Unmarshal(data, &settings); err != nil {
+			t.Fatalf("%s: %v", local, err)
+		}
+	}
+	hooks, _ := settings["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+		settings["hooks"] = hooks
+	}
+	stop, _ := hooks["Stop"].([]any)
+	hooks["Stop"] = append(stop, map[string]any{"matcher": "",
+		"hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null; echo stop >> '" + stops + "'", "timeout": 5}}})
 	b, _ := json.MarshalIndent(settings, "", "  ")
 	if err := os.MkdirAll(filepath.Join(s.ProjectDir, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(s.ProjectDir, ".claude", "settings.local.json"), b, 0o644); err != nil {
+	if err := os.WriteFile(local, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p.testWrote = append(p.testWrote, ".claude/settings.local.json")
