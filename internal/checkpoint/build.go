@@ -30,7 +30,7 @@ type Input struct {
 
 // Limits that keep a checkpoint a summary, not a copy of the session.
 const (
-	maxLatestPrompts = 3
+	maxLatestPrompts = 10
 	maxConstraints   = 12
 	maxFiles         = 40
 	maxKeyReads      = 8
@@ -41,6 +41,7 @@ const (
 	maxSubagents     = 8
 	maxOpen          = 12
 	maxClosed        = 5
+	maxAnswers       = 6
 	maxItem          = 300
 )
 
@@ -59,6 +60,12 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	for _, it := range last(s.Ledger.Open(), maxOpen) {
 		c.Open = append(c.Open, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn})
 	}
+	for _, it := range s.Ledger.Closed() {
+		if it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer" {
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence)})
+		}
+	}
+	c.Answers = last(c.Answers, maxAnswers)
 	for _, it := range last(s.Ledger.Closed(), maxClosed) {
 		c.Closed = append(c.Closed, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn,
 			ClosedBy: it.Closed.By, Evidence: clip(it.Closed.Evidence)})
@@ -83,6 +90,16 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	c.Decisions = last(c.Decisions, maxDecisions)
 	if n := len(s.LastTexts); n > 0 {
 		c.LastReply = clipN(s.LastTexts[n-1].Text, 600)
+		// The latest texts with something in them: a "See you tomorrow."
+		// at the end says less than the answer before it.
+		for _, t := range s.LastTexts {
+			if len(strings.TrimSpace(t.Text)) >= 40 {
+				c.LastReplies = append(c.LastReplies, clipN(t.Text, 600))
+			}
+		}
+		if len(c.LastReplies) == 0 {
+			c.LastReplies = []string{c.LastReply}
+		}
 		c.NextSteps = nextSteps(s.LastTexts)
 	}
 	for _, tc := range s.ToolCalls {
@@ -157,7 +174,7 @@ func task(s *transcript.Session, extra []string) Task {
 		}
 	}
 	for i := max(firstIdx+1, len(s.Prompts)-maxLatestPrompts); i < len(s.Prompts); i++ {
-		if i >= 0 && i != firstIdx {
+		if i >= 0 && i != firstIdx && substantive(s.Prompts[i].Text) {
 			t.Latest = append(t.Latest, clip(s.Prompts[i].Text))
 		}
 	}
@@ -341,6 +358,11 @@ func toolErrors(calls []transcript.ToolCall) []Error {
 				break
 			}
 		}
+		// The same failure again (a rerun before the fix) is one error.
+		if i := slices.IndexFunc(out, func(o Error) bool { return o.Tool == e.Tool && o.Subject == e.Subject && o.Message == e.Message }); i >= 0 {
+			e.Times = out[i].Times + 1
+			out = slices.Delete(out, i, i+1)
+		}
 		out = append(out, e)
 	}
 	return last(out, maxErrors)
@@ -424,6 +446,9 @@ func (c *Checkpoint) redact(f func(string) string) {
 	}
 	c.Task.First = f(c.Task.First)
 	all(c.Task.Latest)
+	for i := range c.Answers {
+		c.Answers[i].Question, c.Answers[i].Answer = f(c.Answers[i].Question), f(c.Answers[i].Answer)
+	}
 	for _, items := range [][]OpenItem{c.Open, c.Closed} {
 		for i := range items {
 			items[i].Text, items[i].Evidence = f(items[i].Text), f(items[i].Evidence)
@@ -449,6 +474,7 @@ func (c *Checkpoint) redact(f func(string) string) {
 	all(c.NextSteps)
 	all(c.Subagents)
 	c.LastReply = f(c.LastReply)
+	all(c.LastReplies)
 	c.GitError = f(c.GitError)
 	if c.Git != nil {
 		g := *c.Git

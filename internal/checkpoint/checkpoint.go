@@ -37,17 +37,23 @@ type Checkpoint struct {
 	// questions, known problems, put off or asked for, over the whole
 	// session (the ledger), oldest first.
 	Open []OpenItem `json:"open_items,omitempty"`
+	// Answers are the assistant's questions the user answered: settled
+	// with the user, often in a prompt long before the compaction.
+	Answers []Answer `json:"answers,omitempty"`
 	// Closed are the latest items the session closed, with the evidence.
-	Closed      []OpenItem  `json:"closed_items,omitempty"`
-	Constraints []string    `json:"constraints"`
-	Todos       []Todo      `json:"todos"`
-	Files       []File      `json:"files"`
-	KeyReads    []string    `json:"key_reads"`
-	Commands    []Command   `json:"commands"`
-	Errors      []Error     `json:"errors"`
-	Decisions   []string    `json:"decisions"`
-	NextSteps   []string    `json:"next_steps"`
-	LastReply   string      `json:"last_reply,omitempty"`
+	Closed      []OpenItem `json:"closed_items,omitempty"`
+	Constraints []string   `json:"constraints"`
+	Todos       []Todo     `json:"todos"`
+	Files       []File     `json:"files"`
+	KeyReads    []string   `json:"key_reads"`
+	Commands    []Command  `json:"commands"`
+	Errors      []Error    `json:"errors"`
+	Decisions   []string   `json:"decisions"`
+	NextSteps   []string   `json:"next_steps"`
+	LastReply   string     `json:"last_reply,omitempty"`
+	// LastReplies are the latest assistant texts with substance, oldest
+	// first (the last one among them when none has).
+	LastReplies []string    `json:"last_replies,omitempty"`
 	Git         *git.Status `json:"git,omitempty"`
 	GitError    string      `json:"git_error,omitempty"`
 	Subagents   []string    `json:"subagents"`
@@ -72,6 +78,12 @@ type Task struct {
 	Latest []string `json:"latest"`
 	// Tickets are the issue keys and bead ids seen, most recent last.
 	Tickets []string `json:"tickets"`
+}
+
+// Answer is a question of the assistant's and the user's answer to it.
+type Answer struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
 }
 
 // OpenItem is one item of the open thread.
@@ -140,6 +152,8 @@ type Error struct {
 	Subject  string `json:"subject"` // the command or the path
 	Message  string `json:"message"`
 	Resolved bool   `json:"resolved"`
+	// Times counts the failures merged into this one beyond the first.
+	Times int `json:"times,omitempty"`
 }
 
 // OpenTodos are the todos not completed.

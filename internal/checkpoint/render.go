@@ -186,19 +186,23 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	if c.Task.First != "" {
 		task = append(task, "Asked first: "+quote(c.Task.First))
 	}
+	// The user's words in between: answers, corrections, decisions made
+	// in a sentence. Under a short budget the oldest go first, the
+	// latest request never.
+	var then []string
 	for i, p := range c.Task.Latest {
-		label := "Then: "
 		if i == len(c.Task.Latest)-1 {
-			label = "Latest request: "
+			task = append(task, "Latest request: "+quote(p))
+		} else {
+			then = append(then, quote(p))
 		}
-		task = append(task, label+quote(p))
 	}
 	secs = append(secs, section{title: "Task", items: task, min: len(task), prose: false})
 	var open []string
 	shown := make(map[string]bool)
 	for _, o := range c.Open {
-		// A request the Task section quotes already is not said twice.
-		if o.By == "user" && o.Kind == "request" && c.quotesPrompt(o.Text) {
+		// The user's requests are their prompts, quoted in full below.
+		if o.By == "user" && o.Kind == "request" && !strings.Contains(o.Text, "→") {
 			continue
 		}
 		open = append(open, "("+o.Label()+") "+o.Text)
@@ -208,6 +212,12 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	// compaction, is what a summary drops first. The oldest go first when
 	// the budget is short.
 	secs = append(secs, section{title: "Open items", items: open, min: min(len(open), 4), dropFront: true})
+	var answers []string
+	for _, a := range c.Answers {
+		answers = append(answers, quote(a.Question)+" → the user: "+quote(a.Answer))
+	}
+	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true})
+	secs = append(secs, section{title: "The user also said (oldest first)", items: then, min: min(len(then), 2), dropFront: true})
 	secs = append(secs, section{title: "User constraints", items: quoteAll(c.Constraints), min: len(c.Constraints), dropFront: true})
 	var todos []string
 	for _, t := range c.OpenTodos() {
@@ -251,7 +261,13 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	// (parsers, tests, configs): the real summaries name them, and they
 	// cost a few tokens each.
 	secs = append(secs, section{title: "Files read", items: c.KeyReads, min: min(len(c.KeyReads), 3)})
-	if forRestore && c.LastReply != "" {
+	if forRestore && len(c.LastReplies) > 0 {
+		var last []string
+		for _, r := range c.LastReplies {
+			last = append(last, oneLine(r, 400))
+		}
+		secs = append(secs, section{title: "Where things stood (your last messages, oldest first)", items: last, min: 1, dropFront: true})
+	} else if forRestore && c.LastReply != "" {
 		secs = append(secs, section{title: "Where things stood (your last message)", items: []string{oneLine(c.LastReply, 400)}, prose: true})
 	}
 	// Copy the item slices: fit shrinks them in place.
@@ -335,7 +351,11 @@ func errorLine(e Error) string {
 	if e.Tool == "Bash" {
 		subject = "`" + oneLine(subject, 120) + "`"
 	}
-	return fmt.Sprintf("%s (%s %s): %s", state, e.Tool, subject, oneLine(e.Message, 200))
+	times := ""
+	if e.Times > 0 {
+		times = fmt.Sprintf(", %d times", e.Times+1)
+	}
+	return fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, oneLine(e.Message, 200))
 }
 
 func gitLines(c *Checkpoint) []string {
@@ -349,15 +369,35 @@ func gitLines(c *Checkpoint) []string {
 	}
 	lines := []string{s}
 	if len(g.Changes) > 0 {
+		// The files the session changed are listed above: name the others.
+		changed := make(map[string]bool)
+		for _, f := range c.Files {
+			changed[f.Path] = true
+		}
 		var ps []string
-		for _, ch := range g.Changes[:min(len(g.Changes), 12)] {
-			ps = append(ps, ch.Path)
+		known := 0
+		for _, ch := range g.Changes {
+			if changed[ch.Path] {
+				known++
+			} else {
+				ps = append(ps, ch.Path)
+			}
 		}
 		more := ""
-		if len(g.Changes) > 12 {
-			more = fmt.Sprintf(" and %d more", len(g.Changes)-12)
+		if len(ps) > 12 {
+			more = fmt.Sprintf(" and %d more", len(ps)-12)
+			ps = ps[:12]
 		}
-		lines = append(lines, "uncommitted: "+strings.Join(ps, ", ")+more)
+		s := "uncommitted: "
+		switch {
+		case known > 0 && len(ps) == 0:
+			s += "the files changed above"
+		case known > 0:
+			s += "the files changed above, and " + strings.Join(ps, ", ") + more
+		default:
+			s += strings.Join(ps, ", ") + more
+		}
+		lines = append(lines, s)
 	} else {
 		lines = append(lines, "working tree clean")
 	}

@@ -54,8 +54,9 @@ func Decisions(text string) []string {
 var (
 	decisionCues = []string{
 		"decided", "decide to", "decision", "i'll use", "i will use", "we'll use", "we will use",
-		"i'll go with", "going with", "go with", "chose ", "choosing", "opted", "switch to", "switching to",
-		"prefer", "let's use", "i'll keep", "we'll keep", "i'll stick", "sticking with",
+		"i'll go with", "going with", "go with", "went with", "chose ", "choosing", "opted", "switch to", "switching to",
+		"switched to", "picked", "pick ", "settled on", "settle on", "prefer", "let's use", "i'll keep", "we'll keep",
+		"i'll stick", "sticking with", "i'd ", "we'd ", "i would ", "we would ", "recommend", "suggest",
 	}
 	reasonCues      = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
 	alternativeCues = []string{" instead of ", " rather than "}
