@@ -437,6 +437,9 @@ func (cl clause) classify() (statement, bool) {
 			if a.is(k+1, "now") && (cl.has(cNeg) || skipVerbIn(cl)) {
 				open, deferred = true, true
 			}
+		case c&cNeg != 0 && cl.reasonBefore(k):
+			// a negation in a reason is a fact, not a problem: "outside
+			// a transaction, since CONCURRENTLY can't run inside one"
 		case c&cNeg != 0:
 			// present negation of working: "doesn't work", "won't compile"
 			if !a.is(k, "didn't", "didnt", "not", "never", "cannot", "wasn't", "weren't", "hadn't") || a.is(k, "not") && a.is(k-1, "is", "are", "does", "do") {
@@ -507,6 +510,17 @@ func (cl clause) classify() (statement, bool) {
 		return statement{text: text, done: true}, true
 	}
 	return statement{}, false
+}
+
+// reasonBefore: a word that opens a reason comes before the k-th word in
+// the clause ("since", "because", "as", "given").
+func (cl clause) reasonBefore(k int) bool {
+	for j := cl.from; j < k; j++ {
+		if cl.a.is(j, "since", "because", "as", "given", "cause") {
+			return true
+		}
+	}
+	return false
 }
 
 // negatedProblem: "not a problem", "isn't an issue", "no blocker".
