@@ -42,6 +42,7 @@ const (
 	maxOpen          = 12
 	maxClosed        = 5
 	maxAnswers       = 6
+	maxFindings      = 10
 	maxItem          = 300
 )
 
@@ -88,6 +89,13 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.Decisions = append(c.Decisions, d.Text)
 	}
 	c.Decisions = last(c.Decisions, maxDecisions)
+	for _, f := range s.Findings {
+		if i := slices.Index(c.Findings, f.Text); i >= 0 {
+			c.Findings = slices.Delete(c.Findings, i, i+1)
+		}
+		c.Findings = append(c.Findings, clip(f.Text))
+	}
+	c.Findings = last(c.Findings, maxFindings)
 	if n := len(s.LastTexts); n > 0 {
 		c.LastReply = clipN(s.LastTexts[n-1].Text, 600)
 		// The latest texts with something in them: a "See you tomorrow."
@@ -104,7 +112,11 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	}
 	for _, tc := range s.ToolCalls {
 		if (tc.Name == "Task" || tc.Name == "Agent") && tc.Description != "" {
-			c.Subagents = append(c.Subagents, tc.Description)
+			sub := tc.Description
+			if r := strings.Join(strings.Fields(tc.Result), " "); r != "" {
+				sub += ": " + r // what it reported, in short
+			}
+			c.Subagents = append(c.Subagents, clipN(sub, 400))
 		}
 	}
 	c.Subagents = last(c.Subagents, maxSubagents)
@@ -471,6 +483,7 @@ func (c *Checkpoint) redact(f func(string) string) {
 		c.Errors[i].Message = f(c.Errors[i].Message)
 	}
 	all(c.Decisions)
+	all(c.Findings)
 	all(c.NextSteps)
 	all(c.Subagents)
 	c.LastReply = f(c.LastReply)

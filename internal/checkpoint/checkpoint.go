@@ -49,8 +49,10 @@ type Checkpoint struct {
 	Commands    []Command  `json:"commands"`
 	Errors      []Error    `json:"errors"`
 	Decisions   []string   `json:"decisions"`
-	NextSteps   []string   `json:"next_steps"`
-	LastReply   string     `json:"last_reply,omitempty"`
+	// Findings are facts the session established, with their data.
+	Findings  []string `json:"findings,omitempty"`
+	NextSteps []string `json:"next_steps"`
+	LastReply string   `json:"last_reply,omitempty"`
 	// LastReplies are the latest assistant texts with substance, oldest
 	// first (the last one among them when none has).
 	LastReplies []string    `json:"last_replies,omitempty"`

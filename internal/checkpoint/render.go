@@ -247,6 +247,10 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		secs = append(secs, section{title: "Unresolved errors", items: errs, min: min(len(errs), 1), dropFront: true})
 	}
 	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true})
+	secs = append(secs, section{title: "Findings (oldest first)", items: c.Findings, min: min(len(c.Findings), 3), dropFront: true})
+	if forRestore {
+		secs = append(secs, section{title: "Subagents reported", items: c.Subagents, min: min(len(c.Subagents), 1), dropFront: true})
+	}
 	if forRestore && c.Git != nil {
 		secs = append(secs, section{title: "Git", items: gitLines(c), min: 1, prose: true})
 	}

@@ -30,3 +30,17 @@ func cutAtBlank(s string) string {
 	}
 	return ""
 }
+
+// maxCleanBytes bounds the text clean reads: an assistant text or prompt
+// longer than this is a document, of which the start is kept.
+const maxCleanBytes = 64 << 10
+
+// clean is keep for text that is read further (for decisions, findings,
+// the open thread) before parts of it are kept: the whole text, cleaned,
+// up to maxCleanBytes.
+func clean(s string) string {
+	if len(s) > maxCleanBytes {
+		s = cutAtBlank(s[:maxCleanBytes])
+	}
+	return redact.String(s)
+}

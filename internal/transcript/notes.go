@@ -1,29 +1,49 @@
 package transcript
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
 
-// assistantText keeps the latest texts and the decisions in them.
-// Decisions are cleaned of secrets as they are kept; the latest texts,
-// most of which are soon replaced, are cleaned once at the end of the
-// update that brought them (cleanTexts).
-func (s *Session) assistantText(text string, ts time.Time, line int) {
+// assistantText keeps the latest texts and, with full, the decisions and
+// findings in them and what they say of the open thread. In full, the
+// text is cleaned of secrets as a whole first, so that nothing taken out
+// of it (a line of a PEM block, a sentence after "Authorization:") can
+// escape the redactor's view of its context. The light path keeps only
+// the latest texts, in memory (the head does not save them), cleaned at
+// the end of the update that brought them (cleanTexts).
+func (s *Session) assistantText(text string, ts time.Time, line int, full bool) {
+	if full {
+		text = clean(text)
+	}
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return
 	}
-	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: text})
-	s.rawTexts = true
+	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: truncate(text, maxTextBytes)})
+	s.rawTexts = s.rawTexts || !full
 	if len(s.LastTexts) > maxLastTexts {
 		s.LastTexts = append(s.LastTexts[:0], s.LastTexts[len(s.LastTexts)-maxLastTexts:]...)
 	}
-	for _, d := range Decisions(text) {
-		s.Decisions = append(s.Decisions, Note{Time: ts, Line: line, Text: keep(d, maxNoteBytes)})
+	if !full {
+		return
+	}
+	s.Ledger.Assistant(s.NumTurns(), line, ts, text)
+	decisions := Decisions(text)
+	for _, d := range decisions {
+		s.Decisions = append(s.Decisions, Note{Time: ts, Line: line, Text: d})
 	}
 	if len(s.Decisions) > maxDecisions {
 		s.Decisions = append(s.Decisions[:0], s.Decisions[len(s.Decisions)-maxDecisions:]...)
+	}
+	for _, f := range Findings(text) {
+		if !slices.Contains(decisions, f) {
+			s.Findings = append(s.Findings, Note{Time: ts, Line: line, Text: f})
+		}
+	}
+	if len(s.Findings) > maxFindings {
+		s.Findings = append(s.Findings[:0], s.Findings[len(s.Findings)-maxFindings:]...)
 	}
 }
 
@@ -62,6 +82,61 @@ var (
 	alternativeCues = []string{" instead of ", " rather than "}
 	gateCues        = append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of"}, reasonCues...), alternativeCues...)
 )
+
+// Findings picks the sentences of an assistant's text that state a
+// concrete fact the session established: a measurement, what a file or a
+// command showed, what was changed. They are declarative sentences that
+// carry a datum (a number, a `code` span, a path), not intentions ("Let
+// me run `go test`"), not questions. Numbers and names are what a summary
+// rounds away and what the agent cannot get back without redoing the work.
+func Findings(text string) []string {
+	if !strings.ContainsAny(text, "0123456789`/") {
+		return nil
+	}
+	var out []string
+	for _, sent := range Sentences(text) {
+		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") || !hasDatum(sent) {
+			continue
+		}
+		l := strings.ToLower(strings.TrimLeft(sent, "*#->0123456789.) "))
+		if hasPrefixAny(l, intentions) {
+			continue
+		}
+		out = append(out, truncate(sent, maxNoteBytes))
+	}
+	return out
+}
+
+// intentions open sentences about what the assistant is about to do,
+// which the next text reports on.
+var intentions = []string{
+	"let me", "let's", "i'll", "i will", "i'm going", "i am going", "now i", "now let", "next,", "next i",
+	"first,", "first i", "running", "checking", "looking", "reading", "i need to", "i should", "we need to",
+	"i want to", "to do that", "now running", "time to",
+}
+
+func hasPrefixAny(s string, ps []string) bool {
+	for _, p := range ps {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasDatum: a digit, a `code` span, or a path-like word (a/b, a.go).
+func hasDatum(s string) bool {
+	if strings.ContainsAny(s, "0123456789") || strings.Count(s, "`") >= 2 {
+		return true
+	}
+	for _, w := range strings.Fields(s) {
+		w = strings.Trim(w, ".,;:()\"'")
+		if i := strings.IndexByte(w, '/'); i > 0 && i < len(w)-1 && !strings.Contains(w, "://") {
+			return true
+		}
+	}
+	return false
+}
 
 func containsAny(s string, subs []string) bool {
 	for _, sub := range subs {

@@ -511,11 +511,7 @@ func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
 	if !e.sidechain && !synthetic {
 		for i := range m.blocks {
 			if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
-				text := jsonscan.Unescape(b.text)
-				s.assistantText(text, ts, lineNo)
-				if !p.Light {
-					s.Ledger.Assistant(s.NumTurns(), lineNo, ts, text)
-				}
+				s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, !p.Light)
 			}
 		}
 	}
@@ -562,7 +558,8 @@ func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
 		return
 	}
 	if text, ok := promptText(p.text(), m); ok {
-		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: keep(text, maxPromptBytes), Line: lineNo})
+		text = clean(text)
+		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: truncate(text, maxPromptBytes), Line: lineNo})
 		if !p.Light {
 			s.Ledger.User(s.NumTurns(), lineNo, ts, text)
 		}
@@ -627,6 +624,9 @@ func (s *Session) toolResult(c *ToolCall, b *block, lineNo int, full bool) {
 		case "Write", "Edit", "MultiEdit", "NotebookEdit":
 			s.Ledger.FileChanged(s.NumTurns(), lineNo, c.FilePath)
 		}
+	}
+	if (c.Name == "Task" || c.Name == "Agent") && !b.isError {
+		c.Result = unescapePrefix(b.result, maxResultBytes)
 	}
 	if c.Name == "TaskCreate" && !b.isError {
 		// The id is assigned by the tool: "Task #3 created successfully: ...".

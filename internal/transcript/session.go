@@ -17,7 +17,7 @@ import (
 
 // StateVersion changes whenever Session's meaning or shape changes; saved
 // state of another version is discarded and rebuilt.
-const StateVersion = 4
+const StateVersion = 5
 
 // Limits that keep the derived state small whatever the transcript's size.
 const (
@@ -27,6 +27,8 @@ const (
 	maxSummaryBytes = 2 << 10 // an excerpt: PostCompact keeps the whole summary
 	maxBadLines     = 100
 	maxDecisions    = 30
+	maxFindings     = 30
+	maxResultBytes  = 600
 	maxLastTexts    = 3
 	maxTextBytes    = 3000
 	maxNoteBytes    = 400
@@ -75,6 +77,9 @@ type Session struct {
 	// Decisions are the assistant's sentences that state a choice and its
 	// reason, the latest maxDecisions of them.
 	Decisions []Note `json:"decisions"`
+	// Findings are the assistant's sentences that state a fact with a
+	// datum (a number, a code name, a path), the latest maxFindings.
+	Findings []Note `json:"findings"`
 	// LastTexts are the latest main-chain assistant texts, newest last.
 	LastTexts []Note `json:"last_texts"`
 	// Ledger is the open thread: what is left to do, open questions,
@@ -153,6 +158,8 @@ type ToolCall struct {
 	// Description is what a Bash or subagent (Task, Agent) call said it
 	// was for.
 	Description string `json:"description,omitempty"`
+	// Result is the start of what a subagent reported back.
+	Result string `json:"result,omitempty"`
 	// Done is set when the result was seen.
 	Done    bool `json:"done,omitempty"`
 	IsError bool `json:"is_error,omitempty"`
