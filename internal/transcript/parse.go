@@ -610,7 +610,13 @@ func (s *Session) toolResult(c *ToolCall, b *block, lineNo int, full bool) {
 			}
 		}
 		if full {
-			o := outcome.Judge(c.Command, bashOutput(b.result), c.ExitCode)
+			out := bashOutput(b.result)
+			o := outcome.Judge(c.Command, out, c.ExitCode)
+			if len(o.Errors) > 0 {
+				// Error lines are kept: take them from the output cleaned
+				// as a whole, where a secret's context is still there.
+				o = outcome.Judge(c.Command, clean(out), c.ExitCode)
+			}
 			o.Tool, o.Counts = keep(o.Tool, maxNoteBytes), keep(o.Counts, maxNoteBytes)
 			for i := range o.Errors {
 				o.Errors[i] = keep(o.Errors[i], outcome.MaxErrorBytes)
