@@ -82,6 +82,19 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	c.Files, c.KeyReads = files(s.Files, base)
 	c.Commands = commands(s.ToolCalls)
 	c.Errors = toolErrors(s.ToolCalls)
+	// What subagents left failing: their own transcripts.
+	for _, a := range s.Subagents {
+		if a.Compact || a.Session == nil {
+			continue
+		}
+		for _, e := range toolErrors(a.Session.ToolCalls) {
+			if !e.Resolved {
+				e.Tool += " in a subagent"
+				c.Errors = append(c.Errors, e)
+			}
+		}
+	}
+	c.Errors = last(c.Errors, maxErrors)
 	for _, d := range s.Decisions {
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)

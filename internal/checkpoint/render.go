@@ -352,7 +352,7 @@ func errorLine(e Error) string {
 		state = "fixed later"
 	}
 	subject := e.Subject
-	if e.Tool == "Bash" {
+	if strings.HasPrefix(e.Tool, "Bash") {
 		subject = "`" + oneLine(subject, 120) + "`"
 	}
 	times := ""

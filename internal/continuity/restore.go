@@ -184,7 +184,16 @@ func (k *Keeper) restore(ctx context.Context, project, path, at string, s *trans
 	if err != nil {
 		return false, err
 	}
-	text := c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens}, k.RestoreBudget)
+	budget := k.RestoreBudget
+	if budget <= 0 {
+		budget = checkpoint.DefaultRestoreBudget
+	}
+	if d.Trigger == "manual" {
+		// After a /compact the client shows the model PreCompact's
+		// output too, as the command's output: the two share the budget.
+		budget = max(budget/2, budget-checkpoint.Tokens(c.Steer()))
+	}
+	text := c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens}, budget)
 	if g := k.Guidance(project); g != "" {
 		text = strings.TrimSpace(text + "\n\n" + g)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
 )
 
 // The tests of issue 8's defects: each failed before the fix.
@@ -335,5 +337,27 @@ func TestCrossingWithTheDatabaseLocked(t *testing.T) {
 	}
 	if took := time.Since(start); took > 500*time.Millisecond {
 		t.Errorf("the next tool call took %v: the crossing was tried again", took)
+	}
+}
+
+// After a /compact the client shows the model the steering too: the
+// restore and the steering share the budget (issue 9: at most 1,500
+// tokens added).
+func TestManualCompactionBudget(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-budget")
+	s.prompt("Migrate every service to the new config loader. Never edit generated files. Keep the old env names working.")
+	for i := 0; i < 60; i++ {
+		s.reply(fmt.Sprintf("Service %d: I'll use the loader's defaults rather than copying them, because they are versioned and the team reviews them weekly. It takes %d ms to start now, down from %d ms, measured with the cold-start harness in internal/svc%d/bench_test.go. Remaining: move svc%d's secrets to the vault, then delete the old env file.", i, 100+i, 300+i, i, i), 1000+i*100)
+		s.prompt(fmt.Sprintf("ok, for service %d keep the port at %d and never touch its generated client in gen/svc%d", i, 8000+i, i))
+	}
+	steer := w.run("PreCompact", s.payload("PreCompact", map[string]any{"trigger": "manual"}))
+	text := restored(t, w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})))
+	if text == "" || steer == "" {
+		t.Fatalf("restore %d bytes, steering %d bytes", len(text), len(steer))
+	}
+	t.Logf("restore %d + steering %d tokens", checkpoint.Tokens(text), checkpoint.Tokens(steer))
+	if n := checkpoint.Tokens(text) + checkpoint.Tokens(steer); n > checkpoint.DefaultRestoreBudget {
+		t.Errorf("restore %d + steering %d tokens, more than %d", checkpoint.Tokens(text), checkpoint.Tokens(steer), checkpoint.DefaultRestoreBudget)
 	}
 }

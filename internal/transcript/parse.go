@@ -633,6 +633,16 @@ func (s *Session) toolResult(c *ToolCall, b *block, lineNo int, full bool) {
 	}
 	if (c.Name == "Task" || c.Name == "Agent") && !b.isError {
 		c.Result = unescapePrefix(b.result, maxResultBytes)
+		if full {
+			// A subagent's report is findings, the main session's own.
+			report := clean(jsonscan.Unescape(b.result))
+			for _, f := range Findings(report) {
+				s.Findings = append(s.Findings, Note{Time: c.Time, Line: lineNo, Text: f})
+			}
+			if len(s.Findings) > maxFindings {
+				s.Findings = append(s.Findings[:0], s.Findings[len(s.Findings)-maxFindings:]...)
+			}
+		}
 	}
 	if c.Name == "TaskCreate" && !b.isError {
 		// The id is assigned by the tool: "Task #3 created successfully: ...".
