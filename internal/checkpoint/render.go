@@ -146,7 +146,7 @@ func (c *Checkpoint) Steer() string {
 	head := "When you write the summary, keep these specifics from the conversation, verbatim where quoted (cairn):"
 	secs := c.sections(false)
 	// The summariser has the conversation: names and short quotes suffice.
-	keep := map[string]bool{"Task": true, "Open items": true, "User constraints": true, "Open todos": true, "Files changed": true,
+	keep := map[string]bool{"Task": true, "Open items": true, "Settled with the user": true, "Findings (oldest first)": true, "User constraints": true, "Open todos": true, "Files changed": true,
 		"Unresolved errors": true, "Decisions": true, "Next steps": true, "Files read": true}
 	var steer []section
 	for _, s := range secs {
