@@ -7,7 +7,8 @@
 # where planted secrets went. The numbers come from the same code as the
 # e2e tests (TestRecallReport in e2e/recall_test.go).
 #   bench/recall.sh                 # prints the report
-#   bench/recall.sh docs/recall.md  # also keeps it there
+#   bench/recall.sh docs/recall.md  # also keeps it there (between the file's
+#                                   # recall:begin and recall:end markers)
 #   PARALLEL=4 bench/recall.sh      # client runs at once (default: GOMAXPROCS)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,16 @@ status=$?
 echo "bench/recall.sh: $((SECONDS - start)) s" >&2
 if [ -s "$tmp" ]; then
   cat "$tmp"
-  if [ -n "$report" ]; then cp "$tmp" "$report"; fi
+  if [ -n "$report" ]; then
+    if grep -q '^<!-- recall:begin' "$report" 2>/dev/null; then
+      # Replace the generated part only: the file has other sections.
+      awk -v gen="$tmp" '
+        /^<!-- recall:begin/ { print; while ((getline l < gen) > 0) { if (l !~ /^# /) print l }; skip = 1; next }
+        /^<!-- recall:end/ { skip = 0 }
+        !skip' "$report" >"$report.new" && mv "$report.new" "$report"
+    else
+      cp "$tmp" "$report"
+    fi
+  fi
 fi
 exit "$status"

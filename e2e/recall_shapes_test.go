@@ -44,13 +44,8 @@ func TestRecallShapes(t *testing.T) {
 	t.Parallel()
 	for _, c := range []recallShape{
 		{sc: recallMixInTurn()},
-		{sc: recallVitestThree(), knownLost: []string{
-			"decision: useWatch for country",
-			"open thread: answer, VIES only on submit",
-		}},
-		{sc: recallTerraformSecrets(), knownLost: []string{
-			"command outcome: the plan",
-		}},
+		{sc: recallVitestThree()},
+		{sc: recallTerraformSecrets()},
 		{sc: recallInteractiveTasks()},
 	} {
 		t.Run(c.sc.Name, func(t *testing.T) {
