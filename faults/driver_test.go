@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// budgets are cairn's own budgets per event (hook.Events); a run may take
+// budgets are cairn's own budgets per event (claudecode.Events); a run may take
 // longer than its budget by process start and exit, so only a run over
 // budget + overrunSlack is an overrun.
 var budgets = map[string]time.Duration{

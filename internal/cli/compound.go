@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/learn"
 )
@@ -83,7 +83,7 @@ func runCompound(_ context.Context, a *App, args []string) error {
 	}
 	id := *session
 	if id == "" || id == "${CLAUDE_SESSION_ID}" {
-		if ss, err := claude.Sessions(e.projectDir); err == nil && len(ss) > 0 {
+		if ss, err := claudecode.Sessions(e.projectDir); err == nil && len(ss) > 0 {
 			id = ss[0].ID
 		}
 	}
@@ -159,11 +159,11 @@ func runLearn(_ context.Context, a *App, args []string) error {
 	if err != nil {
 		return fmt.Errorf("find the working directory: %w", err)
 	}
-	cfg, err := claude.ConfigDir(a.Getenv)
+	cfg, err := claudecode.ConfigDir(a.Getenv)
 	if err != nil {
 		return err
 	}
-	_, root, _ := claude.ProjectDir(cfg, cwd)
+	_, root, _ := claudecode.ProjectDir(cfg, cwd)
 	dir := flowDir(root)
 	if sub == "confirm" {
 		err := learn.Confirm(dir, rest[0], a.Now())

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/fixtures"
 )
 
@@ -29,7 +29,7 @@ func testApp(t *testing.T, sessions ...string) (*App, *bytes.Buffer, *bytes.Buff
 		"XDG_STATE_HOME":    filepath.Join(work, "state"),
 		"FIXTURES":          fx,
 	}
-	dir := filepath.Join(envv["CLAUDE_CONFIG_DIR"], "projects", claude.ProjectKey(project))
+	dir := filepath.Join(envv["CLAUDE_CONFIG_DIR"], "projects", claudecode.ProjectKey(project))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -7,34 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/handoff"
-	"github.com/cairn-agent/cairn/internal/hook"
-	"github.com/cairn-agent/cairn/internal/settings"
 )
-
-// hookTimeouts are the timeouts (seconds) `cairn install` gives Claude Code
-// for each event. Each is at least twice cairn's own budget for the
-// handler (hook.Events) and at least 3 s more, so that cairn answers before
-// Claude Code gives up on it even on a loaded machine: a 50 MB PostToolUse
-// payload once took 3.1 s against an installed 3 s. A handler that is
-// done early ends the hook early; the timeout only bounds a stuck one.
-var hookTimeouts = map[string]int{
-	"SessionStart":     20, // budget 8 s
-	"UserPromptSubmit": 10, // budget 4 s
-	"PostToolUse":      10, // budget 2 s, plus reading payloads of many MB
-	"PreCompact":       60, // budget 20 s
-	"PostCompact":      10, // budget 4 s
-	"SessionEnd":       5,  // budget 1.2 s; Claude Code gives SessionEnd hooks about 1.5 s in all anyway
-	"Stop":             10, // budget 2 s
-}
-
-// installOrder is the order hooks are added in, as a person would read them.
-var installOrder = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "PostCompact", "SessionEnd"}
 
 // oursFor recognises cairn's hook commands: those isOurs recognises, and
 // those that run exe itself whatever its name.
@@ -45,7 +25,7 @@ func oursFor(exe string) func(string) bool {
 		}
 		word, rest := firstShellWord(strings.TrimSpace(command))
 		f := strings.Fields(rest)
-		_, known := hook.Events[lastOf(f)]
+		_, known := claudecode.Lookup(lastOf(f))
 		return word == exe && len(f) == 2 && f[0] == "hook" && known
 	}
 }
@@ -75,7 +55,7 @@ func isOurs(command string) bool {
 	if len(f) != 2 || f[0] != "hook" {
 		return false
 	}
-	if _, ok := hook.Events[f[1]]; !ok {
+	if _, ok := claudecode.Lookup(f[1]); !ok {
 		return false
 	}
 	return strings.HasPrefix(filepath.Base(exe), "cairn")
@@ -109,8 +89,8 @@ func firstShellWord(s string) (word, rest string) {
 // wanted lists the hooks cairn installs, calling exe.
 func wanted(exe string) []settings.Hook {
 	var hs []settings.Hook
-	for _, ev := range installOrder {
-		hs = append(hs, settings.Hook{Event: ev, Command: shellQuote(exe) + " hook " + ev, Timeout: hookTimeouts[ev]})
+	for _, ev := range claudecode.Events {
+		hs = append(hs, settings.Hook{Event: ev.Name, Command: shellQuote(exe) + " hook " + ev.Name, Timeout: ev.Timeout})
 	}
 	return hs
 }
@@ -276,7 +256,7 @@ func installUser(a *App, f settingsFiles, exe string) error {
 		fmt.Fprintf(a.Stdout, "cairn is already wired into %s; nothing changed\n", f.user)
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "wired cairn into %s, for every project: %s, and the status line (chaining yours, if you had one)\n", f.user, strings.Join(installOrder, ", "))
+	fmt.Fprintf(a.Stdout, "wired cairn into %s, for every project: %s, and the status line (chaining yours, if you had one)\n", f.user, strings.Join(claudecode.EventNames(), ", "))
 	fmt.Fprintf(a.Stdout, "the hooks call %s\n", exe)
 	fmt.Fprintln(a.Stdout, "from the next Claude Code session on, cairn checkpoints before every compaction and restores the working state after it")
 	return nil
@@ -327,7 +307,7 @@ func installProject(a *App, e *env, f settingsFiles, exe string) error {
 		return nil
 	}
 	if res.Changed {
-		fmt.Fprintf(a.Stdout, "wired cairn into %s: %s, and the status line (chaining yours, if you had one)\n", f.local, strings.Join(installOrder, ", "))
+		fmt.Fprintf(a.Stdout, "wired cairn into %s: %s, and the status line (chaining yours, if you had one)\n", f.local, strings.Join(claudecode.EventNames(), ", "))
 		fmt.Fprintf(a.Stdout, "the hooks call %s; that file is this machine's own: Claude Code reads it for this project, and it is not for committing\n", exe)
 	}
 	for _, p := range written {
@@ -610,12 +590,7 @@ func runDoctor(ctx context.Context, a *App, args []string) error {
 	}
 
 	fmt.Fprintln(a.Stdout, "hooks")
-	events := make([]string, 0, len(hook.Events))
-	for ev := range hook.Events {
-		events = append(events, ev)
-	}
-	sort.Strings(events)
-	for _, ev := range events {
+	for _, ev := range claudecode.EventNames() {
 		run, ran := lastRun(a, e, ev)
 		if !ran {
 			fmt.Fprintf(a.Stdout, "  - %s: never ran\n", ev)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/meter"
@@ -33,7 +33,7 @@ type env struct {
 }
 
 func (a *App) env() (*env, error) {
-	cfg, err := claude.ConfigDir(a.Getenv)
+	cfg, err := claudecode.ConfigDir(a.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (a *App) env() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	pd, root, ok := claude.ProjectDir(cfg, cwd)
+	pd, root, ok := claudecode.ProjectDir(cfg, cwd)
 	conf, errs := config.Load(root)
 	for _, e := range errs {
 		fmt.Fprintf(a.Stderr, "cairn: warning: %v\n", e)
@@ -111,8 +111,8 @@ func (e *env) locate(id, path string) (string, error) {
 		}
 		return abs, nil
 	case id != "":
-		sf, err := claude.FindSession(e.configDir, e.projectDir, id)
-		if errors.Is(err, claude.ErrAmbiguous) {
+		sf, err := claudecode.FindSession(e.configDir, e.projectDir, id)
+		if errors.Is(err, claudecode.ErrAmbiguous) {
 			return "", withHint(fmt.Errorf("session id %q matches several sessions", id), "give more of the id; 'cairn sessions' lists them")
 		}
 		if err != nil {
@@ -120,7 +120,7 @@ func (e *env) locate(id, path string) (string, error) {
 		}
 		return sf.Path, nil
 	}
-	ss, err := claude.Sessions(e.projectDir)
+	ss, err := claudecode.Sessions(e.projectDir)
 	if err != nil || len(ss) == 0 {
 		return "", withHint(fmt.Errorf("no Claude Code session found for %s", e.cwd),
 			"run cairn inside a project where Claude Code has run (it looks in %s), or pass --transcript PATH", e.projectDir)

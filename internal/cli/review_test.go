@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/capture"
-	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 )
 
 const reviewMemory = `# Memory: Short session
@@ -40,7 +40,7 @@ Medium — a fixture, not a real task
 func reviewSetup(t *testing.T) (*App, string, string) {
 	a, _, _ := testApp(t, "short")
 	project, _ := a.Getwd()
-	tr := filepath.Join(a.Getenv("CLAUDE_CONFIG_DIR"), "projects", claude.ProjectKey(project), "short.jsonl")
+	tr := filepath.Join(a.Getenv("CLAUDE_CONFIG_DIR"), "projects", claudecode.ProjectKey(project), "short.jsonl")
 	return a, project, tr
 }
 

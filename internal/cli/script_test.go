@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -53,7 +53,7 @@ func TestScripts(t *testing.T) {
 				}
 				project := ts.MkAbs(args[1])
 				ts.Check(os.MkdirAll(project, 0o755))
-				dir := filepath.Join(ts.Getenv("CLAUDE_CONFIG_DIR"), "projects", claude.ProjectKey(project))
+				dir := filepath.Join(ts.Getenv("CLAUDE_CONFIG_DIR"), "projects", claudecode.ProjectKey(project))
 				ts.Check(os.MkdirAll(dir, 0o755))
 				src := filepath.Join(fx, args[0])
 				dst := filepath.Join(dir, args[0])

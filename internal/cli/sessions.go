@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/meter"
 )
 
@@ -33,7 +33,7 @@ func runSessions(_ context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	files, err := claude.Sessions(e.projectDir)
+	files, err := claudecode.Sessions(e.projectDir)
 	if err != nil && e.projectOK {
 		return withHint(fmt.Errorf("cannot list %s: %w", e.projectDir, err), "check the folder's permissions")
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-agent/cairn/internal/claude"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/statusline"
 )
 
@@ -41,7 +41,7 @@ func TestStatusline(t *testing.T) {
 	ctx := context.Background()
 	a, out, errb := testApp(t, session)
 	project, _ := a.Getwd()
-	transcript := filepath.Join(a.Getenv("CLAUDE_CONFIG_DIR"), "projects", claude.ProjectKey(project), session+".jsonl")
+	transcript := filepath.Join(a.Getenv("CLAUDE_CONFIG_DIR"), "projects", claudecode.ProjectKey(project), session+".jsonl")
 	stateDir := filepath.Join(a.Getenv("XDG_STATE_HOME"), "cairn")
 	getenv := a.Getenv
 	noColor := func(k string) string {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 )
 
 // The tests of issue 8's defects: each failed before the fix.
@@ -322,7 +323,8 @@ func TestCrossingWithTheDatabaseLocked(t *testing.T) {
 	s.reply("more", 120000) // past L1 (70% of 167,000)
 	start := time.Now()
 	out := restored(t, w.run("PostToolUse", s.payload("PostToolUse", nil)))
-	if took := time.Since(start); took > Events["PostToolUse"] {
+	if ev, _ := claudecode.Lookup("PostToolUse"); time.Since(start) > ev.Budget {
+		took := time.Since(start)
 		t.Errorf("took %v, more than the budget", took)
 	}
 	if !strings.Contains(out, "context L1") {

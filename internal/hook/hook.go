@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/state"
 
@@ -107,19 +108,6 @@ func enoughFor(event string) func(*Payload) bool {
 	return nil
 }
 
-// Events are the hook events cairn handles, with the budget each handler
-// gets. Claude Code's own timeout (set by `cairn install`) is larger, so
-// cairn always answers first.
-var Events = map[string]time.Duration{
-	"SessionStart":     8 * time.Second,
-	"UserPromptSubmit": 4 * time.Second,
-	"PostToolUse":      2 * time.Second,
-	"PreCompact":       20 * time.Second,
-	"PostCompact":      4 * time.Second,
-	"SessionEnd":       1200 * time.Millisecond, // SessionEnd hooks share about 1.5 s
-	"Stop":             2 * time.Second,
-}
-
 // Runner runs one hook event.
 type Runner struct {
 	Keeper *continuity.Keeper
@@ -159,7 +147,8 @@ const maxPayload = 64 << 20
 // Run handles event and returns the exit code, which is always 0.
 func (r *Runner) Run(ctx context.Context, event string) int {
 	start := r.Now()
-	budget, ok := Events[event]
+	ev, ok := claudecode.Lookup(event)
+	budget := ev.Budget
 	if r.Budget > 0 {
 		budget = r.Budget
 	}

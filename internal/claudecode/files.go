@@ -1,7 +1,8 @@
-// Package claude knows where Claude Code keeps things on disk: its
-// configuration directory, the per-project folders of session transcripts and
-// how a working directory maps to one.
-package claude
+package claudecode
+
+// Where Claude Code keeps things on disk: its configuration directory, the
+// per-project folders of session transcripts and how a working directory
+// maps to one.
 
 import (
 	"errors"
