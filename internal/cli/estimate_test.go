@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-agent/cairn/internal/golden"
 
 	"github.com/cairn-agent/cairn/internal/estimate"
 )

@@ -3,11 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
-	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/golden"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/fixtures"

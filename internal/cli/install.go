@@ -13,7 +13,6 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/git"
-	"github.com/cairn-agent/cairn/internal/handoff"
 )
 
 // oursFor recognises cairn's hook commands: those isOurs recognises, and
@@ -290,11 +289,11 @@ func installProject(a *App, e *env, f settingsFiles, exe string) error {
 	if err != nil {
 		return settingsError(err)
 	}
-	commands := filepath.Join(e.root, filepath.FromSlash(handoff.CommandsDir))
+	commands := filepath.Join(e.root, filepath.FromSlash(claudecode.CommandsDir))
 	if _, err := f.journal.MkdirAll(commands); err != nil {
 		return fmt.Errorf("install slash commands: %w", err)
 	}
-	written, err := handoff.InstallCommands(e.root)
+	written, err := claudecode.InstallCommands(e.root)
 	if err != nil {
 		return err
 	}
@@ -314,7 +313,7 @@ func installProject(a *App, e *env, f settingsFiles, exe string) error {
 		fmt.Fprintf(a.Stdout, "wrote the slash command %s\n", p)
 	}
 	if len(written) > 0 {
-		fmt.Fprintf(a.Stdout, "the slash commands call %s from PATH, so that they work on every machine\n", handoff.Program)
+		fmt.Fprintf(a.Stdout, "the slash commands call %s from PATH, so that they work on every machine\n", claudecode.Program)
 	}
 	notices(a, e, exe)
 	fmt.Fprintln(a.Stdout, "from the next Claude Code session on, cairn checkpoints before every compaction and restores the working state after it")
@@ -362,11 +361,11 @@ func setupNotes(a *App, e *env, exe string) []string {
 		}
 	}
 	if slashInstalled(e.root) {
-		switch found := lookPath(a.Getenv("PATH"), handoff.Program); {
+		switch found := lookPath(a.Getenv("PATH"), claudecode.Program); {
 		case found == "":
-			notes = append(notes, fmt.Sprintf("the slash commands (/checkpoint, /handoff, ...) call %s from PATH, and PATH has none: add %s to PATH", handoff.Program, filepath.Dir(exe)))
+			notes = append(notes, fmt.Sprintf("the slash commands (/checkpoint, /handoff, ...) call %s from PATH, and PATH has none: add %s to PATH", claudecode.Program, filepath.Dir(exe)))
 		case found != exe:
-			notes = append(notes, fmt.Sprintf("the slash commands call %s from PATH, which is %s, not this cairn (%s)", handoff.Program, found, exe))
+			notes = append(notes, fmt.Sprintf("the slash commands call %s from PATH, which is %s, not this cairn (%s)", claudecode.Program, found, exe))
 		}
 	}
 	return notes
@@ -374,8 +373,8 @@ func setupNotes(a *App, e *env, exe string) []string {
 
 // slashInstalled reports whether cairn's slash commands are in the project.
 func slashInstalled(root string) bool {
-	for name := range handoff.SlashCommands() {
-		if handoff.Generated(filepath.Join(root, filepath.FromSlash(handoff.CommandsDir), name)) {
+	for name := range claudecode.SlashCommands() {
+		if claudecode.Generated(filepath.Join(root, filepath.FromSlash(claudecode.CommandsDir), name)) {
 			return true
 		}
 	}
@@ -418,14 +417,14 @@ func uninstallProject(a *App, e *env, f settingsFiles, exe string) error {
 	if err := check(w, f.local, f.shared); err != nil {
 		return err
 	}
-	removed, err := handoff.UninstallCommands(e.root)
+	removed, err := claudecode.UninstallCommands(e.root)
 	if err != nil {
 		return err
 	}
 	for _, r := range removed {
 		fmt.Fprintf(a.Stdout, "removed the slash command %s\n", r)
 	}
-	if _, err := f.journal.RemoveDirs(filepath.Join(e.root, filepath.FromSlash(handoff.CommandsDir))); err != nil {
+	if _, err := f.journal.RemoveDirs(filepath.Join(e.root, filepath.FromSlash(claudecode.CommandsDir))); err != nil {
 		return err
 	}
 	changed := false

@@ -2,11 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/golden"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/fixtures"

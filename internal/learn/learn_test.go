@@ -1,12 +1,13 @@
 package learn
 
 import (
-	"github.com/cairn-agent/cairn/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/golden"
 
 	"github.com/cairn-agent/cairn/internal/statusline"
 	"github.com/google/go-cmp/cmp"
@@ -445,30 +446,6 @@ func TestResetPressure(t *testing.T) {
 		if err := ResetPressure(state, s); err != nil {
 			t.Errorf("ResetPressure(%q) = %v", s, err)
 		}
-	}
-}
-
-func TestSlashCommand(t *testing.T) {
-	got := SlashCommand("/usr/local/bin/cairn")
-	golden.Check(t, filepath.Join("testdata", "compound.md.golden"), got)
-	dir := t.TempDir()
-	write(t, filepath.Join(dir, "compound.md"), got)
-	// The handoff package installs it and recognises its files by this
-	// line (handoff's own tests check every installed command has it).
-	if data, _ := os.ReadFile(filepath.Join(dir, "compound.md")); !strings.Contains(string(data), "# cairn: generated; cairn uninstall removes it") {
-		t.Error("cairn does not recognise the file as its own")
-	}
-	// Human approval: the only command that runs by itself lists; the
-	// promotion is an instruction that waits for the user's answer.
-	bang := strings.SplitN(got, "\n\n", 2)[0]
-	if strings.Contains(bang, "--promote") {
-		t.Error("the command promotes before the user answers")
-	}
-	if !strings.Contains(got, "Promote nothing before the user answers") {
-		t.Error("the command does not ask the user")
-	}
-	if q := SlashCommand("/opt/my tools/cairn"); !strings.Contains(q, "'/opt/my tools/cairn' compound") {
-		t.Errorf("exe not quoted:\n%s", q)
 	}
 }
 

@@ -220,33 +220,3 @@ func readJSON(path string, v any) bool {
 	}
 	return json.Unmarshal(data, v) == nil
 }
-
-// commandMarker is the line by which cairn knows the command file is its
-// own (handoff.Generated); cairn uninstall removes files that carry it.
-const commandMarker = "# cairn: generated; cairn uninstall removes it (delete this line to keep the file as yours)"
-
-// SlashCommand is the /compound command file (compound.md) for the cairn
-// binary at exe. It lists the unpromoted entries before the prompt reaches
-// the model, and has the model ask the user which to promote: cairn
-// compound --promote runs only with the numbers the user names.
-func SlashCommand(exe string) string {
-	q := shellQuote(exe)
-	return "---\n" + commandMarker + "\n" +
-		"description: Review progress.md's entries and promote the ones you approve into learnings (Flow to Stock)\n" +
-		"allowed-tools: Bash(" + q + " compound:*)\n" +
-		"---\n" +
-		"!`" + q + " compound --session \"${CLAUDE_SESSION_ID}\"`\n\n" +
-		"Above are the progress.md entries not yet promoted to learnings, numbered. If there are none, say so in a sentence and stop. " +
-		"Otherwise show the user the numbered list, with one line each on what the learning would be, and ask which to promote " +
-		"(for example \"1,3\", or \"none\"). Promote nothing before the user answers. Then run\n\n" +
-		q + " compound --session \"${CLAUDE_SESSION_ID}\" --promote N,M\n\n" +
-		"with exactly the numbers the user named (--promote none when they want none), and relay cairn's answer. Do not start other work.\n"
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[](){}<>|&;#~,") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

@@ -1,17 +1,17 @@
-package handoff
+package claudecode
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/capture"
-	"github.com/cairn-agent/cairn/internal/learn"
-	"github.com/cairn-agent/cairn/internal/state"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cairn-agent/cairn/internal/capture"
+	"github.com/cairn-agent/cairn/internal/state"
 )
 
 // CommandsDir is where Claude Code reads a project's slash commands,
@@ -54,8 +54,8 @@ func SlashCommands() map[string]string {
 func slashCommands(exe string) map[string]string {
 	q := shellQuote(exe)
 	return map[string]string{
-		capture.CommandFile: capture.SlashCommand(exe),
-		"compound.md":       learn.SlashCommand(exe),
+		"review-compact.md": reviewCompact(exe),
+		"compound.md":       compound(exe),
 		"handoff.md": "---\n" + marker + "\n" +
 			"description: Write a handoff document for the next session, from cairn's checkpoint of this one\n" +
 			"argument-hint: [reason]\n" +
@@ -161,4 +161,55 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// reviewCompact is the /review-compact [path] command for the cairn binary
+// at exe. `cairn review` runs before the prompt reaches the model and
+// prints the capture, a digest of its session and the command that
+// records the review; the model writes the memory and runs that command,
+// which allowed-tools lets run without asking. The memory goes through a
+// quoted here-document, so no quote or $ in it reaches the shell.
+func reviewCompact(exe string) string {
+	q := shellQuote(exe)
+	return "---\n" + marker + "\n" +
+		"description: Review the latest pending autocompact capture (or the one at PATH) and write its memory file\n" +
+		"argument-hint: [path]\n" +
+		"allowed-tools: Bash(" + q + " review:*)\n" +
+		"---\n" +
+		"!`" + q + " review $ARGUMENTS`\n\n" +
+		"If cairn says above that there is nothing to review, or reports an error, tell the user so in one sentence and stop.\n\n" +
+		"Otherwise cairn printed an autocompact capture of an earlier conversation and a digest of that session. " +
+		"From them (read the transcript or a file only if the digest leaves the goal unclear), write the memory: " +
+		"what the user was trying to accomplish, the key learnings worth keeping for future sessions, " +
+		"the questions and issues left unresolved, your confidence (High, Medium or Low, and why) and the key files. " +
+		"Then record it with one Bash call, PATH being the capture's path printed above and the Markdown below between the here-document lines:\n\n" +
+		"```\n" + capture.RecordCommand(exe, "PATH") + "\n...\nCAIRN_MEMORY\n```\n\n" +
+		"```markdown\n" +
+		"# Memory: Brief Title\n\n" +
+		"## Summary\nOne or two sentences on what the conversation was about.\n\n" +
+		"## Goal\nWhat was the user trying to accomplish?\n\n" +
+		"## Learnings\n- Key insight\n\n" +
+		"## Open Questions / Issues\n- Unresolved item\n\n" +
+		"## Confidence Level\nHigh/Medium/Low — brief explanation\n\n" +
+		"## Key Files\n- path/to/file\n" +
+		"```\n\n" +
+		"Tell the user the memory file's path in one sentence. Do not start other work.\n"
+}
+
+// compound is the /compound command file (compound.md) for the cairn
+// binary at exe. It lists the unpromoted entries before the prompt reaches
+// the model, and has the model ask the user which to promote: cairn
+// compound --promote runs only with the numbers the user names.
+func compound(exe string) string {
+	q := shellQuote(exe)
+	return "---\n" + marker + "\n" +
+		"description: Review progress.md's entries and promote the ones you approve into learnings (Flow to Stock)\n" +
+		"allowed-tools: Bash(" + q + " compound:*)\n" +
+		"---\n" +
+		"!`" + q + " compound --session \"${CLAUDE_SESSION_ID}\"`\n\n" +
+		"Above are the progress.md entries not yet promoted to learnings, numbered. If there are none, say so in a sentence and stop. " +
+		"Otherwise show the user the numbered list, with one line each on what the learning would be, and ask which to promote " +
+		"(for example \"1,3\", or \"none\"). Promote nothing before the user answers. Then run\n\n" +
+		q + " compound --session \"${CLAUDE_SESSION_ID}\" --promote N,M\n\n" +
+		"with exactly the numbers the user named (--promote none when they want none), and relay cairn's answer. Do not start other work.\n"
 }

@@ -1,4 +1,4 @@
-package handoff
+package claudecode
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-agent/cairn/internal/golden"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -188,5 +189,41 @@ func TestInstallUninstallCommands(t *testing.T) {
 	}
 	if _, err := os.Stat(p); err != nil {
 		t.Errorf("the adopted file was removed: %v", err)
+	}
+}
+
+// The checklist's "Skill is discoverable": the command file's shape.
+func TestReviewCompactCommand(t *testing.T) {
+	s := reviewCompact("/opt/my tools/cairn")
+	golden.Check(t, filepath.Join("testdata", "review-compact.md"), s)
+	for _, want := range []string{"# cairn: generated", "argument-hint: [path]", "allowed-tools: Bash('/opt/my tools/cairn' review:*)", "!`'/opt/my tools/cairn' review $ARGUMENTS`"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("lacks %q", want)
+		}
+	}
+}
+
+// Seed 001: /compound promotes only what the user names.
+func TestCompoundCommand(t *testing.T) {
+	got := compound("/usr/local/bin/cairn")
+	golden.Check(t, filepath.Join("testdata", "compound.md.golden"), got)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "compound.md"), []byte(got), 0o644)
+	// The handoff package installs it and recognises its files by this
+	// line (handoff's own tests check every installed command has it).
+	if data, _ := os.ReadFile(filepath.Join(dir, "compound.md")); !strings.Contains(string(data), "# cairn: generated; cairn uninstall removes it") {
+		t.Error("cairn does not recognise the file as its own")
+	}
+	// Human approval: the only command that runs by itself lists; the
+	// promotion is an instruction that waits for the user's answer.
+	bang := strings.SplitN(got, "\n\n", 2)[0]
+	if strings.Contains(bang, "--promote") {
+		t.Error("the command promotes before the user answers")
+	}
+	if !strings.Contains(got, "Promote nothing before the user answers") {
+		t.Error("the command does not ask the user")
+	}
+	if q := compound("/opt/my tools/cairn"); !strings.Contains(q, "'/opt/my tools/cairn' compound") {
+		t.Errorf("exe not quoted:\n%s", q)
 	}
 }
