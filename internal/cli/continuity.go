@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/state"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
@@ -43,7 +45,9 @@ func runHook(ctx context.Context, a *App, args []string) error {
 	}
 	r.FallbackReason = kerr
 	// A hook's stderr is not read by anyone: warnings go to the log.
-	k.Warn = r.LogWriter(args[0])
+	k.Warn = r.Warner(args[0])
+	k.State.Warn = k.Warn
+	k.Stored = storedFor(k.State.Dir, k.Warn)
 	r.Run(ctx, args[0])
 	return nil
 }
@@ -227,9 +231,8 @@ func runResume(ctx context.Context, a *App, args []string) error {
 }
 
 func dbError(err error) error {
-	var h *continuity.HintError
-	if errors.As(err, &h) {
-		return withHint(h.Err, "%s", h.Hint)
+	if errors.Is(err, fs.ErrPermission) {
+		return withHint(err, "check the file's permissions")
 	}
 	return withHint(err, "if the database is locked by a hung process, retry; if it is damaged, move it aside and cairn starts a new one")
 }
@@ -244,7 +247,7 @@ func runDefer(_ context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	n := continuity.DefaultDefer
+	n := pressure.DefaultDefer
 	if len(rest) > 1 {
 		return usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
 	}
@@ -261,7 +264,12 @@ func runDefer(_ context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	until, err := e.keeper.Defer(p, n)
+	s, err := a.load(e, p, false)
+	if err != nil {
+		return err
+	}
+	adv := pressure.Advisor{State: e.store}
+	until, err := adv.Defer(p, s.NumTurns(), n)
 	if err != nil {
 		return err
 	}

@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/statusline"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -50,7 +52,12 @@ func (a *App) env() (*env, error) {
 	for _, e := range errs {
 		fmt.Fprintf(a.Stderr, "cairn: warning: %v\n", e)
 	}
-	k.Configure(conf)
+	if k.RestoreBudget == 0 {
+		k.RestoreBudget = conf.RestoreBudget
+	}
+	if len(k.TicketPrefixes) == 0 {
+		k.TicketPrefixes = conf.TicketPrefixes
+	}
 	return &env{configDir: cfg, projectDir: pd, projectOK: ok, cwd: cwd, root: root, stateDir: k.State.Dir,
 		store: k.State, settings: k.Settings, keeper: k}, nil
 }
@@ -70,9 +77,10 @@ func (a *App) newKeeper() (*continuity.Keeper, error) {
 	for _, w := range warns {
 		fmt.Fprintf(a.Stderr, "cairn: warning: %s\n", w)
 	}
+	warn := func(err error) { fmt.Fprintf(a.Stderr, "cairn: warning: %v\n", err) }
 	k := &continuity.Keeper{
-		State: state.Store{Dir: sd}, DBPath: filepath.Join(data, "cairn.db"), Settings: set,
-		Now: a.Now, Warn: a.Stderr,
+		State: state.Store{Dir: sd, Warn: warn}, DBPath: filepath.Join(data, "cairn.db"), Settings: set,
+		Now: a.Now, Warn: warn, Stored: storedFor(sd, warn),
 	}
 	if v := a.Getenv("CAIRN_RESTORE_BUDGET"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -129,12 +137,25 @@ func (e *env) locate(id, path string) (string, error) {
 }
 
 // load brings the session of the transcript at path up to date (see
-// continuity.Keeper.Load).
+// state.Store.Session).
 func (a *App) load(e *env, path string, full bool) (*transcript.Session, error) {
 	s, err := e.keeper.Load(path, full)
-	var h *continuity.HintError
-	if errors.As(err, &h) {
-		return nil, withHint(h.Err, "%s", h.Hint)
+	if errors.Is(err, fs.ErrPermission) {
+		return nil, withHint(fmt.Errorf("cannot read %s: %w", path, err), "check the file's permissions")
 	}
 	return s, err
+}
+
+// storedFor notes every checkpoint stored for the status line, which
+// shows how long ago the last one was taken.
+func storedFor(stateDir string, warn func(error)) func(checkpoint.Checkpoint) {
+	return func(c checkpoint.Checkpoint) {
+		ticket := ""
+		if n := len(c.Task.Tickets); n > 0 {
+			ticket = c.Task.Tickets[n-1]
+		}
+		if err := statusline.RecordCheckpoint(stateDir, c.Project, c.ID, ticket, c.CreatedAt); err != nil {
+			warn(err)
+		}
+	}
 }

@@ -1,8 +1,12 @@
 // Package continuity keeps a session's thread through compaction and across
-// sessions. It is the domain behind both the hooks and the commands: it
-// brings sessions up to date from their state, captures checkpoints into
-// the store, decides whether a compaction still needs its restore (once,
-// and only once), and points a new session at the work of the last one.
+// sessions: the checkpoint's lifecycle. It builds checkpoints from a
+// session and the work tree and stores them, takes the one a compaction is
+// about to need and steers its summary, delivers each compaction's restore
+// exactly once whatever happens to the hook delivering it, and points a new
+// session at the work of the last one. The hooks and the commands share
+// it; what happens at pressure levels is internal/pressure's, what is kept
+// beyond the session internal/capture's and internal/learn's, and the hook
+// runner composes them.
 package continuity
 
 import (
@@ -10,8 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,11 +22,9 @@ import (
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/meter"
-	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/state"
-	"github.com/cairn-agent/cairn/internal/statusline"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -43,27 +43,13 @@ type Keeper struct {
 	// GitTimeout bounds reading the work tree's state.
 	GitTimeout time.Duration
 	Now        func() time.Time
-	// Warn receives what went wrong but did not stop the operation.
-	Warn io.Writer
+	// Warn is told what went wrong but did not stop the operation.
+	Warn func(error)
+	// Stored is told of every checkpoint stored (the status line shows
+	// how long ago the last one was).
+	Stored func(checkpoint.Checkpoint)
 
-	// Pressure levels and what happens at them (Configure sets them from
-	// the project's configuration).
-	Pressure       pressure.Config
-	Advisories     bool
-	HandoffAt      []int
-	SnapshotAt     []int
-	SnapshotCommit bool
-	// Knowledge kept beyond the session (seeds 004 and 001).
-	CaptureDir    string
-	CaptureManual bool
-	FlowDir       string
-	FlowTrim      bool
-	// OnLevel runs when a level is crossed for the first time, after the
-	// checkpoint; it returns what it saved, for the advisory.
-	OnLevel func(ctx context.Context, project, path string, level int, c checkpoint.Checkpoint) []string
-
-	configured bool
-	db         *sqlite.DB
+	db *sqlite.DB
 }
 
 // DataDir is where cairn keeps durable data: $XDG_DATA_HOME/cairn, else
@@ -105,102 +91,18 @@ func (k *Keeper) Close() error {
 
 func (k *Keeper) warn(format string, args ...any) {
 	if k.Warn != nil {
-		fmt.Fprintf(k.Warn, format+"\n", args...)
+		k.Warn(fmt.Errorf(format, args...))
 	}
 }
 
-// headSaveEvery is how many appended bytes the light load reads again
-// rather than write the head after every hook.
-const headSaveEvery = 64 << 10
-
-// Load brings the session of the transcript at path up to date. With full
-// unset it works on the light session of the state's head (recent turns,
-// compactions, the first prompt; no tool calls, files or subagents),
-// reading only what was appended since the head was written.
+// Load brings the session of the transcript at path up to date (see
+// state.Store.Session).
 func (k *Keeper) Load(path string, full bool) (*transcript.Session, error) {
-	var p transcript.Parser
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		// Claude Code writes the transcript after the first prompt's hook
-		// has run: nothing has happened yet.
-		return transcript.New(path), nil
+	st := k.State
+	if st.Warn == nil {
+		st.Warn = k.Warn
 	}
-	if !full {
-		if h := k.State.LoadHeader(path); h != nil {
-			saved, comps := h.Offset, len(h.Compactions)
-			// The light session keeps no ledger and no command outcomes:
-			// the hot hooks skip working them out.
-			light := transcript.Parser{Light: true}
-			res, err := h.Update(&light)
-			if err != nil {
-				return nil, ReadError(path, err)
-			}
-			if !res.Rebuilt {
-				// Writing the head costs more than reading a few turns
-				// again: it is written once enough has piled up, or when
-				// a compaction appeared.
-				if h.Offset-saved >= headSaveEvery || len(h.Compactions) != comps {
-					k.saved(k.State.SaveHead(h))
-				}
-				return h, nil
-			}
-			// The file was replaced: h now holds a light cold read. The
-			// body no longer matches and is rebuilt when next needed.
-			k.saved(k.State.SaveHead(h))
-			return h, nil
-		}
-	}
-	s := k.State.Load(path)
-	if s == nil {
-		s = transcript.New(path)
-	}
-	res, err := s.Update(&p)
-	if err != nil {
-		return nil, ReadError(path, err)
-	}
-	changed := res.Read > 0 || res.Rebuilt
-	if full {
-		before := subagentOffsets(s)
-		if err := s.UpdateSubagents(&p); err != nil {
-			k.warn("cairn: warning: %s", err)
-		}
-		changed = changed || subagentOffsets(s) != before
-	}
-	if changed || k.State.LoadHeader(path) == nil {
-		k.saved(k.State.Save(s))
-	}
-	return s, nil
-}
-
-// ReadError words a failure to read a transcript for the user.
-func ReadError(path string, err error) error {
-	if errors.Is(err, fs.ErrPermission) {
-		return &HintError{Err: fmt.Errorf("cannot read %s: %w", path, err), Hint: "check the file's permissions"}
-	}
-	return fmt.Errorf("read transcript: %w", err)
-}
-
-// HintError is an error with a line telling the user what to do.
-type HintError struct {
-	Err  error
-	Hint string
-}
-
-func (e *HintError) Error() string { return e.Err.Error() }
-func (e *HintError) Unwrap() error { return e.Err }
-
-// saved reports a state that could not be written: the answer stands.
-func (k *Keeper) saved(err error) {
-	if err != nil {
-		k.warn("cairn: warning: could not save state (%v); the next run reads the transcript again", err)
-	}
-}
-
-func subagentOffsets(s *transcript.Session) int64 {
-	var n int64
-	for _, a := range s.Subagents {
-		n += a.Session.Offset + 1
-	}
-	return n
+	return st.Session(path, full)
 }
 
 // ErrNothing is returned (wrapped) when a transcript holds nothing to
@@ -259,13 +161,13 @@ func (k *Keeper) store(ctx context.Context, path string, c *checkpoint.Checkpoin
 		return err
 	}
 	c.ID = id
-	k.noteCheckpoint(path, *c, turns)
-	ticket := ""
-	if n := len(c.Task.Tickets); n > 0 {
-		ticket = c.Task.Tickets[n-1]
+	m := k.State.Marks(path)
+	m.CheckpointTurns = turns
+	if err := k.State.SaveMarks(path, m); err != nil {
+		k.warn("could not save marks: %w", err)
 	}
-	if err := statusline.RecordCheckpoint(k.State.Dir, c.Project, id, ticket, c.CreatedAt); err != nil {
-		k.warn("cairn: warning: %s", err)
+	if k.Stored != nil {
+		k.Stored(*c)
 	}
 	return nil
 }
@@ -330,7 +232,7 @@ func (k *Keeper) SessionEnd(ctx context.Context, project, path string) (checkpoi
 	if err != nil || s.Offset == 0 {
 		return checkpoint.Checkpoint{}, err
 	}
-	if m := k.loadMarks(path); m.checkpointTurns > 0 && m.checkpointTurns == s.NumTurns() {
+	if m := k.State.Marks(path); m.CheckpointTurns > 0 && m.CheckpointTurns == s.NumTurns() {
 		return checkpoint.Checkpoint{}, nil // the last checkpoint has every turn
 	}
 	dctx, cancel := dbContext(ctx)
@@ -364,7 +266,7 @@ func (k *Keeper) Tidy() {
 		n += m
 	}
 	if n > 0 {
-		k.warn("cairn: removed %d temporary files that interrupted writes left", n)
+		k.warn("removed %d temporary files that interrupted writes left", n)
 	}
 	os.WriteFile(mark, nil, 0o600)
 	os.Chtimes(mark, k.Now(), k.Now())

@@ -1,12 +1,9 @@
 package continuity
 
 import (
-	"path/filepath"
 	"testing"
 
-	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/transcript"
-	"github.com/google/go-cmp/cmp"
 )
 
 func turn(line int, tokens int64) transcript.Turn {
@@ -96,21 +93,5 @@ func TestUnderWay(t *testing.T) {
 				t.Errorf("underWay = %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestMarksRoundTrip(t *testing.T) {
-	k := &Keeper{State: state.Store{Dir: t.TempDir()}}
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	want := marks{announced: 2, captured: 3, deferUntil: 40, checkpointTurns: 12, suggestedTurns: 15, suggestedLevel: 2}
-	if err := k.saveMarks(path, want); err != nil {
-		t.Fatal(err)
-	}
-	got := k.loadMarks(path)
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(marks{})); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if m := k.loadMarks(filepath.Join(t.TempDir(), "none.jsonl")); m != (marks{}) {
-		t.Errorf("missing marks: %+v", m)
 	}
 }

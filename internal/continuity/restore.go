@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/cairn-agent/cairn/internal/capture"
 	"github.com/cairn-agent/cairn/internal/checkpoint"
-	"github.com/cairn-agent/cairn/internal/config"
-	"github.com/cairn-agent/cairn/internal/learn"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -129,11 +125,11 @@ func (k *Keeper) Restore(ctx context.Context, project, path, at string, deliver 
 	if err != nil {
 		return false, err
 	}
-	return k.restore(ctx, project, path, at, s, deliver)
+	return k.RestoreFrom(ctx, project, path, at, s, deliver)
 }
 
-// restore is Restore on a session already loaded.
-func (k *Keeper) restore(ctx context.Context, project, path, at string, s *transcript.Session, deliver Deliver) (bool, error) {
+// RestoreFrom is Restore on a session already loaded.
+func (k *Keeper) RestoreFrom(ctx context.Context, project, path, at string, s *transcript.Session, deliver Deliver) (bool, error) {
 	var p *pending
 	var d Detected
 	if at == AtSessionStart {
@@ -165,7 +161,7 @@ func (k *Keeper) restore(ctx context.Context, project, path, at string, s *trans
 		if at != AtSessionStart {
 			return false, fmt.Errorf("cannot record restores: %w", err)
 		}
-		k.warn("cairn: warning: cannot record restores (%v); delivering unrecorded", err)
+		k.warn("cannot record restores (%v); delivering unrecorded", err)
 		dl = nil
 	}
 	if dl != nil {
@@ -194,10 +190,6 @@ func (k *Keeper) restore(ctx context.Context, project, path, at string, s *trans
 		budget = max(budget/2, budget-checkpoint.Tokens(c.Steer()))
 	}
 	text := c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens}, budget)
-	if g := k.Guidance(project); g != "" {
-		text = strings.TrimSpace(text + "\n\n" + g)
-	}
-	k.rearm(path) // the context fell: the levels fire again
 	if err := deliver(text); err != nil {
 		return false, fmt.Errorf("deliver the restore of %s: %w", d.Key, err)
 	}
@@ -287,16 +279,7 @@ func (k *Keeper) claimInDB(ctx context.Context, s *transcript.Session, path, key
 		_, err = db.Claim(ctx, sessionKey(s, path), key)
 	}
 	if err != nil {
-		k.warn("cairn: warning: restore %s delivered but not noted in the database: %v", key, err)
-	}
-}
-
-// rearm lets the pressure levels fire again: the context fell.
-func (k *Keeper) rearm(path string) {
-	m := k.loadMarks(path)
-	if m.announced != 0 || m.captured != 0 {
-		m.announced, m.captured = 0, 0
-		k.saveMarksIf(path, m, true)
+		k.warn("restore %s delivered but not noted in the database: %v", key, err)
 	}
 }
 
@@ -337,11 +320,12 @@ func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Dete
 // announces the compaction, so that SessionStart, which Claude Code runs
 // before it writes the boundary, restores the right one. steer receives
 // the summary instructions as soon as the checkpoint is built, before
-// anything is stored: they need only the transcript.
-func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, steer Deliver) error {
+// anything is stored: they need only the transcript. It returns the
+// checkpoint, for what else is kept at a compaction.
+func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, steer Deliver) (checkpoint.Checkpoint, error) {
 	c, err := k.Build(ctx, project, path, "precompact-"+trigger)
 	if err != nil {
-		return err
+		return c, err
 	}
 	var errs []error
 	if text := c.Steer(); text != "" {
@@ -360,73 +344,5 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	if err := k.savePending(path, p); err != nil {
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
 	}
-	if err := k.flowAtCompact(project, trigger); err != nil {
-		errs = append(errs, err)
-	}
-	if err := k.writeCapture(project, path, trigger, c); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-// writeCapture writes seed 004's capture of an auto-compaction (and of a
-// manual one when capture.manual is on) for a later review.
-func (k *Keeper) writeCapture(project, path, trigger string, c checkpoint.Checkpoint) error {
-	if project == "" || k.CaptureDir == "" || (trigger != "auto" && !(trigger == "manual" && k.CaptureManual)) {
-		return nil
-	}
-	first := c.Task.First
-	if s, err := k.Load(path, false); err == nil && len(s.Prompts) > 0 {
-		first = s.Prompts[0].Text // the first user message, as seed 004 asks
-	}
-	_, err := capture.Write(config.Dir(project, k.CaptureDir), capture.Input{
-		Now: k.Now(), SessionID: c.SessionID, Transcript: path, FirstMessage: first,
-	})
-	return err
-}
-
-// flowDir is where the Flow and Stock files live (seed 001).
-func (k *Keeper) flowDir(project string) string {
-	if project == "" || k.FlowDir == "" {
-		return ""
-	}
-	return config.Dir(project, k.FlowDir)
-}
-
-// flowAtCompact records seed 001's last-compact.json (before any trim,
-// which would lose the headings it names) and trims progress.md when
-// flow.trim is on. Markers that cannot be read were skipped inside.
-func (k *Keeper) flowAtCompact(project, trigger string) error {
-	flow := k.flowDir(project)
-	if flow == "" {
-		return nil
-	}
-	ctxDir := learn.ContextDir(flow)
-	err := learn.RecordCompact(ctxDir, learn.Gather(ctxDir, flow, flow, trigger, k.Now()))
-	if k.FlowTrim {
-		if terr := learn.TrimProgress(filepath.Join(flow, learn.Progress), learn.DefaultKeep); terr != nil && err == nil {
-			err = terr
-		}
-	}
-	return err
-}
-
-// Guidance is seed 001's note after a compaction, branching on whether
-// /compound ran since the last one; "" when its markers cannot be read.
-func (k *Keeper) Guidance(project string) string {
-	flow := k.flowDir(project)
-	if flow == "" {
-		return ""
-	}
-	return learn.Guidance(learn.ContextDir(flow))
-}
-
-// FlowSuggestion is the Stop hook's suggestion to run /compound when the
-// Flow notes hold entries not promoted yet; "" otherwise.
-func (k *Keeper) FlowSuggestion(project string) string {
-	flow := k.flowDir(project)
-	if flow == "" {
-		return ""
-	}
-	return learn.StopSuggestion(flow, flow)
+	return c, errors.Join(errs...)
 }

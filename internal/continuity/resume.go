@@ -44,7 +44,7 @@ func (k *Keeper) Pointer(ctx context.Context, project, path, sessionID, source s
 	}
 	var notes []string
 	if p, ok, err := handoff.Unseen(project, k.State.Dir, sessionID); err != nil {
-		k.warn("cairn: warning: handoff pointer: %v", err)
+		k.warn("handoff pointer: %v", err)
 	} else if ok {
 		notes = append(notes, handoff.PointerText(project, p))
 	}

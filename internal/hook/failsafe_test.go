@@ -330,7 +330,7 @@ func TestCrossingWithTheDatabaseLocked(t *testing.T) {
 	if !strings.Contains(out, "context L1") {
 		t.Errorf("no advisory: %q", out)
 	}
-	if !strings.Contains(w.log(), "checkpoint at L1") {
+	if !strings.Contains(w.log(), "at L1: checkpoint") {
 		t.Errorf("the failed checkpoint is not logged:\n%s", w.log())
 	}
 	start = time.Now()

@@ -23,8 +23,10 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/transcript"
 
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
@@ -269,7 +271,10 @@ func (r *Runner) emit(text string) error {
 	return nil
 }
 
-// handle runs the event's handler; it writes its answer through emit.
+// handle runs the event's handler; it writes its answer through emit. It
+// composes the parts: the checkpoint's lifecycle and the restore
+// (continuity), the pressure levels (pressure), and what is kept beyond
+// the session (knowledge), each configured from the project's cairn.conf.
 func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	if p.TranscriptPath == "" {
 		return errors.New("payload has no transcript_path")
@@ -284,28 +289,44 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	for _, e := range cerrs {
 		r.log(fmt.Sprintf("%s hook %s session=%s: config: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(p.SessionID), oneLine(e.Error())))
 	}
-	k.Configure(cfg)
+	if k.RestoreBudget == 0 {
+		k.RestoreBudget = cfg.RestoreBudget
+	}
+	if len(k.TicketPrefixes) == 0 {
+		k.TicketPrefixes = cfg.TicketPrefixes
+	}
+	path := p.TranscriptPath
+	kn := knowledge{cfg: cfg, project: project, now: r.Now()}
+	warn := k.Warn
+	if warn == nil {
+		warn = func(error) {}
+	}
+	adv := &pressure.Advisor{State: k.State, Config: cfg.Pressure, Settings: k.Settings, Quiet: !cfg.Advisories, Warn: warn,
+		AtLevel: crossing{k: k, cfg: cfg, project: project, path: path, now: r.Now, warn: warn}.at}
 	context := func(text string) error { return r.emit(additionalContext(event, text)) }
 	switch event {
 	case "SessionStart":
 		if p.Source == "compact" {
-			_, err := k.Restore(ctx, project, p.TranscriptPath, continuity.AtSessionStart, context)
+			done, err := k.Restore(ctx, project, path, continuity.AtSessionStart, withGuidance(context, kn))
+			if done {
+				adv.Rearm(path)
+			}
 			return err
 		}
-		text, err := k.Pointer(ctx, project, p.TranscriptPath, p.SessionID, p.Source)
+		text, err := k.Pointer(ctx, project, path, p.SessionID, p.Source)
 		if werr := context(text); werr != nil && err == nil {
 			err = werr
 		}
 		return err
 	case "UserPromptSubmit":
-		return k.Prompt(ctx, project, p.TranscriptPath, p.Prompt, context)
+		return restoreOrAdvise(ctx, k, adv, project, path, continuity.AtPrompt, p.Prompt, withGuidance(context, kn))
 	case "PostToolUse":
-		return k.Tool(ctx, project, p.TranscriptPath, context)
+		return restoreOrAdvise(ctx, k, adv, project, path, continuity.AtTool, "", withGuidance(context, kn))
 	case "Stop":
 		// A suggestion for the user only: never a decision, never context
 		// for the model.
-		text, err := k.StopSuggestion(ctx, p.TranscriptPath, p.LastAssistantMessage)
-		if f := k.FlowSuggestion(project); f != "" {
+		text, err := adv.StopSuggestion(ctx, path, p.LastAssistantMessage, func() (*transcript.Session, error) { return k.Load(path, false) })
+		if f := kn.stopSuggestion(); f != "" {
 			text = strings.TrimSpace(text + "\n" + f)
 		}
 		if text == "" {
@@ -324,15 +345,68 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		// Plain text: Claude Code appends it to the summariser's
 		// instructions. It is printed as soon as it is known, before
 		// anything is stored.
-		return k.PreCompact(ctx, project, p.TranscriptPath, trigger, r.emit)
+		c, err := k.PreCompact(ctx, project, path, trigger, r.emit)
+		if c.SessionID == "" && c.Transcript == "" {
+			return err
+		}
+		first := ""
+		if s, lerr := k.Load(path, false); lerr == nil && len(s.Prompts) > 0 {
+			first = s.Prompts[0].Text // seed 004 keeps the first user message
+		}
+		return errors.Join(err, kn.atCompact(trigger, path, first, c))
 	case "PostCompact":
-		return k.KeepSummary(p.TranscriptPath, p.Trigger, p.CompactSummary)
+		return k.KeepSummary(path, p.Trigger, p.CompactSummary)
 	case "SessionEnd":
-		_, err := k.SessionEnd(ctx, project, p.TranscriptPath)
+		_, err := k.SessionEnd(ctx, project, path)
 		k.Tidy()
 		return err
 	}
 	return nil
+}
+
+// restoreOrAdvise is what a prompt or a tool call adds to the model's
+// context: the restore of the latest compaction when its own hook did not
+// deliver it, else an advisory when the context crossed a level. Never
+// both: the context an advisory measured is gone after a compaction.
+func restoreOrAdvise(ctx context.Context, k *continuity.Keeper, adv *pressure.Advisor, project, path, at, prompt string, deliver continuity.Deliver) error {
+	s, err := k.Load(path, false)
+	if err != nil {
+		return err
+	}
+	done, err := k.RestoreFrom(ctx, project, path, at, s, deliver)
+	if done {
+		adv.Rearm(path) // the context fell: the levels fire again
+	}
+	if done || err != nil {
+		return err
+	}
+	text, err := adv.Advise(ctx, path, s, compacting(prompt))
+	if text != "" {
+		if derr := deliver(text); derr != nil && err == nil {
+			err = derr
+		}
+	}
+	return err
+}
+
+// compacting reports whether the prompt is a /compact command: the
+// compaction comes before the model sees anything.
+func compacting(prompt string) bool {
+	p := strings.TrimSpace(prompt)
+	return p == "/compact" || strings.HasPrefix(p, "/compact ")
+}
+
+// withGuidance adds seed 001's note after a compaction to its restore.
+// Only a restore gets it: an advisory is delivered through the same hook.
+func withGuidance(deliver continuity.Deliver, kn knowledge) continuity.Deliver {
+	return func(text string) error {
+		if strings.HasPrefix(text, transcript.RestoreHeader) {
+			if g := kn.guidance(); g != "" {
+				text = strings.TrimSpace(text + "\n\n" + g)
+			}
+		}
+		return deliver(text)
+	}
 }
 
 // additionalContext wraps text in the JSON that adds it to the model's
@@ -484,22 +558,16 @@ func writeFile(file, content string) error {
 	return state.WriteAtomic(file, []byte(content), false)
 }
 
-// LogWriter is a writer whose every write becomes a log line of the event,
-// for the warnings of the operations a hook runs.
-func (r *Runner) LogWriter(event string) io.Writer { return logWriter{r, event} }
-
-type logWriter struct {
-	r     *Runner
-	event string
-}
-
-func (w logWriter) Write(p []byte) (int, error) {
-	w.r.mu.Lock()
-	session := w.r.session
-	w.r.mu.Unlock()
-	msg := strings.TrimPrefix(strings.TrimSpace(string(p)), "cairn: ")
-	w.r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", w.r.Now().UTC().Format(time.RFC3339), w.event, orDash(session), oneLine(msg)))
-	return len(p), nil
+// Warner returns a func that logs each error it is given as a line of the
+// event, for the warnings of the operations a hook runs: a hook's stderr
+// is read by no one.
+func (r *Runner) Warner(event string) func(error) {
+	return func(err error) {
+		r.mu.Lock()
+		session := r.session
+		r.mu.Unlock()
+		r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(session), oneLine(err.Error())))
+	}
 }
 
 // fallbackNote is the file in the fallback directory that says why hooks

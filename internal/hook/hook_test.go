@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/state"
 	_ "github.com/ncruces/go-sqlite3/driver"
 )
@@ -558,10 +559,17 @@ func TestDeferAndAdvisoriesOff(t *testing.T) {
 	s := w.session("sess-d")
 	s.prompt("Write docs.")
 	s.reply("ok", 50000)
-	r := w.runner(nil, nil)
-	if _, err := r.Keeper.Defer(s.path, 3); err != nil {
-		t.Fatal(err)
+	adv := pressure.Advisor{State: state.Store{Dir: w.stateDir()}}
+	deferFor := func(n int) {
+		sess, err := adv.State.Session(s.path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := adv.Defer(s.path, sess.NumTurns(), n); err != nil {
+			t.Fatal(err)
+		}
 	}
+	deferFor(3)
 	s.reply("grow", 120000) // L1, deferred
 	if out := restored(t, w.run("UserPromptSubmit", s.payload("UserPromptSubmit", nil))); out != "" {
 		t.Errorf("deferred L1 announced: %s", out)
@@ -572,7 +580,7 @@ func TestDeferAndAdvisoriesOff(t *testing.T) {
 		t.Errorf("L1 after the deferral: %q", out)
 	}
 	s.reply("grow", 160000) // L3 cannot be deferred
-	r.Keeper.Defer(s.path, 100)
+	deferFor(100)
 	if out := restored(t, w.run("PostToolUse", s.payload("PostToolUse", nil))); !strings.Contains(out, "L3 (emergency)") || !strings.Contains(out, "Wrap up now") {
 		t.Errorf("L3: %q", out)
 	}

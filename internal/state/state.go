@@ -54,6 +54,10 @@ func Dir(getenv func(string) string) (string, error) {
 // Store reads and writes session state files under one directory.
 type Store struct {
 	Dir string
+	// Warn is told what went wrong but did not stop a load (a state file
+	// that could not be written: the next run reads more of the
+	// transcript). Nil drops it.
+	Warn func(error)
 }
 
 // File is where the state of the transcript at path lives, without its
@@ -95,8 +99,8 @@ func (st Store) LoadHeader(path string) *transcript.Session {
 	return s
 }
 
-// Load returns the full saved session, or nil when there is no usable state.
-func (st Store) Load(path string) *transcript.Session {
+// LoadBody returns the full saved session, or nil when there is no usable state.
+func (st Store) LoadBody(path string) *transcript.Session {
 	data, err := os.ReadFile(st.bodyFile(path))
 	if err != nil {
 		return nil

@@ -41,7 +41,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
-	full := st.Load(s.Path)
+	full := st.LoadBody(s.Path)
 	if full == nil || len(full.Turns) != 50 || full.Offset != s.Offset || !full.UpToDate() {
 		t.Fatalf("full = %+v", full)
 	}
@@ -96,7 +96,7 @@ func TestUntrustedStateIsDiscarded(t *testing.T) {
 			if h := st.LoadHeader(s.Path); h != nil {
 				t.Errorf("header trusted: %+v", h)
 			}
-			if f := st.Load(s.Path); f != nil {
+			if f := st.LoadBody(s.Path); f != nil {
 				t.Errorf("body trusted: %+v", f)
 			}
 		})
@@ -127,7 +127,7 @@ func TestHeadAheadOfBody(t *testing.T) {
 	if h2 := st.LoadHeader(s.Path); h2 == nil || !h2.UpToDate() || h2.NumTurns() != 4 {
 		t.Fatalf("head after light update: %+v", h2)
 	}
-	full := st.Load(s.Path)
+	full := st.LoadBody(s.Path)
 	if full == nil || full.UpToDate() || full.NumTurns() != 3 {
 		t.Fatalf("body should lag: %+v", full)
 	}
@@ -244,5 +244,20 @@ func TestCleanTemps(t *testing.T) {
 		if _, err := os.Stat(f); (err == nil) != want {
 			t.Errorf("%s exists: %v, want %v", f, err == nil, want)
 		}
+	}
+}
+
+func TestMarksRoundTrip(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	want := Marks{Announced: 2, Captured: 3, DeferUntil: 40, CheckpointTurns: 12, SuggestedTurns: 15, SuggestedLevel: 2}
+	if err := st.SaveMarks(path, want); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Marks(path); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if m := st.Marks(filepath.Join(t.TempDir(), "none.jsonl")); m != (Marks{}) {
+		t.Errorf("missing marks: %+v", m)
 	}
 }
