@@ -13,12 +13,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cairn-agent/cairn/internal/state"
 )
 
-// nameRE matches the names Write gives handoffs.
-var nameRE = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}-\d{4})(?:-(\d+))?\.md$`)
+// nameRE matches the names Write gives handoffs. Regular expressions are
+// compiled on first use, not at start-up: every cairn process, every hook,
+// links this package.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}-\d{4})(?:-(\d+))?\.md$`) })
 
 type entry struct {
 	path  string
@@ -39,7 +42,7 @@ func list(project string) ([]entry, error) {
 	}
 	var out []entry
 	for _, de := range des {
-		m := nameRE.FindStringSubmatch(de.Name())
+		m := nameRE().FindStringSubmatch(de.Name())
 		if m == nil || !de.Type().IsRegular() {
 			continue
 		}

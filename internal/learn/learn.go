@@ -25,13 +25,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/state"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/cairn-agent/cairn/internal/state"
 )
 
 // The Flow files, by name.
@@ -134,20 +136,24 @@ func entryID(file, heading string, n int) string {
 
 var (
 	// "2026-03-01 10:00 — implement: title", "2026-03-01 - debug: title"
-	datedHeading = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[^—–-]*\s[—–-]+\s*([A-Za-z][\w/-]*):\s*(.+)$`)
+	datedHeading = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[^—–-]*\s[—–-]+\s*([A-Za-z][\w/-]*):\s*(.+)$`)
+	})
 	// "[implement] title"
-	bracketHeading = regexp.MustCompile(`^\[([A-Za-z][\w/-]*)\]\s*(.+)$`)
-	phaseLine      = regexp.MustCompile(`(?im)^\s*(?:[-*]\s*)?(?:\*\*)?phase(?:\*\*)?\s*:\s*(?:\*\*)?\s*/?([A-Za-z][\w-]*)`)
+	bracketHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[([A-Za-z][\w/-]*)\]\s*(.+)$`) })
+	phaseLine      = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?im)^\s*(?:[-*]\s*)?(?:\*\*)?phase(?:\*\*)?\s*:\s*(?:\*\*)?\s*/?([A-Za-z][\w-]*)`)
+	})
 )
 
 func phaseOf(heading, body string) (phase, title string) {
-	if m := datedHeading.FindStringSubmatch(heading); m != nil {
+	if m := datedHeading().FindStringSubmatch(heading); m != nil {
 		return strings.ToLower(strings.TrimPrefix(m[1], "/")), strings.TrimSpace(m[2])
 	}
-	if m := bracketHeading.FindStringSubmatch(heading); m != nil {
+	if m := bracketHeading().FindStringSubmatch(heading); m != nil {
 		return strings.ToLower(strings.TrimPrefix(m[1], "/")), strings.TrimSpace(m[2])
 	}
-	if m := phaseLine.FindStringSubmatch(body); m != nil {
+	if m := phaseLine().FindStringSubmatch(body); m != nil {
 		return strings.ToLower(m[1]), heading
 	}
 	return "", heading

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -49,7 +50,7 @@ func (m Meta) line() string {
 	return "- " + strings.Join(f, " | ") + "\n"
 }
 
-var metaStart = regexp.MustCompile(`(?i)^\s*[-*]\s*(\*\*)?confirmed(\*\*)?\s*:`)
+var metaStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^\s*[-*]\s*(\*\*)?confirmed(\*\*)?\s*:`) })
 
 // findMeta finds the metadata line among an entry's first lines: it is
 // the first non-blank line under the heading.
@@ -58,7 +59,7 @@ func findMeta(body []string) (int, Meta, bool) {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if !metaStart.MatchString(l) {
+		if !metaStart().MatchString(l) {
 			return 0, Meta{}, false
 		}
 		return i, parseMeta(l), true
