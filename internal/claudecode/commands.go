@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/capture"
+	"github.com/cairn-agent/cairn/internal/shell"
 	"github.com/cairn-agent/cairn/internal/state"
 )
 
@@ -52,7 +53,7 @@ func SlashCommands() map[string]string {
 
 // slashCommands are the command files calling cairn as exe.
 func slashCommands(exe string) map[string]string {
-	q := shellQuote(exe)
+	q := shell.Quote(exe)
 	return map[string]string{
 		"review-compact.md": reviewCompact(exe),
 		"compound.md":       compound(exe),
@@ -78,14 +79,6 @@ func slashCommands(exe string) map[string]string {
 			"!`" + q + " slash checkpoint --session \"${CLAUDE_SESSION_ID}\" $ARGUMENTS`\n\n" +
 			"Relay cairn's answer above to the user in a sentence or two. Do not start other work.\n",
 	}
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[](){}<>|&;#~,") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Generated reports whether the command file at path is one cairn wrote.
@@ -170,7 +163,7 @@ func sortedKeys(m map[string]string) []string {
 // which allowed-tools lets run without asking. The memory goes through a
 // quoted here-document, so no quote or $ in it reaches the shell.
 func reviewCompact(exe string) string {
-	q := shellQuote(exe)
+	q := shell.Quote(exe)
 	return "---\n" + marker + "\n" +
 		"description: Review the latest pending autocompact capture (or the one at PATH) and write its memory file\n" +
 		"argument-hint: [path]\n" +
@@ -201,7 +194,7 @@ func reviewCompact(exe string) string {
 // the model, and has the model ask the user which to promote: cairn
 // compound --promote runs only with the numbers the user names.
 func compound(exe string) string {
-	q := shellQuote(exe)
+	q := shell.Quote(exe)
 	return "---\n" + marker + "\n" +
 		"description: Review progress.md's entries and promote the ones you approve into learnings (Flow to Stock)\n" +
 		"allowed-tools: Bash(" + q + " compound:*)\n" +

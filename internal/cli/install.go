@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/shell"
 )
 
 // oursFor recognises cairn's hook commands: those isOurs recognises, and
@@ -22,7 +23,7 @@ func oursFor(exe string) func(string) bool {
 		if isOurs(command) {
 			return true
 		}
-		word, rest := firstShellWord(strings.TrimSpace(command))
+		word, rest := shell.FirstWord(strings.TrimSpace(command))
 		f := strings.Fields(rest)
 		_, known := claudecode.Lookup(lastOf(f))
 		return word == exe && len(f) == 2 && f[0] == "hook" && known
@@ -39,7 +40,7 @@ func lastOf(f []string) string {
 // statusLineOurs recognises cairn's status line command, chained or not.
 func statusLineOurs(exe string) func(string) bool {
 	return func(command string) bool {
-		word, rest := firstShellWord(strings.TrimSpace(command))
+		word, rest := shell.FirstWord(strings.TrimSpace(command))
 		f := strings.Fields(rest)
 		return len(f) > 0 && f[0] == "statusline" && (word == exe || strings.HasPrefix(filepath.Base(word), "cairn"))
 	}
@@ -49,7 +50,7 @@ func statusLineOurs(exe string) func(string) bool {
 // (quoted when it has spaces): "<…/cairn…> hook EVENT" for an event cairn
 // handles.
 func isOurs(command string) bool {
-	exe, rest := firstShellWord(strings.TrimSpace(command))
+	exe, rest := shell.FirstWord(strings.TrimSpace(command))
 	f := strings.Fields(rest)
 	if len(f) != 2 || f[0] != "hook" {
 		return false
@@ -60,45 +61,13 @@ func isOurs(command string) bool {
 	return strings.HasPrefix(filepath.Base(exe), "cairn")
 }
 
-// firstShellWord splits off the first word of a command as a POSIX shell
-// reads it, for the quoting shellQuote produces.
-func firstShellWord(s string) (word, rest string) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == ' ' || c == '\t':
-			return b.String(), s[i:]
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return "", ""
-			}
-			b.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-		case c == '\\' && i+1 < len(s):
-			i++
-			b.WriteByte(s[i])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), ""
-}
-
 // wanted lists the hooks cairn installs, calling exe.
 func wanted(exe string) []settings.Hook {
 	var hs []settings.Hook
 	for _, ev := range claudecode.Events {
-		hs = append(hs, settings.Hook{Event: ev.Name, Command: shellQuote(exe) + " hook " + ev.Name, Timeout: ev.Timeout})
+		hs = append(hs, settings.Hook{Event: ev.Name, Command: shell.Quote(exe) + " hook " + ev.Name, Timeout: ev.Timeout})
 	}
 	return hs
-}
-
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[](){}<>|&;#~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // executable is the absolute path of the running cairn.
@@ -119,14 +88,14 @@ func wiring(exe, inherited string) settings.Wiring {
 	return settings.Wiring{
 		Hooks:      wanted(exe),
 		IsOurs:     oursFor(exe),
-		StatusLine: shellQuote(exe) + " statusline",
+		StatusLine: shell.Quote(exe) + " statusline",
 		StatusOurs: statusLineOurs(exe),
 		// A status line of cairn's that runs this binary, or cairn from
 		// PATH (a user who chose cairn's status line by hand), does the job.
 		// One that runs another absolute path is an older install's, maybe
 		// of a binary that has moved: install points it at this one.
 		StatusCurrent: func(c string) bool {
-			word, _ := firstShellWord(strings.TrimSpace(c))
+			word, _ := shell.FirstWord(strings.TrimSpace(c))
 			return word == exe || !filepath.IsAbs(word)
 		},
 		Inherited: inherited,

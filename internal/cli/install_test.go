@@ -6,20 +6,21 @@ import (
 	"testing"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/shell"
 )
 
 func TestIsOurs(t *testing.T) {
 	tests := map[string]bool{
-		"/usr/local/bin/cairn hook PreCompact":               true,
-		shellQuote("/home/me/my tools/cairn") + " hook Stop": true,
-		shellQuote("/it's/cairn") + " hook SessionEnd":       true,
-		"cairn hook UserPromptSubmit":                        true,
-		"/bin/cairn hook Frobnicate":                         false,
-		"/bin/cairn status":                                  false,
-		"/bin/other hook PreCompact":                         false,
-		"/bin/cairn hook PreCompact && rm -rf /":             false,
-		"":                                                   false,
-		"'unterminated/cairn hook PreCompact":                false,
+		"/usr/local/bin/cairn hook PreCompact":                true,
+		shell.Quote("/home/me/my tools/cairn") + " hook Stop": true,
+		shell.Quote("/it's/cairn") + " hook SessionEnd":       true,
+		"cairn hook UserPromptSubmit":                         true,
+		"/bin/cairn hook Frobnicate":                          false,
+		"/bin/cairn status":                                   false,
+		"/bin/other hook PreCompact":                          false,
+		"/bin/cairn hook PreCompact && rm -rf /":              false,
+		"":                                                    false,
+		"'unterminated/cairn hook PreCompact":                 false,
 	}
 	for cmd, want := range tests {
 		if got := isOurs(cmd); got != want {

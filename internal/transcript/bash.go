@@ -1,6 +1,10 @@
 package transcript
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/shell"
+)
 
 type bashOp struct {
 	path string
@@ -14,7 +18,10 @@ type bashOp struct {
 func bashFileOps(cmd string) []bashOp {
 	var ops []bashOp
 	for _, part := range splitCommands(cmd) {
-		words := shellWords(part)
+		words, ok := shell.Words(part)
+		if !ok {
+			continue // an unterminated quote: not guessed at
+		}
 		// Redirections anywhere in the simple command.
 		var args []string
 		for i := 0; i < len(words); i++ {
@@ -116,43 +123,4 @@ func splitCommands(cmd string) []string {
 		}
 	}
 	return append(parts, cmd[start:])
-}
-
-// shellWords splits a simple command into words, removing quotes.
-func shellWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	in := false
-	var q byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			q = c
-			in = true
-		case c == ' ' || c == '\t':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			in = true
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words
 }

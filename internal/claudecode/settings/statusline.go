@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/cairn-agent/cairn/internal/shell"
 )
 
 // The status line. Claude Code runs one statusLine command per settings
@@ -34,7 +36,7 @@ const chainFlag = "--chain"
 // ChainedCommand is command running previous as its chained status line:
 // command --chain 'previous', quoted for sh, the way Chained reads it back.
 func ChainedCommand(command, previous string) string {
-	return command + " " + chainFlag + " " + shellQuote(previous)
+	return command + " " + chainFlag + " " + shell.Quote(previous)
 }
 
 // Chained extracts the chained command from one of cairn's status line
@@ -42,7 +44,7 @@ func ChainedCommand(command, previous string) string {
 // =value forms, as Go's flag package reads them). ok is false when there
 // is none.
 func Chained(command string) (previous string, ok bool) {
-	words, ok := shellWords(command)
+	words, ok := shell.Words(command)
 	if !ok {
 		return "", false
 	}
@@ -204,74 +206,4 @@ func checkStatusLine(data []byte, root *node) error {
 		}
 	}
 	return nil
-}
-
-// shellQuote quotes s as one word for sh: as it is when nothing in it is
-// special, else in single quotes.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n\r'\"\\$`!*?[](){}<>|&;#~=%^,") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shellWords splits a command into words as sh reads them, as far as quotes
-// and backslashes go: '...', "..." with its backslash escapes, and
-// backslashes outside quotes. Expansions and operators are not interpreted.
-// ok is false for an unterminated quote.
-func shellWords(s string) (words []string, ok bool) {
-	var b strings.Builder
-	in := false // inside a word
-	end := func() {
-		if in {
-			words = append(words, b.String())
-			b.Reset()
-			in = false
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case ' ', '\t', '\n':
-			end()
-		case '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, false
-			}
-			b.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			in = true
-		case '"':
-			in = true
-			for i++; ; i++ {
-				if i >= len(s) {
-					return nil, false
-				}
-				if s[i] == '"' {
-					break
-				}
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					i++
-					if s[i] == '\n' {
-						continue // a line continuation
-					}
-				}
-				b.WriteByte(s[i])
-			}
-		case '\\':
-			if i+1 < len(s) {
-				i++
-				if s[i] == '\n' {
-					continue // a line continuation
-				}
-				b.WriteByte(s[i])
-			}
-			in = true
-		default:
-			b.WriteByte(c)
-			in = true
-		}
-	}
-	end()
-	return words, true
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cairn-agent/cairn/internal/golden"
+	"github.com/cairn-agent/cairn/internal/shell"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -172,7 +173,7 @@ func TestChainedCommandShell(t *testing.T) {
 		t.Skip("no sh")
 	}
 	for _, s := range chainCases {
-		out, err := exec.Command("sh", "-c", `printf '%s' `+shellQuote(s)).Output()
+		out, err := exec.Command("sh", "-c", `printf '%s' `+shell.Quote(s)).Output()
 		if err != nil || string(out) != s {
 			t.Errorf("sh read %q back as %q (%v)", s, out, err)
 		}
