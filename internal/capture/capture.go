@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-agent/cairn/internal/redact"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Dir is where captures go, relative to the project, unless configured
@@ -107,9 +108,9 @@ func Render(in Input) string {
 	b.WriteString("# Autocompact Capture\n\n")
 	fmt.Fprintf(&b, "**Status:** %s\n", StatusPending)
 	fmt.Fprintf(&b, "**Timestamp:** %s\n", in.Now.Format(time.RFC3339))
-	fmt.Fprintf(&b, "**Session ID:** %s\n", oneLine(in.SessionID))
+	fmt.Fprintf(&b, "**Session ID:** %s\n", text.OneLine(in.SessionID))
 	b.WriteString("\n## Transcript\n\n```\n")
-	b.WriteString(oneLine(in.Transcript))
+	b.WriteString(text.OneLine(in.Transcript))
 	b.WriteString("\n```\n\n## First Message\n\n")
 	b.WriteString(quote(firstMessage(in.FirstMessage)))
 	b.WriteString("\n## Memory\n\n" + notReviewed + "\n")
@@ -142,11 +143,6 @@ func quote(s string) string {
 		b.WriteString("> " + l + "\n")
 	}
 	return b.String()
-}
-
-// oneLine keeps a header field on its line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // Pending lists the pending captures in dir, newest first. A missing dir

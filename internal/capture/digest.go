@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // maxDigest bounds a digest, in bytes: about 2,000 tokens.
@@ -130,7 +131,7 @@ func tail(xs []string, n int) []string {
 
 // cut puts s on one line and cuts it to n bytes, at a rune boundary.
 func cut(s string, n int) string {
-	s = oneLine(s)
+	s = text.OneLine(s)
 	if len(s) <= n {
 		return s
 	}

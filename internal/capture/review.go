@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/redact"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Memory is what a review extracts from a session (seed 004's memory
@@ -104,9 +105,9 @@ func (m Memory) Check() error {
 
 // RenderMemory is the text of the memory file, redacted.
 func RenderMemory(m Memory) string {
-	title := oneLine(m.Title)
+	title := text.OneLine(m.Title)
 	if title == "" {
-		title = oneLine(firstSentence(m.Summary))
+		title = text.OneLine(firstSentence(m.Summary))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Memory: %s\n\n", title)
@@ -121,7 +122,7 @@ func RenderMemory(m Memory) string {
 func list(xs []string) string {
 	var b strings.Builder
 	for _, x := range xs {
-		if x = oneLine(x); x != "" {
+		if x = text.OneLine(x); x != "" {
 			b.WriteString("- " + x + "\n")
 		}
 	}

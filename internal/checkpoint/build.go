@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/outcome"
+	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -110,12 +111,12 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	}
 	c.Findings = last(c.Findings, maxFindings)
 	if n := len(s.LastTexts); n > 0 {
-		c.LastReply = clipN(s.LastTexts[n-1].Text, 600)
+		c.LastReply = text.Clip(s.LastTexts[n-1].Text, 600)
 		// The latest texts with something in them: a "See you tomorrow."
 		// at the end says less than the answer before it.
 		for _, t := range s.LastTexts {
 			if len(strings.TrimSpace(t.Text)) >= 40 {
-				c.LastReplies = append(c.LastReplies, clipN(t.Text, 600))
+				c.LastReplies = append(c.LastReplies, text.Clip(t.Text, 600))
 			}
 		}
 		if len(c.LastReplies) == 0 {
@@ -129,7 +130,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 			if r := strings.Join(strings.Fields(tc.Result), " "); r != "" {
 				sub += ": " + r // what it reported, in short
 			}
-			c.Subagents = append(c.Subagents, clipN(sub, 400))
+			c.Subagents = append(c.Subagents, text.Clip(sub, 400))
 		}
 	}
 	c.Subagents = last(c.Subagents, maxSubagents)
@@ -173,19 +174,7 @@ func last[T any](xs []T, n int) []T {
 	return xs
 }
 
-func clip(s string) string { return clipN(s, maxItem) }
-
-func clipN(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return text.Clip(strings.TrimSpace(s), maxItem) }
 
 // task takes the first substantive prompt and the latest ones. A prompt is
 // substantive when it is more than an acknowledgement ("ok", "continue").
@@ -194,7 +183,7 @@ func task(s *transcript.Session, extra []string) Task {
 	firstIdx := -1
 	for i, p := range s.Prompts {
 		if substantive(p.Text) {
-			t.First, firstIdx = clipN(p.Text, 600), i
+			t.First, firstIdx = text.Clip(p.Text, 600), i
 			break
 		}
 	}
@@ -376,7 +365,7 @@ func toolErrors(calls []transcript.ToolCall) []Error {
 		if tc.Name == "Bash" {
 			subject = tc.Command
 		}
-		e := Error{Tool: tc.Name, Subject: clip(subject), Message: clipN(errorMessage(tc), 400)}
+		e := Error{Tool: tc.Name, Subject: clip(subject), Message: text.Clip(errorMessage(tc), 400)}
 		for _, later := range calls[i+1:] {
 			if succeeded(later) && sameWork(tc, later) {
 				e.Resolved = true

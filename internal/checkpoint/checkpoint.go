@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/outcome"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Version changes when the meaning of a stored checkpoint changes.
@@ -189,5 +190,5 @@ func (c *Checkpoint) Summary() string {
 	if len(c.Task.Tickets) > 0 {
 		s = c.Task.Tickets[len(c.Task.Tickets)-1] + ": " + s
 	}
-	return oneLine(s, 100)
+	return text.ClipLine(s, 100)
 }

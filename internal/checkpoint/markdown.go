@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Markdown is the whole checkpoint for people: `cairn show checkpoint`.
@@ -35,7 +36,7 @@ func (c *Checkpoint) Markdown() string {
 	if len(c.Closed) > 0 {
 		extra.WriteString("\n## Recently closed\n")
 		for _, o := range c.Closed {
-			fmt.Fprintf(&extra, "- (%s) %s: closed by %s, %s\n", o.Label(), o.Text, o.ClosedBy, oneLine(o.Evidence, 160))
+			fmt.Fprintf(&extra, "- (%s) %s: closed by %s, %s\n", o.Label(), o.Text, o.ClosedBy, text.ClipLine(o.Evidence, 160))
 		}
 	}
 	if len(c.Subagents) > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/outcome"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Tokens estimates the tokens a text costs the model. Paths, code and
@@ -53,10 +54,10 @@ func fit(head string, secs []section, tail string, budget int, render func(strin
 	for n := 200; Tokens(out) > budget && n >= 40; n /= 2 {
 		for i := range secs {
 			for j := range secs[i].items {
-				secs[i].items[j] = clipN(secs[i].items[j], n)
+				secs[i].items[j] = text.Clip(secs[i].items[j], n)
 			}
 		}
-		head = clipN(head, n*2)
+		head = text.Clip(head, n*2)
 		out = render(head, secs, tail)
 	}
 	return out
@@ -152,7 +153,7 @@ func (c *Checkpoint) Steer() string {
 	for _, s := range secs {
 		if keep[s.title] {
 			for i := range s.items {
-				s.items[i] = clipN(s.items[i], 160)
+				s.items[i] = text.Clip(s.items[i], 160)
 			}
 			steer = append(steer, s)
 		}
@@ -268,11 +269,11 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	if forRestore && len(c.LastReplies) > 0 {
 		var last []string
 		for _, r := range c.LastReplies {
-			last = append(last, oneLine(r, 400))
+			last = append(last, text.ClipLine(r, 400))
 		}
 		secs = append(secs, section{title: "Where things stood (your last messages, oldest first)", items: last, min: 1, dropFront: true})
 	} else if forRestore && c.LastReply != "" {
-		secs = append(secs, section{title: "Where things stood (your last message)", items: []string{oneLine(c.LastReply, 400)}, prose: true})
+		secs = append(secs, section{title: "Where things stood (your last message)", items: []string{text.ClipLine(c.LastReply, 400)}, prose: true})
 	}
 	// Copy the item slices: fit shrinks them in place.
 	for i := range secs {
@@ -326,7 +327,7 @@ func (f File) Notes() []string {
 }
 
 func commandLine(c Command) string {
-	s := "`" + oneLine(c.Command, 160) + "` → " + c.Ended()
+	s := "`" + text.ClipLine(c.Command, 160) + "` → " + c.Ended()
 	if c.Runs > 1 {
 		s += fmt.Sprintf(" (%d runs)", c.Runs)
 	}
@@ -353,13 +354,13 @@ func errorLine(e Error) string {
 	}
 	subject := e.Subject
 	if strings.HasPrefix(e.Tool, "Bash") {
-		subject = "`" + oneLine(subject, 120) + "`"
+		subject = "`" + text.ClipLine(subject, 120) + "`"
 	}
 	times := ""
 	if e.Times > 0 {
 		times = fmt.Sprintf(", %d times", e.Times+1)
 	}
-	return fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, oneLine(e.Message, 200))
+	return fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, text.ClipLine(e.Message, 200))
 }
 
 func gitLines(c *Checkpoint) []string {
@@ -408,7 +409,7 @@ func gitLines(c *Checkpoint) []string {
 	return lines
 }
 
-func quote(s string) string { return "“" + oneLine(s, 400) + "”" }
+func quote(s string) string { return "“" + text.ClipLine(s, 400) + "”" }
 
 func quoteAll(xs []string) []string {
 	out := make([]string, len(xs))
@@ -430,11 +431,6 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-// oneLine flattens s to one line of at most n bytes.
-func oneLine(s string, n int) string {
-	return clipN(strings.Join(strings.Fields(s), " "), n)
 }
 
 // Resume is the text `cairn resume` prints: the working state of an

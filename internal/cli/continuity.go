@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/text"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/handoff"
@@ -125,7 +126,7 @@ func runCheckpoints(ctx context.Context, a *App, args []string) error {
 	}
 	fmt.Fprintf(a.Stdout, "%5s  %-16s  %-18s  %-8s  %8s  %s\n", "ID", "TAKEN", "TRIGGER", "SESSION", "CONTEXT", "TASK")
 	for _, l := range lines {
-		fmt.Fprintf(a.Stdout, "%5d  %-16s  %-18s  %-8s  %8s  %s\n", l.ID, l.CreatedAt.In(a.Loc).Format("2006-01-02 15:04"), l.Trigger, short(l.SessionID), meter.Thousands(l.Tokens), oneLine(l.Task, 70))
+		fmt.Fprintf(a.Stdout, "%5d  %-16s  %-18s  %-8s  %8s  %s\n", l.ID, l.CreatedAt.In(a.Loc).Format("2006-01-02 15:04"), l.Trigger, short(l.SessionID), meter.Thousands(l.Tokens), text.ClipLine(l.Task, 70))
 	}
 	return nil
 }

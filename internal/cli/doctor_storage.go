@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // doctorStorage reports where state and the log live, and whether hooks
@@ -19,7 +20,7 @@ func doctorStorage(a *App, e *env, ok, problem func(string, ...any)) {
 	fallback := state.FallbackDir(a.Getenv)
 	if at, why, used := hook.FallbackReason(fallback); used {
 		problem("hooks kept their state and log in %s (last %s ago): %s\n    fix: the log there says what failed: %s",
-			fallback, ago(a.Now().Sub(at)), why, filepath.Join(fallback, hook.LogName))
+			fallback, text.Ago(a.Now().Sub(at)), why, filepath.Join(fallback, hook.LogName))
 	}
 }
 

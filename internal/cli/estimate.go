@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/estimate"
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -232,7 +233,7 @@ func renderEstimate(w io.Writer, v estimateView, now time.Time) {
 		}
 		active := ""
 		if v.LastActivity != nil {
-			active = fmt.Sprintf(" (last active %s ago)", ago(now.Sub(*v.LastActivity)))
+			active = fmt.Sprintf(" (last active %s ago)", text.Ago(now.Sub(*v.LastActivity)))
 		}
 		fmt.Fprintf(w, "context   session %s%s · %s of %s used · %s left before %s\n",
 			orDash(v.SessionID), active, meter.Thousands(b.Used), meter.Thousands(b.Threshold), meter.Thousands(ad.Remaining), limit)

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/shell"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // oursFor recognises cairn's hook commands: those isOurs recognises, and
@@ -564,9 +565,9 @@ func runDoctor(ctx context.Context, a *App, args []string) error {
 			fmt.Fprintf(a.Stdout, "  - %s: never ran\n", ev)
 			continue
 		}
-		line := fmt.Sprintf("%s: last ran %s ago, took %v", ev, ago(a.Now().Sub(run.At)), run.Took.Round(time.Millisecond))
+		line := fmt.Sprintf("%s: last ran %s ago, took %v", ev, text.Ago(a.Now().Sub(run.At)), run.Took.Round(time.Millisecond))
 		if run.Err != "" {
-			line += fmt.Sprintf("; last error %s ago: %s", ago(a.Now().Sub(run.ErrAt)), run.Err)
+			line += fmt.Sprintf("; last error %s ago: %s", text.Ago(a.Now().Sub(run.ErrAt)), run.Err)
 		}
 		fmt.Fprintf(a.Stdout, "  - %s\n", line)
 	}

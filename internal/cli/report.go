@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -274,7 +275,7 @@ func renderReport(w io.Writer, v reportView, now time.Time, loc *time.Location) 
 		if c.ExitCode != nil {
 			status = fmt.Sprintf("%3d", *c.ExitCode)
 		}
-		fmt.Fprintf(w, "  exit %s  %s\n", status, oneLine(c.Command, 90))
+		fmt.Fprintf(w, "  exit %s  %s\n", status, text.ClipLine(c.Command, 90))
 	}
 
 	fmt.Fprintf(w, "\nerrors (%d)\n", len(v.Errors))
@@ -283,12 +284,12 @@ func renderReport(w io.Writer, v reportView, now time.Time, loc *time.Location) 
 		fmt.Fprintf(w, "  … %d earlier\n", start)
 	}
 	for _, e := range v.Errors[start:] {
-		fmt.Fprintf(w, "  %s: %s\n", e.Tool, oneLine(e.Message, 100))
+		fmt.Fprintf(w, "  %s: %s\n", e.Tool, text.ClipLine(e.Message, 100))
 	}
 	if len(v.Todos) > 0 {
 		fmt.Fprintf(w, "\ntodos (%d)\n", len(v.Todos))
 		for _, t := range v.Todos {
-			fmt.Fprintf(w, "  [%s] %s\n", t.Status, oneLine(t.Content, 90))
+			fmt.Fprintf(w, "  [%s] %s\n", t.Status, text.ClipLine(t.Content, 90))
 		}
 	}
 	if len(v.Subagents) > 0 {

@@ -3,11 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 type sessionLine struct {
@@ -77,7 +77,7 @@ func runSessions(_ context.Context, a *App, args []string) error {
 			fmt.Fprintf(a.Stdout, "%-8s  %-16s  unreadable: %s\n", short(l.SessionID), when, l.Error)
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "%-8s  %-16s  %6.1f%%  %5d  %7d  %s\n", short(l.SessionID), when, l.PctWindow, l.Turns, l.Compactions, oneLine(l.FirstPrompt, 60))
+		fmt.Fprintf(a.Stdout, "%-8s  %-16s  %6.1f%%  %5d  %7d  %s\n", short(l.SessionID), when, l.PctWindow, l.Turns, l.Compactions, text.ClipLine(l.FirstPrompt, 60))
 	}
 	return nil
 }
@@ -87,14 +87,4 @@ func short(id string) string {
 		return id[:8]
 	}
 	return id
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

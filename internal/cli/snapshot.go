@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // runSnapshot is `cairn snapshot`: record the uncommitted work of the
@@ -194,7 +195,7 @@ func runSnapshots(ctx context.Context, a *App, args []string) error {
 	}
 	fmt.Fprintf(a.Stdout, "%-*s  %-16s  %-16s  %s\n", w, "SNAPSHOT", "TAKEN", "CHANGES", "MESSAGE")
 	for _, s := range snaps {
-		fmt.Fprintf(a.Stdout, "%-*s  %-16s  %-16s  %s\n", w, name(s), s.Time.In(a.Loc).Format("2006-01-02 15:04"), snapStat(s.DiffStat), oneLine(s.Message, 60))
+		fmt.Fprintf(a.Stdout, "%-*s  %-16s  %-16s  %s\n", w, name(s), s.Time.In(a.Loc).Format("2006-01-02 15:04"), snapStat(s.DiffStat), text.ClipLine(s.Message, 60))
 	}
 	which := "N"
 	if *all {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -139,7 +140,7 @@ func renderStatus(w io.Writer, v statusView, now time.Time, loc *time.Location) 
 	}
 	fmt.Fprintf(w, "turns    %d", v.Turns)
 	if v.LastActivity != nil {
-		fmt.Fprintf(w, " · last activity %s (%s ago)", v.LastActivity.In(loc).Format("2006-01-02 15:04"), ago(now.Sub(*v.LastActivity)))
+		fmt.Fprintf(w, " · last activity %s (%s ago)", v.LastActivity.In(loc).Format("2006-01-02 15:04"), text.Ago(now.Sub(*v.LastActivity)))
 	}
 	fmt.Fprintln(w)
 	if len(v.Compactions) == 0 {
@@ -210,18 +211,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func ago(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

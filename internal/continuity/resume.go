@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/sqlite"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // PointerAge is how old another session's checkpoint may be for a new
@@ -81,7 +82,7 @@ func (k *Keeper) checkpointPointer(ctx context.Context, project, sessionID strin
 func pointerText(c checkpoint.Checkpoint, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn: an earlier session in this project (%s ago, checkpoint %d) was working on: %s.",
-		ago(now.Sub(c.CreatedAt)), c.ID, strings.TrimSuffix(c.Summary(), "."))
+		text.AgoWords(now.Sub(c.CreatedAt)), c.ID, strings.TrimSuffix(c.Summary(), "."))
 	if open := c.OpenTodos(); len(open) > 0 {
 		var ts []string
 		for _, t := range open[:min(len(open), 3)] {
@@ -119,16 +120,4 @@ func (k *Keeper) Resume(ctx context.Context, project string) (checkpoint.Checkpo
 		return c, "", err
 	}
 	return c, c.Resume(ResumeBudget), nil
-}
-
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "moments"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%d h", int(d.Hours()))
-	}
-	return fmt.Sprintf("%d days", int(d.Hours()/24))
 }

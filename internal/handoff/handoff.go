@@ -23,13 +23,13 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/redact"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Dir is where handoffs live, relative to the project.
@@ -160,7 +160,7 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 	if len(c.Open) > 0 {
 		b.WriteString("- **Left open**:\n")
 		for _, o := range c.Open {
-			fmt.Fprintf(&b, "  - (%s) %s\n", o.Label(), oneLine(o.Text, 300))
+			fmt.Fprintf(&b, "  - (%s) %s\n", o.Label(), text.ClipLine(o.Text, 300))
 		}
 	}
 	if c.Task.First == "" && len(c.Task.Latest) == 0 {
@@ -174,11 +174,11 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 	for _, t := range c.Todos {
 		switch t.Status {
 		case "completed":
-			fmt.Fprintf(&b, "- [x] %s\n", oneLine(t.Content, 300))
+			fmt.Fprintf(&b, "- [x] %s\n", text.ClipLine(t.Content, 300))
 		case "pending", "":
-			fmt.Fprintf(&b, "- [ ] %s\n", oneLine(t.Content, 300))
+			fmt.Fprintf(&b, "- [ ] %s\n", text.ClipLine(t.Content, 300))
 		default:
-			fmt.Fprintf(&b, "- [ ] %s (%s)\n", oneLine(t.Content, 300), strings.ReplaceAll(t.Status, "_", " "))
+			fmt.Fprintf(&b, "- [ ] %s (%s)\n", text.ClipLine(t.Content, 300), strings.ReplaceAll(t.Status, "_", " "))
 		}
 	}
 	if len(c.Commands) > 0 {
@@ -193,7 +193,7 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 		}
 	}
 	if c.LastReply != "" {
-		fmt.Fprintf(&b, "\nWhere things stood (the session's last message): %s\n", quote(clip(oneLine(c.LastReply, maxLastReply), maxLastReply)))
+		fmt.Fprintf(&b, "\nWhere things stood (the session's last message): %s\n", quote(text.Clip(text.ClipLine(c.LastReply, maxLastReply), maxLastReply)))
 	}
 
 	section("Files Modified")
@@ -215,7 +215,7 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 		b.WriteString("None stated.\n")
 	}
 	for _, d := range c.Decisions {
-		fmt.Fprintf(&b, "- %s\n", oneLine(d, 400))
+		fmt.Fprintf(&b, "- %s\n", text.ClipLine(d, 400))
 	}
 
 	section("Errors and Resolutions")
@@ -230,7 +230,7 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 	switch {
 	case len(c.NextSteps) > 0:
 		for i, s := range c.NextSteps {
-			fmt.Fprintf(&b, "%d. %s\n", i+1, oneLine(s, 400))
+			fmt.Fprintf(&b, "%d. %s\n", i+1, text.ClipLine(s, 400))
 		}
 	case len(c.OpenTodos()) > 0:
 		b.WriteString("None were stated; the open todos above are the work left.\n")
@@ -406,7 +406,7 @@ func taskTitle(t checkpoint.Task) string {
 	if s == "" && len(t.Latest) > 0 {
 		s = t.Latest[len(t.Latest)-1]
 	}
-	s = oneLine(s, 1000)
+	s = text.ClipLine(s, 1000)
 	for i := 0; i+1 < len(s); i++ {
 		if (s[i] == '.' || s[i] == '?' || s[i] == '!') && s[i+1] == ' ' {
 			s = s[:i]
@@ -417,7 +417,7 @@ func taskTitle(t checkpoint.Task) string {
 	if n := len(t.Tickets); n > 0 && !strings.Contains(s, t.Tickets[n-1]) {
 		s = strings.TrimSuffix(t.Tickets[n-1]+": "+s, ": ")
 	}
-	return clip(s, 100)
+	return text.Clip(s, 100)
 }
 
 func pct(n, of int64) float64 {
@@ -530,7 +530,7 @@ func gitLine(g *git.Status) string {
 }
 
 func commandLine(c checkpoint.Command) string {
-	s := code(oneLine(c.Command, 160)) + " → " + c.Ended()
+	s := code(text.ClipLine(c.Command, 160)) + " → " + c.Ended()
 	if c.Runs > 1 {
 		s += fmt.Sprintf(" (%d runs)", c.Runs)
 	}
@@ -544,9 +544,9 @@ func errorLine(e checkpoint.Error) string {
 	}
 	subject := e.Subject
 	if e.Tool == "Bash" {
-		subject = code(oneLine(subject, 120))
+		subject = code(text.ClipLine(subject, 120))
 	}
-	return fmt.Sprintf("%s (%s %s): %s", state, e.Tool, subject, oneLine(e.Message, 300))
+	return fmt.Sprintf("%s (%s %s): %s", state, e.Tool, subject, text.ClipLine(e.Message, 300))
 }
 
 // reloadLines lists what the next session should read again: CLAUDE.md's
@@ -628,11 +628,11 @@ func headings(path string) ([]heading, bool) {
 		if level < 1 || level > 2 || (len(line) > level && line[level] != ' ' && line[level] != '\t') {
 			continue
 		}
-		text := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[level:]), "#"))
-		if text == "" {
+		title := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[level:]), "#"))
+		if title == "" {
 			continue
 		}
-		out = append(out, heading{level: level, text: redact.String(oneLine(text, 120))})
+		out = append(out, heading{level: level, text: redact.String(text.ClipLine(title, 120))})
 	}
 	return out, true
 }
@@ -782,23 +782,7 @@ func code(s string) string {
 	return fence + " " + s + " " + fence
 }
 
-func quote(s string) string { return "“" + oneLine(s, 400) + "”" }
-
-// oneLine flattens s to one line of at most n bytes, cut at a rune.
-func oneLine(s string, n int) string {
-	return clip(strings.Join(strings.Fields(s), " "), n)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func quote(s string) string { return "“" + text.ClipLine(s, 400) + "”" }
 
 func orDefault(s, d string) string {
 	if s == "" {

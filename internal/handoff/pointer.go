@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // nameRE matches the names Write gives handoffs. Regular expressions are
@@ -245,7 +246,7 @@ func PointerText(project, path string) string {
 	}
 	fmt.Fprintf(&b, " is at %s", rel)
 	if t := title(path); t != "" {
-		fmt.Fprintf(&b, "; it is about: %s", oneLine(t, 160))
+		fmt.Fprintf(&b, "; it is about: %s", text.ClipLine(t, 160))
 	}
 	b.WriteString(". If this session continues that work, read it before continuing: `cairn resume` prints it.")
 	return b.String()

@@ -26,6 +26,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 
 	"github.com/cairn-agent/cairn/internal/config"
@@ -476,13 +477,7 @@ func appendLog(file, line string) error {
 
 // oneLine flattens a log message to one line of at most 500 bytes, with
 // secrets taken out: an error can quote what it failed on.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(redact.String(s)), " ")
-	if len(s) > 500 {
-		s = s[:500] + "…"
-	}
-	return s
-}
+func oneLine(s string) string { return text.ClipLine(redact.String(s), 500) }
 
 func orDash(s string) string {
 	if s == "" {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Scanner is a minimal, allocation-free JSON walker. Transcript lines are
@@ -105,7 +107,7 @@ func (s *Scanner) StrPrefix(max int) string {
 			}
 		}
 	}
-	return truncate(Unescape(raw), max)
+	return text.Truncate(Unescape(raw), max)
 }
 
 // isString reports whether the next value is a string.
@@ -382,18 +384,6 @@ func hexRune(b []byte) (rune, int) {
 		}
 	}
 	return r, 4
-}
-
-// truncate cuts s to at most max bytes on a rune boundary.
-func truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }
 
 // Failed reports whether the walk met invalid JSON; once it has, every call

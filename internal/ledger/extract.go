@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"strings"
+
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // statement is one thing a text says about work: an open item, or a
@@ -323,7 +325,7 @@ func (r *reader) add(st statement) {
 		// again": nothing to tell items apart by, nothing to close them.
 		return
 	}
-	st.text = clip(st.text, maxItemBytes)
+	st.text = text.ClipLine(st.text, maxItemBytes)
 	st.para = r.para
 	r.out = append(r.out, st)
 }

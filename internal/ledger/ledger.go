@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Kind is what sort of open item it is.
@@ -217,7 +219,7 @@ func (l *Ledger) CommandEnded(turn, line int, command string, ok bool) {
 	if !ok || !l.closable(line) || readOnly(command) || startsWork(command) {
 		return
 	}
-	l.close(turn, line, commandTerms(command), ClosedByCommand, clip(command, maxEvidence))
+	l.close(turn, line, commandTerms(command), ClosedByCommand, text.ClipLine(command, maxEvidence))
 }
 
 // TodoCompleted records a todo marked completed.
@@ -226,7 +228,7 @@ func (l *Ledger) TodoCompleted(turn, line int, content string) {
 		return
 	}
 	l.activity(line)
-	l.close(turn, line, textTerms(content), ClosedByTodo, clip(content, maxEvidence))
+	l.close(turn, line, textTerms(content), ClosedByTodo, text.ClipLine(content, maxEvidence))
 }
 
 // Open returns the open items in the order they were (last) stated, oldest
@@ -268,26 +270,26 @@ func (l *Ledger) activity(line int) {
 // answer closes the assistant's open questions with the user's prompt as
 // their resolution. A yes to an offer ("Should I also update the docs?")
 // becomes the user's request.
-func (l *Ledger) answer(turn, line int, t time.Time, text string) {
+func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	var agreed []string
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
 			continue
 		}
-		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: clip(text, maxAnswer)}, true
-		if affirmative(text) {
+		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: text.ClipLine(said, maxAnswer)}, true
+		if affirmative(said) {
 			agreed = append(agreed, it.Text)
 		}
 	}
 	for _, q := range agreed {
-		l.add(Item{Text: clip(q+" → "+text, maxItemBytes), Kind: Request, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
+		l.add(Item{Text: text.ClipLine(q+" → "+said, maxItemBytes), Kind: Request, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
 	}
 }
 
 // replyToUser closes the user's open questions with the assistant's text,
 // unless the text only announces what it will look at first.
-func (l *Ledger) replyToUser(turn, line int, text string) {
+func (l *Ledger) replyToUser(turn, line int, said string) {
 	asked := false
 	for _, it := range l.Items {
 		asked = asked || (it.Closed == nil && it.Kind == Question && it.By == ByUser)
@@ -295,17 +297,17 @@ func (l *Ledger) replyToUser(turn, line int, text string) {
 	if !asked {
 		return
 	}
-	first := text
-	if ss := sentences(strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])); len(ss) > 0 {
+	first := said
+	if ss := sentences(strings.TrimSpace(strings.SplitN(said, "\n", 2)[0])); len(ss) > 0 {
 		first = ss[0]
 	}
-	if len(text) < 200 && analyse(first).immediate() {
+	if len(said) < 200 && analyse(first).immediate() {
 		return
 	}
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Line < line {
-			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: clip(text, maxEvidence)}, true
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(said, maxEvidence)}, true
 		}
 	}
 }
@@ -329,7 +331,7 @@ func (l *Ledger) close(turn, line int, ev *terms, by, evidence string) {
 			continue
 		}
 		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
-			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: by, Evidence: clip(evidence, maxEvidence)}, true
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: by, Evidence: text.ClipLine(evidence, maxEvidence)}, true
 		}
 	}
 }
@@ -342,7 +344,7 @@ func (l *Ledger) closeAll(turn, line int, said string) {
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed == nil && it.Line < line && (it.Kind == Task || it.Kind == Request) {
-			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedBySaid, Evidence: clip(said, maxEvidence)}, true
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedBySaid, Evidence: text.ClipLine(said, maxEvidence)}, true
 		}
 	}
 }

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"strings"
-	"unicode/utf8"
 )
 
 // terms is what a text is about, reduced to what can be compared with other
@@ -626,19 +625,4 @@ func allDigits(s string) bool {
 		}
 	}
 	return true
-}
-
-// clip cuts s to one line of at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if strings.ContainsAny(s, "\n\t\r") || strings.Contains(s, "  ") || strings.TrimSpace(s) != s {
-		s = strings.Join(strings.Fields(s), " ")
-	}
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -2,7 +2,8 @@ package outcome
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // reading is what one pass over an output found.
@@ -158,7 +159,7 @@ func (r *reading) errors() []string {
 }
 
 func (r *reading) addErr(s string) {
-	s = clip(strings.TrimSpace(s), MaxErrorBytes)
+	s = text.Clip(strings.TrimSpace(s), MaxErrorBytes)
 	if s == "" || len(r.errs) >= MaxErrors {
 		return
 	}
@@ -957,16 +958,4 @@ func stripANSI(s string) string {
 		i++ // a two-byte escape
 	}
 	return b.String()
-}
-
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -1,6 +1,9 @@
 package transcript
 
-import "github.com/cairn-agent/cairn/internal/redact"
+import (
+	"github.com/cairn-agent/cairn/internal/redact"
+	"github.com/cairn-agent/cairn/internal/text"
+)
 
 // keep is how every piece of text enters a Session: secrets and <private>
 // spans are taken out first (redact.String), then the text is cut to max
@@ -16,7 +19,7 @@ func keep(s string, max int) string {
 	if len(s) > 4*max {
 		s = cutAtBlank(s[:4*max])
 	}
-	return truncate(redact.String(s), max)
+	return text.Truncate(redact.String(s), max)
 }
 
 // cutAtBlank cuts s after its last space, tab or newline; s whole when it

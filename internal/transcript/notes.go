@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // assistantText keeps the latest texts and, with full, the decisions and
@@ -13,15 +15,15 @@ import (
 // escape the redactor's view of its context. The light path keeps only
 // the latest texts, in memory (the head does not save them), cleaned at
 // the end of the update that brought them (cleanTexts).
-func (s *Session) assistantText(text string, ts time.Time, line int, full bool) {
+func (s *Session) assistantText(body string, ts time.Time, line int, full bool) {
 	if full {
-		text = clean(text)
+		body = clean(body)
 	}
-	text = strings.TrimSpace(text)
-	if text == "" {
+	body = strings.TrimSpace(body)
+	if body == "" {
 		return
 	}
-	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: truncate(text, maxTextBytes)})
+	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: text.Truncate(body, maxTextBytes)})
 	s.rawTexts = s.rawTexts || !full
 	if len(s.LastTexts) > maxLastTexts {
 		s.LastTexts = append(s.LastTexts[:0], s.LastTexts[len(s.LastTexts)-maxLastTexts:]...)
@@ -29,15 +31,15 @@ func (s *Session) assistantText(text string, ts time.Time, line int, full bool) 
 	if !full {
 		return
 	}
-	s.Ledger.Assistant(s.NumTurns(), line, ts, text)
-	decisions := Decisions(text)
+	s.Ledger.Assistant(s.NumTurns(), line, ts, body)
+	decisions := Decisions(body)
 	for _, d := range decisions {
 		s.Decisions = append(s.Decisions, Note{Time: ts, Line: line, Text: d})
 	}
 	if len(s.Decisions) > maxDecisions {
 		s.Decisions = append(s.Decisions[:0], s.Decisions[len(s.Decisions)-maxDecisions:]...)
 	}
-	for _, f := range Findings(text) {
+	for _, f := range Findings(body) {
 		if !slices.Contains(decisions, f) {
 			s.Findings = append(s.Findings, Note{Time: ts, Line: line, Text: f})
 		}
@@ -51,21 +53,21 @@ func (s *Session) assistantText(text string, ts time.Time, line int, full bool) 
 // and its reason ("I'll use X because Y", "X rather than Y", "Decision:
 // ..."). It is a heuristic on wording: it prefers missing a decision to
 // filling a checkpoint with chatter.
-func Decisions(text string) []string {
+func Decisions(body string) []string {
 	// Every decision needs a reason, an alternative or the word itself:
 	// most texts have none and are not split into sentences at all. The
 	// gate is case-sensitive on purpose (cheap, and the words are nearly
 	// always written in lower case or capitalised).
-	if !containsAny(text, gateCues) {
+	if !containsAny(body, gateCues) {
 		return nil
 	}
 	var out []string
-	for _, sent := range Sentences(text) {
+	for _, sent := range Sentences(body) {
 		l := strings.ToLower(sent)
 		explicit := strings.HasPrefix(strings.TrimLeft(l, "*#-> "), "decision")
 		alt := containsAny(l, alternativeCues)
 		if explicit || alt || (containsAny(l, decisionCues) && containsAny(l, reasonCues)) {
-			out = append(out, truncate(sent, maxNoteBytes))
+			out = append(out, text.Truncate(sent, maxNoteBytes))
 		}
 	}
 	return out
@@ -89,12 +91,12 @@ var (
 // carry a datum (a number, a `code` span, a path), not intentions ("Let
 // me run `go test`"), not questions. Numbers and names are what a summary
 // rounds away and what the agent cannot get back without redoing the work.
-func Findings(text string) []string {
-	if !strings.ContainsAny(text, "0123456789`/") {
+func Findings(body string) []string {
+	if !strings.ContainsAny(body, "0123456789`/") {
 		return nil
 	}
 	var out []string
-	for _, sent := range Sentences(text) {
+	for _, sent := range Sentences(body) {
 		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") || !hasDatum(sent) {
 			continue
 		}
@@ -102,7 +104,7 @@ func Findings(text string) []string {
 		if hasPrefixAny(l, intentions) {
 			continue
 		}
-		out = append(out, truncate(sent, maxNoteBytes))
+		out = append(out, text.Truncate(sent, maxNoteBytes))
 	}
 	return out
 }

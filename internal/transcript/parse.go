@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/jsonscan"
 	"github.com/cairn-agent/cairn/internal/outcome"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Parser turns transcript lines into updates of a Session. It reuses its
@@ -557,11 +558,11 @@ func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
 	if e.sidechain || e.meta || e.visibleOnly {
 		return
 	}
-	if text, ok := promptText(p.text(), m); ok {
-		text = clean(text)
-		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: truncate(text, maxPromptBytes), Line: lineNo})
+	if typed, ok := promptText(p.text(), m); ok {
+		typed = clean(typed)
+		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: text.Truncate(typed, maxPromptBytes), Line: lineNo})
 		if !p.Light {
-			s.Ledger.User(s.NumTurns(), lineNo, ts, text)
+			s.Ledger.User(s.NumTurns(), lineNo, ts, typed)
 		}
 	}
 }
@@ -688,16 +689,4 @@ func unescapePrefix(raw []byte, max int) string {
 		}
 	}
 	return keep(jsonscan.Unescape(raw), max)
-}
-
-// truncate cuts s to at most max bytes on a rune boundary.
-func truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }

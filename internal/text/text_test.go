@@ -1,0 +1,64 @@
+package text
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"a longer sentence", 10, "a longe…"},
+		{"日本語のテキスト", 10, "日本…"},
+		{"abc", 0, "…"},
+	}
+	for _, tt := range tests {
+		got := Clip(tt.s, tt.n)
+		if got != tt.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+		if len(got) > max(tt.n, len(Ellipsis)) || !utf8.ValidString(got) {
+			t.Errorf("Clip(%q, %d) = %q: %d bytes", tt.s, tt.n, got, len(got))
+		}
+	}
+	if got := ClipLine("a\n\tb  c\r\n", 100); got != "a b c" {
+		t.Errorf("ClipLine = %q", got)
+	}
+}
+
+func FuzzClip(f *testing.F) {
+	f.Add("日本語 text", 5)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 1<<16 || !utf8.ValidString(s) {
+			return
+		}
+		got := Clip(s, n)
+		if !utf8.ValidString(got) || len(got) > max(n, len(Ellipsis)) {
+			t.Fatalf("Clip(%q, %d) = %q", s, n, got)
+		}
+		if got != s && !strings.HasSuffix(got, Ellipsis) {
+			t.Fatalf("cut without a mark: %q", got)
+		}
+	})
+}
+
+func TestAgo(t *testing.T) {
+	for d, want := range map[time.Duration]string{-time.Second: "0s", 45 * time.Second: "45s", 12 * time.Minute: "12m",
+		3*time.Hour + 5*time.Minute: "3h05m", 100 * time.Hour: "4d"} {
+		if got := Ago(d); got != want {
+			t.Errorf("Ago(%v) = %q, want %q", d, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]string{30 * time.Second: "moments", 12 * time.Minute: "12 min", 5 * time.Hour: "5 h", 100 * time.Hour: "4 days"} {
+		if got := AgoWords(d); got != want {
+			t.Errorf("AgoWords(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
