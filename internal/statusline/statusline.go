@@ -29,6 +29,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Input is everything a line shows.
@@ -86,7 +87,7 @@ func Render(in Input) string {
 		b.WriteString(sep + in.Ticket)
 	}
 	if !in.CheckpointAt.IsZero() {
-		b.WriteString(sep + "ckpt " + age(in.Now.Sub(in.CheckpointAt)) + " ago")
+		b.WriteString(sep + "ckpt " + text.Age(in.Now.Sub(in.CheckpointAt)) + " ago")
 	}
 	return b.String()
 }
@@ -95,21 +96,6 @@ func Render(in Input) string {
 var colors = [...]string{"\x1b[32m", "\x1b[33m", "\x1b[38;5;208m", "\x1b[1;31m"}
 
 const reset = "\x1b[0m"
-
-// age is a duration in its largest whole unit: 45s, 3m, 2h, 4d.
-func age(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
 
 // Separator goes between cairn's line and a chained status line's.
 const Separator = " │ "

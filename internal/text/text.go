@@ -60,6 +60,22 @@ func Ago(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
+// Age is a duration in its largest whole unit, as narrow displays show it:
+// "45s", "3m", "2h", "4d".
+func Age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
 // AgoWords is a duration as a sentence says it: "moments", "12 min",
 // "3 h", "4 days".
 func AgoWords(d time.Duration) string {
