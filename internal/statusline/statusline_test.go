@@ -2,12 +2,13 @@ package statusline
 
 import (
 	"fmt"
-	"github.com/cairn-agent/cairn/internal/golden"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/golden"
 
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
@@ -66,15 +67,4 @@ func TestRender(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "golden", "render.txt"), []byte(plain.String()))
 	golden.Check(t, filepath.Join("testdata", "golden", "render-color.txt"), []byte(color.String()))
-}
-
-func TestAge(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		-time.Second: "0s", 0: "0s", 59 * time.Second: "59s", time.Minute: "1m", 59*time.Minute + 59*time.Second: "59m",
-		time.Hour: "1h", 47 * time.Hour: "47h", 48 * time.Hour: "2d", 400 * time.Hour: "16d",
-	} {
-		if got := age(d); got != want {
-			t.Errorf("age(%v) = %s, want %s", d, got, want)
-		}
-	}
 }

@@ -62,3 +62,14 @@ func TestAgo(t *testing.T) {
 		}
 	}
 }
+
+func TestAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Second: "0s", 0: "0s", 59 * time.Second: "59s", time.Minute: "1m", 59*time.Minute + 59*time.Second: "59m",
+		time.Hour: "1h", 47 * time.Hour: "47h", 48 * time.Hour: "2d", 400 * time.Hour: "16d",
+	} {
+		if got := Age(d); got != want {
+			t.Errorf("Age(%v) = %s, want %s", d, got, want)
+		}
+	}
+}
