@@ -4,43 +4,27 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/fixtures"
 )
 
-var (
-	fixtureOnce sync.Once
-	fixtureDir  string
-	fixtureErr  error
-)
-
-// fixturePath extracts the real transcripts once per test binary.
+// fixturePath is the path of a real transcript, extracted once per test
+// binary.
 func fixturePath(t testing.TB, name string) string {
 	t.Helper()
-	fixtureOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cairn-ledger-fixtures-")
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		fixtureDir, fixtureErr = fixtures.Extract(dir)
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
+	p, err := fixtures.Path(name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(fixtureDir, name+".jsonl")
+	return p
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fixtureDir != "" {
-		os.RemoveAll(fixtureDir)
-	}
+	fixtures.Remove()
 	os.Exit(code)
 }
 
