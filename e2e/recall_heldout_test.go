@@ -257,7 +257,7 @@ end
 			lit("file changed: the new spec", spec),
 			lit("key file read: lib/money_math.rb, left alone", "lib/money_math.rb"),
 			pipedFailed("piped command: the whole suite had 1 failure, in receipt_formatter_spec", `bundle exec rspec 2>&1`,
-				`(?i)receipt_?formatter[^\n]{0,200}(fail|1 failure)|(fail|1 failure)[^\n]{0,200}receipt_?formatter`),
+				`(?i)receipt[_ ]?formatter[^\n]{0,200}(fail|1 failure)|(fail|1 failure)[^\n]{0,200}receipt[_ ]?formatter`),
 			rx("open thread: the receipt formatter is left to Tomasz's team", `(?i)Tomasz|(other|another|owning|their) team`),
 			rx("open thread: a CHANGELOG line under Unreleased", `(?i)changelog`),
 			lit("open thread: the support note", "docs/support/gift-cards.md"),
