@@ -76,7 +76,8 @@ func playRecall(t *testing.T, sc scenario, installed bool) recallRun {
 }
 
 // TestRecallReport is the recall benchmark (bench/recall.sh): every
-// scenario of recallScenarios with cairn installed and without, and a
+// scenario of recallScenarios, then the held-out ones (heldOutScenarios,
+// recall_heldout_test.go), with cairn installed and without, and a
 // Markdown table, written to $CAIRN_RECALL_REPORT, of the planted facts
 // the first request after each compaction carries, what cairn added to
 // it, and where planted secrets went. It runs only when
@@ -87,7 +88,7 @@ func TestRecallReport(t *testing.T) {
 	if out == "" {
 		t.Skip("set CAIRN_RECALL_REPORT=FILE to run the recall benchmark (bench/recall.sh)")
 	}
-	scs := recallScenarios()
+	scs := append(recallScenarios(), heldOutScenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
