@@ -187,6 +187,13 @@ func assignment(s string, keyStart, keyEnd int) (edit, bool, int) {
 		// A flag takes its value after a blank: --password hunter2. So
 		// does a .netrc password: machine h login bob password hunter2.
 		if quotedKey || sp == pos || sp >= len(s) || (key[0] != '-' && !isNetrc(s, keyStart, key)) {
+			// Said in a sentence: "the DB_PASSWORD for staging is now
+			// Gr4nite-Otter-5531!".
+			if !quotedKey && sp > pos && sp < len(s) {
+				if e, ok, end := prose(s, key, sp); ok {
+					return e, true, end
+				}
+			}
 			return edit{}, false, sp
 		}
 		sep = ' '
@@ -202,6 +209,46 @@ func assignment(s string, keyStart, keyEnd int) (edit, bool, int) {
 		return edit{}, false, sp
 	}
 	return value(s, sp, sep, valueContext{key: key, kind: kind, line: lineValued(lowerKey), quotedKey: quotedKey, inString: inString, keyStart: keyStart})
+}
+
+// prose reads a secret's value given in a sentence after its name: a few
+// words on, after words that give it ("is", "is now", "was", "became",
+// "set to", "changed to", a colon), a word with letters and digits that is
+// not a word of the sentence. Only names of secrets reach here, and only
+// credential-shaped values are taken: "the token is invalid" keeps
+// "invalid". Reading on stops at the end of the line or at the next word
+// that is not one of those; nothing is skipped for the other rules.
+func prose(s, key string, i int) (edit, bool, int) {
+	kind, ok := classifyKey(key, lowerASCII(key))
+	if !ok {
+		return edit{}, false, i
+	}
+	start, linked := i, false
+	for words := 0; words < 6 && i < len(s); words++ {
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' && s[j] != '\r' {
+			j++
+		}
+		w := s[i:j]
+		lw := lowerASCII(w)
+		v := strings.TrimRight(w, ".,;)\"'")
+		switch {
+		case lw == "is" || lw == "was" || lw == "are" || lw == "became",
+			linked && (lw == "now" || lw == "just" || lw == "set" || lw == "changed" || lw == "rotated" || lw == "updated" || lw == "to"):
+			linked = true
+		case linked && looksLikeCredential(v) && !isStopword(w) && !strings.ContainsAny(v, ":=/\\{}()[]<>\"'`$") && v[0] != '-':
+			return edit{i, i + len(v), marker(kind)}, true, i + len(v)
+		case linked || words > 3 || strings.ContainsAny(w, "=:;,.\"'`"):
+			// Not given here: a sentence that ended, or a word that
+			// is not a value's.
+			return edit{}, false, start
+		}
+		if j >= len(s) || s[j] == '\n' || s[j] == '\r' {
+			return edit{}, false, start
+		}
+		i = skipBytes(s, j, " \t")
+	}
+	return edit{}, false, start
 }
 
 // shellDefault reads a shell parameter expansion after the name of a

@@ -67,7 +67,8 @@ func marker(kind string) string { return markerPrefix + ":" + kind + "]" }
 //	[REDACTED:stripe-key]      sk_live_, rk_live_, sk_test_, rk_test_
 //	[REDACTED:npm-token]       npm_...
 //	[REDACTED:stripe-key]      also whsec_ webhook secrets
-//	[REDACTED:api-token]       other vendors' prefixed tokens: hf_, pypi-, dop_v1_,
+//	[REDACTED:api-token]       the path of a webhook URL (Slack, Discord, Teams, Zapier),
+//	                           Mailgun's key-<32 hex>, other vendors' prefixed tokens: hf_, pypi-, dop_v1_,
 //	                           shpat_, lin_api_, sntrys_, GOCSPX-, rubygems_,
 //	                           sk-or-v1-, gsk_, xai-; GitLab glptt-, gldt-, glrt-
 //	                           and Slack xapp- tokens are gitlab-token and slack-token
@@ -134,6 +135,7 @@ func shapes(s string) string {
 func context(s string) string {
 	edits := assignments(nil, s)
 	edits = urlPasswords(edits, s)
+	edits = webhookURLs(edits, s)
 	edits = authHeaders(edits, s)
 	return applyUnsorted(s, edits)
 }

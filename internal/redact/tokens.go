@@ -19,6 +19,9 @@ func isB64u(c byte) bool  { return isAlnum(c) || c == '_' || c == '-' }
 func isSlack(c byte) bool { return isAlnum(c) || c == '-' }
 func isAWS(c byte) bool   { return isUpper(c) || isDigit(c) }
 func isPAT(c byte) bool   { return isAlnum(c) || c == '_' }
+func isLowerHex(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'f'
+}
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -81,6 +84,8 @@ var families = []family{
 	{prefix: "npm_", kind: kindNPM, body: isB62, min: 30},
 	// Webhook signing secrets, and other vendors' documented prefixes.
 	{prefix: "whsec_", kind: kindStripe, body: isB62, min: 24},
+	// Mailgun's keys are key- and 32 lower-case hex digits.
+	{prefix: "key-", kind: kindToken, body: isLowerHex, min: 32, shape: func(b string) bool { return len(b) == 32 && hasDigit(b) }},
 	{prefix: "xapp-", kind: kindSlack, body: isSlack, min: 10, shape: hasDigit},
 	{prefix: "glptt-", kind: kindGitLab, body: isB64u, min: 20},
 	{prefix: "gldt-", kind: kindGitLab, body: isB64u, min: 20},

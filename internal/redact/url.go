@@ -85,3 +85,42 @@ func indexOutsideMarkers(s string, c byte) int {
 	}
 	return -1
 }
+
+// webhooks are URLs whose path is the credential: anyone who has it can
+// post. The path after the prefix is redacted, the host kept.
+var webhooks = []string{
+	"hooks.slack.com/services/", "hooks.slack.com/workflows/", "discord.com/api/webhooks/", "discordapp.com/api/webhooks/",
+	"outlook.office.com/webhook/", "hooks.zapier.com/hooks/catch/",
+}
+
+// webhookURLs appends the edits that redact the secret part of webhook
+// URLs. They are found by "hook", which every prefix has: one pass.
+func webhookURLs(edits []edit, s string) []edit {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "hook")
+		if j < 0 {
+			return edits
+		}
+		h := i + j
+		i = h + 4
+		for _, w := range webhooks {
+			off := strings.Index(w, "hook")
+			if h < off || !strings.HasPrefix(s[h-off:], w) {
+				continue
+			}
+			start := h - off + len(w)
+			end := start
+			for end < len(s) && strings.IndexByte(" \t\r\n\"'`<>,)\\", s[end]) < 0 {
+				end++
+			}
+			for end > start && strings.IndexByte(".;:!?", s[end-1]) >= 0 {
+				end--
+			}
+			if end-start >= 8 && !isMarker(s[start:end]) {
+				edits = append(edits, edit{start, end, marker(kindToken)})
+			}
+			i = max(i, end)
+			break
+		}
+	}
+}
