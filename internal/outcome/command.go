@@ -450,7 +450,16 @@ func classify(words []string) work {
 		return toolWork(prog, args, k)
 	}
 	sub, _ := firstArg(args)
-	return work{key: strings.TrimSpace(prog + " " + sub), kind: other}
+	w := work{key: strings.TrimSpace(prog + " " + sub), kind: other}
+	// A program not listed, with a subcommand that says what it does:
+	// cabal test, stack build, sbt test, lein test, dune build, pants lint.
+	switch sub {
+	case "test", "tests", "spec", "specs", "check-tests":
+		w.kind, w.tool = tests, w.key
+	case "build", "check", "lint", "typecheck", "compile", "verify", "vet":
+		w.kind, w.tool = checks, w.key
+	}
+	return w
 }
 
 // toolWork names a work by a program that is a tool whatever its

@@ -938,3 +938,34 @@ func TestErrorsBounded(t *testing.T) {
 		}
 	}
 }
+
+// Runners found by their subcommand and summaries of other families
+// (held-out recall scenarios: PHP/phpunit, Haskell/cabal).
+func TestOtherRunners(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "phpunit ok",
+			command: "./vendor/bin/phpunit --testsuite unit 2>&1 | tail -30",
+			output:  "Time: 00:02.311, Memory: 48.00 MB\n\nOK (214 tests, 533 assertions)\n",
+			exit:    code(0), status: Passed, counts: "214 tests, 533 assertions",
+		},
+		{
+			name:    "phpunit errors",
+			command: "./vendor/bin/phpunit 2>&1 | tail -30",
+			output:  "There were 3 errors:\n\n1) Tests\\Unit\\FooTest::testBar\nArgumentCountError: Too few arguments\n\n/app/tests/Unit/FooTest.php:31\n\nERRORS!\nTests: 214, Assertions: 530, Errors: 3.\n",
+			exit:    code(0), status: Failed,
+		},
+		{
+			name:    "cabal test, hspec",
+			command: "cabal test 2>&1 | tail -14",
+			output:  "Failures:\n\n  test/ParseSpec.hs:41:7:\n  1) Parse.parseRecord handles jumbo frames\n\n47 examples, 1 failure\nTest suite spec: FAIL\n",
+			exit:    code(0), status: Failed, counts: "47 examples, 1 failure",
+		},
+		{
+			name:    "stack build",
+			command: "stack build 2>&1 | tail -5",
+			output:  "src/Lib.hs:12:5: error:\n    • Couldn't match expected type ‘Int’ with actual type ‘String’\n",
+			exit:    code(0), status: Failed,
+		},
+	})
+}

@@ -488,6 +488,11 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	case r.ranTests && (t == "OK" || strings.HasPrefix(t, "OK (")):
 		r.pass("unittest")
 		return true
+	case strings.HasPrefix(t, "OK (") && strings.HasSuffix(t, ")") && strings.Contains(t, " test"):
+		// PHPUnit's "OK (214 tests, 533 assertions)".
+		r.pass("phpunit")
+		r.passCounts = t[len("OK (") : len(t)-1]
+		return true
 	}
 
 	// Linters and checkers.
