@@ -62,15 +62,50 @@ func Decisions(body string) []string {
 		return nil
 	}
 	var out []string
-	for _, sent := range Sentences(body) {
+	sents := Sentences(body)
+	for i, sent := range sents {
 		l := strings.ToLower(sent)
 		explicit := strings.HasPrefix(strings.TrimLeft(l, "*#-> "), "decision")
-		alt := containsAny(l, alternativeCues)
-		if explicit || alt || (containsAny(l, decisionCues) && containsAny(l, reasonCues)) {
+		chose := containsAny(l, decisionCues) || containsAny(" "+l, chooserCues) || imperative(l)
+		// "X rather than Y" is a choice when someone chose: "so I would
+		// stop here rather than chase the last megabytes", not "a thunk
+		// leak rather than data that must be kept".
+		alt := containsAny(l, alternativeCues) && chose
+		switch {
+		case explicit || alt || (containsAny(l, decisionCues) && containsAny(l, reasonCues)):
 			out = append(out, text.Truncate(sent, maxNoteBytes))
+		case containsAny(l, decisionCues) && i+1 < len(sents) && givesReason(sents[i+1]):
+			// The reason in the next sentence: "The smaller change is to
+			// switch to Data.Map.Strict. That keeps the interface as is."
+			out = append(out, text.Truncate(sent+" "+sents[i+1], maxNoteBytes))
 		}
 	}
 	return out
+}
+
+// imperative says whether a sentence (lower case) starts with one of the
+// verbs a plan is written with: "Store times as UTC rather than local
+// time."
+func imperative(l string) bool {
+	l = strings.TrimLeft(l, "*#->0123456789.) ")
+	w, _, _ := strings.Cut(l, " ")
+	switch w {
+	case "use", "store", "keep", "switch", "go", "pick", "prefer", "make", "put", "write", "return", "cache", "move",
+		"add", "leave", "run", "call", "treat", "parse", "read", "send", "split", "merge", "drop", "skip", "stick", "replace":
+		return true
+	}
+	return false
+}
+
+// givesReason says whether a sentence gives the reason for the one before:
+// it points back at it and says what it does for the work.
+func givesReason(sent string) bool {
+	l := strings.ToLower(sent)
+	if !strings.HasPrefix(l, "that ") && !strings.HasPrefix(l, "this ") && !strings.HasPrefix(l, "it ") {
+		return false
+	}
+	return containsAny(l, reasonCues) || containsAny(l, []string{" keeps ", " avoids ", " means ", " lets ", " saves ",
+		" prevents ", " makes ", " is cheaper", " is safer", " is simpler", " is faster", " needs no ", " stays "})
 }
 
 var (
@@ -80,9 +115,12 @@ var (
 		"switched to", "picked", "pick ", "settled on", "settle on", "prefer", "let's use", "i'll keep", "we'll keep",
 		"i'll stick", "sticking with", "i'd ", "we'd ", "i would ", "we would ", "recommend", "suggest",
 	}
+	// chooserCues are the words of someone choosing, which make an
+	// alternative a decision.
+	chooserCues     = []string{" i ", " i'", " we ", " we'", " let's ", " use ", " keep ", " go ", " should ", " would ", " will "}
 	reasonCues      = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
 	alternativeCues = []string{" instead of ", " rather than "}
-	gateCues        = append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of"}, reasonCues...), alternativeCues...)
+	gateCues        = append(append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd "}, reasonCues...), alternativeCues...), decisionCues...)
 )
 
 // Findings picks the sentences of an assistant's text that state a

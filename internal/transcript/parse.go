@@ -633,10 +633,11 @@ func (s *Session) toolResult(c *ToolCall, b *block, lineNo int, full bool) {
 		}
 	}
 	if (c.Name == "Task" || c.Name == "Agent") && !b.isError {
-		c.Result = unescapePrefix(b.result, maxResultBytes)
+		report := subagentReport(jsonscan.Unescape(b.result))
+		c.Result = keep(report, maxResultBytes)
 		if full {
 			// A subagent's report is findings, the main session's own.
-			report := clean(jsonscan.Unescape(b.result))
+			report := clean(report)
 			for _, f := range Findings(report) {
 				s.Findings = append(s.Findings, Note{Time: c.Time, Line: lineNo, Text: f})
 			}
@@ -658,6 +659,35 @@ func (s *Session) toolResult(c *ToolCall, b *block, lineNo int, full bool) {
 			}
 		}
 	}
+}
+
+// handBack is how Claude Code 2.1.x frames a subagent's report in the
+// tool result it hands back: a paragraph of its own, then the report with
+// every line indented.
+const handBack = "[Subagent hand-back]"
+
+// subagentReport is the report in a subagent's tool result, without the
+// client's frame around it (tools used, the hand-back notice) and with its
+// lines unindented.
+func subagentReport(s string) string {
+	if i := strings.Index(s, "</tools-used-before-summary>"); i >= 0 && strings.HasPrefix(strings.TrimSpace(s), "<tools-used-before-summary>") {
+		s = s[i+len("</tools-used-before-summary>"):]
+	}
+	i := strings.Index(s, handBack)
+	if i < 0 {
+		return strings.TrimSpace(s)
+	}
+	s = s[i:]
+	if j := strings.Index(s, "The report follows:"); j >= 0 {
+		s = s[j+len("The report follows:"):]
+	} else if j := strings.Index(s, "\n"); j >= 0 {
+		s = s[j+1:]
+	}
+	lines := strings.Split(s, "\n")
+	for k, l := range lines {
+		lines[k] = strings.TrimPrefix(l, "  ")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // bashOutput is the part of a Bash result outcome.Judge reads: its head

@@ -413,3 +413,36 @@ func TestFindings(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code 2.1.x frames a subagent's report; the report is what is kept.
+func TestSubagentReport(t *testing.T) {
+	framed := "<tools-used-before-summary>Bash, Read</tools-used-before-summary>\n  \n[Subagent hand-back] The text below is the final report of a subagent. The report follows:\n  Findings:\n  - `toDayString()` returns the UTC day\n  - tomorrow() adds 86_400_000 ms"
+	want := "Findings:\n- `toDayString()` returns the UTC day\n- tomorrow() adds 86_400_000 ms"
+	if got := subagentReport(framed); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := subagentReport("plain report"); got != "plain report" {
+		t.Errorf("unframed: %q", got)
+	}
+}
+
+// An alternative is a decision only when someone chose; a choice may give
+// its reason in the next sentence (held-out recall scenario cabal).
+func TestDecisionShapes(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"So the program reaches 1,214 MB, which is the classic picture of a thunk leak rather than of data that has to be kept.", nil},
+		{"The lists are needed for the percentiles, so I would stop here rather than chase the last megabytes.", []string{"The lists are needed for the percentiles, so I would stop here rather than chase the last megabytes."}},
+		{"The smaller change is to switch to Data.Map.Strict and foldl'. That keeps the module's interface as it is.", []string{"The smaller change is to switch to Data.Map.Strict and foldl'. That keeps the module's interface as it is."}},
+		{"The bulk of requests is finally visible instead of being crushed into one bar.", nil},
+		{"I'd do B, because raising the timeout only moves the cliff.", []string{"I'd do B, because raising the timeout only moves the cliff."}},
+		{"Store times as UTC rather than local time.", []string{"Store times as UTC rather than local time."}},
+	}
+	for _, tt := range tests {
+		if got := Decisions(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
+			t.Errorf("Decisions(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
