@@ -48,6 +48,8 @@ type Session struct {
 	// AllowedTools is passed as --allowedTools when not empty, e.g.
 	// "Bash(echo:*)".
 	AllowedTools []string
+	// Args are more arguments for every invocation, e.g. --plugin-dir DIR.
+	Args []string
 	// Timeout bounds each invocation; zero means DefaultTurnTimeout.
 	Timeout time.Duration
 	// ID is the session id, set by the first Turn.
@@ -177,6 +179,7 @@ func (s *Session) Turn(ctx context.Context, prompt string) (Result, error) {
 	if s.PermissionMode != "" {
 		args = append(args, "--permission-mode", s.PermissionMode)
 	}
+	args = append(args, s.Args...)
 	if len(s.AllowedTools) > 0 {
 		args = append(args, "--allowedTools", strings.Join(s.AllowedTools, ","))
 	}
