@@ -345,3 +345,23 @@ func TestRestoreUncompacted(t *testing.T) {
 		t.Errorf("restore with no compaction: %q", out)
 	}
 }
+
+// BenchmarkCall is one call to a running server, as Claude Code makes
+// them after start-up: the session's state saved and the database open.
+func BenchmarkCall(b *testing.B) {
+	for _, tool := range []string{"check_compaction_status", "restore_compacted_context"} {
+		b.Run(tool, func(b *testing.B) {
+			w := newWorld(b)
+			src, _ := fixtures.Path(fixtures.Compactions[0].Session)
+			data, _ := os.ReadFile(src)
+			os.WriteFile(filepath.Join(w.folder, fixtures.Compactions[0].Session+".jsonl"), data, 0o600)
+			c := mcptest.Connect(b, w.options(), "")
+			c.Call(b, tool, nil)
+			for b.Loop() {
+				if out, isErr := c.Call(b, tool, nil); isErr {
+					b.Fatal(out)
+				}
+			}
+		})
+	}
+}

@@ -29,7 +29,7 @@ type world struct {
 	warned  []error
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	dir := t.TempDir()
 	w := &world{dir: dir, config: filepath.Join(dir, "claude"), project: filepath.Join(dir, "project"),
