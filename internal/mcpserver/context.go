@@ -80,9 +80,18 @@ type session struct {
 // acquire takes the Keeper for one call and finds and loads the session;
 // release gives it back.
 func (c *contextTools) acquire(ctx context.Context, req *mcp.CallToolRequest, full bool) (*session, func(), error) {
-	t, err := c.loc.find(ctx, toolUseID(req))
+	id := toolUseID(req)
+	t, err := c.loc.find(ctx, id)
 	if err != nil {
 		return nil, nil, err
+	}
+	// The reply that made the call is the latest word on the context: wait
+	// for the client to write it. A client that never does costs the wait.
+	if id != "" && !c.loc.await(ctx, t.path, id) {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		c.log.Warn("the transcript does not hold the call's tool_use block; reading it as it is", "tool_use", id, "transcript", t.path)
 	}
 	select {
 	case c.busy <- struct{}{}:

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/continuity"
@@ -363,5 +366,37 @@ func BenchmarkCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Claude Code writes the reply that made a call to the transcript shortly
+// after it calls the tool: the status waits for it, and its usage is the
+// context.
+func TestStatusWaitsForTheCall(t *testing.T) {
+	w := newWorld(t)
+	s := &synthetic{id: "sess-wait", cwd: w.project}
+	s.prompt("How full is the context?")
+	s.reply("Looking.", 100000)
+	p := w.write(t, s.id, s.lines)
+	s.lines = nil
+	s.toolUse("toolu_wait", 140000)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			f.Write(s.lines)
+			f.Close()
+		}
+	}()
+	o := w.options()
+	o.SessionID = s.id
+	c := mcptest.Connect(t, o, "")
+	res, err := c.CallTool(t.Context(), &mcp.CallToolParams{Name: "check_compaction_status",
+		Meta: mcp.Meta{"claudecode/toolUseId": "toolu_wait"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := mcptest.Text(res); res.IsError || !strings.Contains(out, `"tokens_used":140000`) {
+		t.Errorf("status %s: want the calling reply's 140,000 tokens", out)
 	}
 }

@@ -13,10 +13,11 @@ import (
 // locator finds the session a tool call comes from. The server knows its
 // directory and the session id Claude Code started it for; a call carries
 // the id of the tool_use block that made it (_meta "claudecode/toolUseId").
-// Claude Code 2.1.328 writes that block to the transcript about half a
-// second after it calls the tool, so the id settles only where the start-up
-// session is not plainly the one: another session in the project is newer
-// (a /clear, or two sessions side by side).
+// Claude Code 2.1.328 writes that block to the transcript a few hundred
+// milliseconds after it calls the tool, whatever the tool does meanwhile,
+// so the id is waited for only where the start-up session is not plainly
+// the one (another session in the project is newer: a /clear, or two
+// sessions side by side), and by the tools that read the session (await).
 type locator struct {
 	configDir string
 	dir       string
@@ -88,6 +89,33 @@ func (l *locator) find(ctx context.Context, toolUseID string) (target, error) {
 // holder polls the newest transcripts (and the start-up session's) until
 // one holds the tool_use id, for at most the wait.
 func (l *locator) holder(ctx context.Context, ss []claudecode.SessionFile, own int, toolUseID string) (int, bool) {
+	found := -1
+	l.poll(ctx, toolUseID, func(needle []byte) bool {
+		for i := range ss {
+			if (i < candidates || i == own) && tailHolds(ss[i].Path, needle) {
+				found = i
+				return true
+			}
+		}
+		return false
+	})
+	return found, found >= 0
+}
+
+// await waits, at most the wait, until the transcript at path holds the
+// tool_use block of the call: the reply that made the call, with its
+// usage and its text, is then part of what the session says. It reports
+// whether it does.
+func (l *locator) await(ctx context.Context, path, toolUseID string) bool {
+	if toolUseID == "" {
+		return false
+	}
+	return l.poll(ctx, toolUseID, func(needle []byte) bool { return tailHolds(path, needle) })
+}
+
+// poll runs look until it reports true, ctx is done or the wait is over
+// (a negative wait looks once).
+func (l *locator) poll(ctx context.Context, toolUseID string, look func(needle []byte) bool) bool {
 	wait := l.wait
 	if wait == 0 {
 		wait = toolUseWait
@@ -95,20 +123,15 @@ func (l *locator) holder(ctx context.Context, ss []claudecode.SessionFile, own i
 	needle := []byte(`"` + toolUseID + `"`)
 	deadline := time.Now().Add(wait)
 	for {
-		for i := range ss {
-			if i >= candidates && i != own {
-				continue
-			}
-			if tailHolds(ss[i].Path, needle) {
-				return i, true
-			}
+		if look(needle) {
+			return true
 		}
 		if time.Now().After(deadline) {
-			return 0, false
+			return false
 		}
 		select {
 		case <-ctx.Done():
-			return 0, false
+			return false
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
