@@ -17,6 +17,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -40,7 +41,8 @@ type Options struct {
 	ConfigDir string
 	// Dir is the directory the server runs in: the project's, or one
 	// inside it (Claude Code starts servers in the project's directory and
-	// also gives it as $CLAUDE_PROJECT_DIR).
+	// also gives it as $CLAUDE_PROJECT_DIR, the hooks' project). Relative
+	// to the working directory when not absolute.
 	Dir string
 	// SessionID is $CLAUDE_CODE_SESSION_ID, which Claude Code gives the
 	// servers it starts: the session's id at start-up. "" when unknown.
@@ -69,6 +71,9 @@ func New(o Options) *mcp.Server {
 	}
 	if o.Version == "" {
 		o.Version = "dev"
+	}
+	if abs, err := filepath.Abs(o.Dir); err == nil {
+		o.Dir = abs // Claude Code names a project's folder after its absolute path
 	}
 	logger := slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: o.Version}, &mcp.ServerOptions{

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -346,4 +347,71 @@ func TestProcess(t *testing.T) {
 
 func toolCall(name string, args map[string]any) *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: name, Arguments: args}
+}
+
+// The protocol by hand, as a client that errs would speak it: each
+// request gets an answer (a protocol error for an unknown method or tool,
+// a tool error for arguments that are not an object), the server keeps
+// serving, and stdout holds nothing but JSON-RPC. Stdin stays open until
+// the answers are in, as a client keeps it: at its end the server stops.
+func TestRawProtocol(t *testing.T) {
+	w := newWorld(t)
+	w.session(t, "short")
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"no/such/method"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":[1,2]}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"check_compaction_status"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/list"}`,
+	}
+	stdin, toServer := io.Pipe()
+	fromServer, stdout := io.Pipe()
+	var log bytes.Buffer
+	o := w.options()
+	o.Log = &log
+	served := make(chan error, 1)
+	go func() { served <- mcpserver.Serve(t.Context(), stdin, stdout, o); stdout.Close() }()
+	go func() {
+		for _, l := range lines {
+			io.WriteString(toServer, l+"\n")
+		}
+	}()
+	var wire bytes.Buffer
+	byID := map[float64]map[string]any{}
+	sc := bufio.NewScanner(fromServer)
+	sc.Buffer(nil, 16<<20)
+	for len(byID) < 6 && sc.Scan() {
+		wire.Write(append(sc.Bytes(), '\n'))
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			if id, ok := m["id"].(float64); ok {
+				byID[id] = m
+			}
+		}
+	}
+	toServer.Close()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	jsonrpcLines(t, wire.Bytes())
+	for id, want := range map[float64]string{1: "result", 2: "error", 3: "error", 4: "result", 5: "result", 6: "result"} {
+		m, ok := byID[id]
+		if !ok {
+			t.Errorf("no answer to request %v; stdout:\n%s", id, wire.String())
+			continue
+		}
+		if _, has := m[want]; !has {
+			t.Errorf("request %v: %v, want a %s", id, m, want)
+		}
+	}
+	isErr := func(id float64) bool { res, _ := byID[id]["result"].(map[string]any); return res["isError"] == true }
+	if !isErr(4) || !strings.Contains(fmt.Sprint(byID[4]), "validating") {
+		t.Errorf("arguments that are not an object: %v", byID[4])
+	}
+	if isErr(5) {
+		t.Errorf("check_compaction_status with no arguments: %v", byID[5])
+	}
 }
