@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -151,7 +152,7 @@ type forgetIn struct {
 
 func addMemoryTools(s *mcp.Server, m *memoryTools) {
 	mcp.AddTool(s, &mcp.Tool{Name: "search", InputSchema: schema[searchIn](nil),
-		Description: "Search memory of past sessions: decisions, errors and fixes, checkpoints, notes. Gives an index for get_observations."},
+		Description: "Search memory of this project's past sessions: decisions, errors and fixes, checkpoints, notes. Gives an index for get_observations."},
 		m.search)
 	mcp.AddTool(s, &mcp.Tool{Name: "timeline", InputSchema: schema[timelineIn](nil),
 		Description: "Observations around one (by id, or the best match of query)."},
@@ -269,7 +270,7 @@ func (m *memoryTools) line(b *strings.Builder, h Hit, project, anchor bool) {
 	}
 	fmt.Fprintf(b, "#%d %s %s", h.ID, h.Time.In(m.zone).Format("2006-01-02 15:04"), orDash(h.Kind))
 	if project && h.Project != "" {
-		fmt.Fprintf(b, " [%s]", h.Project)
+		fmt.Fprintf(b, " [%s]", filepath.Base(h.Project))
 	}
 	fmt.Fprintf(b, " %s", text.ClipLine(h.Title, 120))
 	if sn := text.ClipLine(h.Snippet, 200); sn != "" {

@@ -3,6 +3,7 @@ package mcptest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"sync"
@@ -28,6 +29,24 @@ func (c *Conn) Wire() []byte {
 	return bytes.Clone(c.wire.Bytes())
 }
 
+// NotProtocol returns the lines of out that are not JSON-RPC 2.0
+// messages: on stdout, anything else breaks the client.
+func NotProtocol(out []byte) []string {
+	if len(out) == 0 {
+		return nil
+	}
+	var bad []string
+	for _, line := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
+		var m struct {
+			Version string `json:"jsonrpc"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil || m.Version != "2.0" {
+			bad = append(bad, string(line))
+		}
+	}
+	return bad
+}
+
 type recorder struct {
 	c *Conn
 	w io.Writer
@@ -42,8 +61,8 @@ func (r recorder) Write(p []byte) (int, error) {
 
 // Connect serves o over pipes and connects an SDK client to it with the
 // protocol version given ("" for the SDK's latest). When the test ends
-// the client closes its end, as Claude Code does, and Serve must return
-// nil.
+// the client closes its end, as Claude Code does: Serve must return nil,
+// and everything it wrote must have been JSON-RPC.
 func Connect(t testing.TB, o mcpserver.Options, version string) *Conn {
 	t.Helper()
 	toServer, fromClient := io.Pipe()
@@ -65,6 +84,9 @@ func Connect(t testing.TB, o mcpserver.Options, version string) *Conn {
 		cs.Close()
 		if err := <-done; err != nil {
 			t.Errorf("Serve returned %v at the end of its input", err)
+		}
+		for _, l := range NotProtocol(c.Wire()) {
+			t.Errorf("not JSON-RPC on stdout: %.300q", l)
 		}
 	})
 	return c
