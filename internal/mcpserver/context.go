@@ -79,7 +79,7 @@ type session struct {
 
 // acquire takes the Keeper for one call and finds and loads the session;
 // release gives it back.
-func (c *contextTools) acquire(ctx context.Context, req *mcp.CallToolRequest, full bool) (*session, func(), error) {
+func (c *contextTools) acquire(ctx context.Context, req *mcp.CallToolRequest) (*session, func(), error) {
 	id := toolUseID(req)
 	t, err := c.loc.find(ctx, id)
 	if err != nil {
@@ -109,7 +109,7 @@ func (c *contextTools) acquire(ctx context.Context, req *mcp.CallToolRequest, fu
 	if len(c.k.TicketPrefixes) == 0 {
 		c.k.TicketPrefixes = conf.TicketPrefixes
 	}
-	s, err := c.k.Load(t.path, full)
+	s, err := c.k.Load(t.path, false) // the light session: Capture loads the full one
 	if err != nil {
 		release()
 		return nil, nil, fmt.Errorf("read the session %s: %w", t.path, err)
@@ -173,7 +173,7 @@ func risk(lvl int, r meter.Reading, compactions int) string {
 }
 
 func (c *contextTools) status(ctx context.Context, req *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, any, error) {
-	ss, release, err := c.acquire(ctx, req, false)
+	ss, release, err := c.acquire(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,7 +267,7 @@ func (c *contextTools) preserve(ctx context.Context, req *mcp.CallToolRequest, i
 	if level == "" {
 		level = levelCritical
 	}
-	ss, release, err := c.acquire(ctx, req, false)
+	ss, release, err := c.acquire(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -327,7 +327,7 @@ func (c *contextTools) restore(ctx context.Context, req *mcp.CallToolRequest, in
 	if depth == "" {
 		depth = depthRecent
 	}
-	ss, release, err := c.acquire(ctx, req, false)
+	ss, release, err := c.acquire(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
