@@ -18,6 +18,8 @@ run -bench 'ProcessStatusCold' -benchtime 5x
 # Hooks on the 100 MB session with saved state, each run beside a
 # hello-world run (medians, and their ratio).
 run -bench 'Hook|Statusline' -benchtime 100x
+# An MCP server process: spawn, initialize, tools/list, one call, exit.
+run -bench 'ProcessMCP' -benchtime 100x
 
 awk '
 function median(name, key,   n, i, j, t, a) {
@@ -59,6 +61,12 @@ END {
   for (j = 1; j <= n; j++) {
     b = "BenchmarkProcessStatusline/" sl[j]
     printf "%-46s %9.2f ms  %.2fx hello-world (%.2f ms beside it)\n", "cairn statusline, figures from the " sl[j], median(b, "hook") / 1e3, median(b, "x"), median(b, "hello") / 1e3
+  }
+  n = split("list check_compaction_status restore_compacted_context", mc, " ")
+  for (j = 1; j <= n; j++) {
+    b = "BenchmarkProcessMCP/" mc[j]
+    label = mc[j] == "list" ? "MCP process: init + tools/list, no call" : "MCP process: init + list + " mc[j]
+    printf "%-46s %9.2f ms  %.2fx hello-world (%.2f ms beside it)\n", label, median(b, "hook") / 1e3, median(b, "x"), median(b, "hello") / 1e3
   }
 }' "$out"
 
