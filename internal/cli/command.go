@@ -46,7 +46,7 @@ func commands() []*command {
 		handoffCmd(), snapshotCmd(), snapshotsCmd(), estimateCmd(), deferCmd(),
 		reviewCmd(), compoundCmd(), learnCmd(),
 		statuslineCmd(), hookCmd(), slashCmd(),
-		versionCmd(), helpCmd(),
+		versionCmd(), completionCmd(), helpCmd(),
 	}
 }
 

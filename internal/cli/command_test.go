@@ -67,6 +67,44 @@ func TestSynopsisNamesEveryFlag(t *testing.T) {
 	}
 }
 
+// TestCompletionCoversTable: each shell's script offers every command, and
+// every flag and word of each.
+func TestCompletionCoversTable(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			a, out, errb := testApp(t)
+			if code := Run(context.Background(), []string{"completion", shell}, a); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errb)
+			}
+			script := out.String()
+			for _, c := range completions() {
+				if !hasWord(script, c.name) {
+					t.Errorf("no command %s", c.name)
+				}
+				offered := func(what string, words []string) {
+					for _, w := range words {
+						if shell == "fish" {
+							w = strings.TrimLeft(w, "-") // -l json, -s n
+						}
+						if !hasWord(script, w) {
+							t.Errorf("%s: no %s", what, w)
+						}
+					}
+				}
+				offered(c.name, c.words)
+				offered(c.name, c.flags)
+				for _, s := range c.subs {
+					offered(c.name+" "+s.name, s.flags)
+				}
+			}
+		})
+	}
+}
+
+func hasWord(text, w string) bool {
+	return regexp.MustCompile(`(^|[\s'(=])` + regexp.QuoteMeta(w) + `([\s')]|$)`).MatchString(text)
+}
+
 func TestSuggest(t *testing.T) {
 	names := commandNames()
 	tests := []struct{ typed, want string }{
