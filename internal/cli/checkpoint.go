@@ -18,8 +18,8 @@ import (
 )
 
 // checkpointCmd is `cairn checkpoint`: capture the working state now.
-func checkpointCmd() *command {
-	return &command{
+func checkpointCmd() command {
+	return command{
 		name:    "checkpoint",
 		args:    "[--session ID | --transcript PATH] [--json]",
 		summary: "capture the working state of the session now, as the hooks do before a compaction",
@@ -61,8 +61,8 @@ type checkpointLine struct {
 }
 
 // checkpointsCmd is `cairn checkpoints`: this project's checkpoints.
-func checkpointsCmd() *command {
-	return &command{
+func checkpointsCmd() command {
+	return command{
 		name:    "checkpoints",
 		args:    "[--json] [-n N]",
 		summary: "list this project's checkpoints, the latest first",
@@ -112,8 +112,8 @@ func (a *App) checkpoints(ctx context.Context, n int, asJSON bool) error {
 }
 
 // showCmd is `cairn show checkpoint [ID]`.
-func showCmd() *command {
-	return &command{
+func showCmd() command {
+	return command{
 		name:     "show",
 		args:     "checkpoint [ID] [--session ID] [--json]",
 		summary:  "print a checkpoint (default: the project's latest, or the session's) as Markdown",
@@ -180,8 +180,8 @@ func (a *App) show(ctx context.Context, args []string, session string, asJSON bo
 
 // resumeCmd is `cairn resume`: the latest checkpoint of the project as
 // text to continue from, after the newest handoff.
-func resumeCmd() *command {
-	return &command{
+func resumeCmd() command {
+	return command{
 		name:    "resume",
 		args:    "[--json]",
 		summary: "print the project's newest handoff and latest checkpoint as text to continue from",

@@ -28,7 +28,7 @@ type command struct {
 	// returns parses them with fs itself.
 	raw bool
 	// subs are subcommands with flags of their own (review record).
-	subs []*command
+	subs []command
 	// words may follow the name: subcommands, events, shells. The shell
 	// completion offers them and an unknown one gets a did-you-mean;
 	// help lists them as wordsAre ("events").
@@ -38,8 +38,8 @@ type command struct {
 
 // commands is the table of cairn's commands, in the order help lists
 // them.
-func commands() []*command {
-	return []*command{
+func commands() []command {
+	return []command{
 		statusCmd(), sessionsCmd(), reportCmd(),
 		installCmd(), uninstallCmd(), doctorCmd(),
 		checkpointCmd(), checkpointsCmd(), showCmd(), resumeCmd(),
@@ -61,13 +61,15 @@ func commandNames() []string {
 // lookup finds the command args name, and its subcommand when it has
 // them; full is "review record" for that one.
 func lookup(args []string) (c *command, full string, rest []string, err error) {
-	for _, c := range commands() {
+	cs := commands()
+	for i := range cs {
+		c := &cs[i]
 		if c.name != args[0] {
 			continue
 		}
 		if len(args) > 1 {
-			for _, s := range c.subs {
-				if s.name == args[1] {
+			for j := range c.subs {
+				if s := &c.subs[j]; s.name == args[1] {
 					return s, c.name + " " + s.name, args[2:], nil
 				}
 			}
@@ -120,31 +122,35 @@ func (a *App) run(ctx context.Context, args []string) error {
 	} else {
 		err = run(ctx, a, rest)
 	}
-	if errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
 		writeHelp(a.Stdout, c, name)
 		return nil
 	}
-	return withUsage(err, name, c)
+	return withUsage(err, synopsis(name, c.args))
 }
 
 // withUsage ends a usage error with the usage of the command that
 // refused it, once: a command that runs another (slash) adds nothing.
-func withUsage(err error, name string, c *command) error {
+func withUsage(err error, usage string) error {
 	var ce *cliError
 	if !errors.As(err, &ce) || ce.code != ExitUsage || ce.usage {
 		return err
 	}
 	u := *ce
-	u.hints = append(append([]string(nil), ce.hints...), "usage: "+synopsis(name, c))
+	u.hints = append(append([]string(nil), ce.hints...), "usage: "+usage)
 	u.usage = true
 	return &u
 }
 
-func synopsis(name string, c *command) string {
-	if c.args == "" {
+// synopsis is how the command name is used: "cairn status [--json]".
+func synopsis(name, args string) string {
+	if args == "" {
 		return "cairn " + name
 	}
-	return "cairn " + name + " " + c.args
+	return "cairn " + name + " " + args
 }
 
 // newFlags makes a flag set that reports errors as usage errors.

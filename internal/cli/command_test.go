@@ -15,8 +15,8 @@ import (
 
 // everyCommand is each command of the table and each subcommand, by the
 // name a user types.
-func everyCommand() map[string]*command {
-	all := map[string]*command{}
+func everyCommand() map[string]command {
+	all := map[string]command{}
 	for _, c := range commands() {
 		all[c.name] = c
 		for _, s := range c.subs {
@@ -230,9 +230,9 @@ func TestErrorFormat(t *testing.T) {
 		{"none", nil, "", ExitOK},
 		{"plain", os.ErrNotExist, "cairn: error: file does not exist\n", ExitError},
 		{"with a hint", withHint(os.ErrNotExist, "look %s", "elsewhere"), "cairn: error: file does not exist\ncairn: hint: look elsewhere\n", ExitError},
-		{"usage", withUsage(usageErrorf("give %d", 1), "status", statusCmd()),
+		{"usage", withUsage(usageErrorf("give %d", 1), synopsis("status", statusCmd().args)),
 			"cairn: error: give 1\ncairn: hint: usage: cairn status [--session ID | --transcript PATH] [--json] [--window N]\n", ExitUsage},
-		{"usage once", withUsage(withUsage(usageErrorf("x"), "defer", deferCmd()), "slash", slashCmd()),
+		{"usage once", withUsage(withUsage(usageErrorf("x"), synopsis("defer", deferCmd().args)), synopsis("slash", slashCmd().args)),
 			"cairn: error: x\ncairn: hint: usage: cairn defer [N] [--session ID | --transcript PATH]\n", ExitUsage},
 		{"hint added", addHint(usageErrorf("x"), "y"), "cairn: error: x\ncairn: hint: y\n", ExitUsage},
 	}

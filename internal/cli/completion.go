@@ -10,9 +10,9 @@ import (
 
 // completionCmd is `cairn completion bash|zsh|fish`: a completion script
 // written from the command table, so that it offers what help lists.
-func completionCmd() *command {
+func completionCmd() command {
 	shells := []string{"bash", "zsh", "fish"}
-	return &command{
+	return command{
 		name:    "completion",
 		args:    "bash|zsh|fish",
 		summary: "print a shell completion script for cairn's commands and their flags",
@@ -65,7 +65,7 @@ func completions() []completed {
 }
 
 // flagsOf is c's flags as a user types them.
-func flagsOf(c *command) []string {
+func flagsOf(c command) []string {
 	fs := newFlags(c.name)
 	c.setup(fs)
 	var names []string

@@ -33,8 +33,8 @@ func flowDir(root string) string {
 // named (numbers from that list, or ids), records the run in
 // compound-last-run.json and resets the session's pressure marker. It
 // never promotes an entry nobody named.
-func compoundCmd() *command {
-	return &command{
+func compoundCmd() command {
+	return command{
 		name:    "compound",
 		args:    "[--promote N,M|none] [--session ID]",
 		summary: "list the progress.md entries not yet in the learnings; promote the ones named",

@@ -11,8 +11,8 @@ import (
 
 // deferCmd is `cairn defer [N]`: snooze the L1 and L2 advisories of the
 // session for N turns.
-func deferCmd() *command {
-	return &command{
+func deferCmd() command {
+	return command{
 		name:    "defer",
 		args:    "[N] [--session ID | --transcript PATH]",
 		summary: fmt.Sprintf("snooze the L1 and L2 advisories for N turns (default %d); L3 still comes", pressure.DefaultDefer),

@@ -45,8 +45,8 @@ type learnView struct {
 // estimateCmd is `cairn estimate FILE|-`: how much context the task a
 // spec describes will take, against what is left, and how to shard it.
 // With --learn it records instead what a finished task took.
-func estimateCmd() *command {
-	return &command{
+func estimateCmd() command {
+	return command{
 		name:    "estimate",
 		args:    "FILE|- [--session ID | --transcript PATH] [--json] | --learn --session ID FILE",
 		summary: "estimate the context a spec's task will take against what is left, and how to shard it",

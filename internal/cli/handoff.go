@@ -15,8 +15,8 @@ const maxReason = 64 << 10
 
 // handoffCmd is `cairn handoff [--reason TEXT|-]`: capture a checkpoint
 // now and write it as a handoff document under .claude/handoffs/.
-func handoffCmd() *command {
-	return &command{
+func handoffCmd() command {
+	return command{
 		name:    "handoff",
 		args:    "[--reason TEXT|-] [--session ID | --transcript PATH]",
 		summary: "capture the working state and write it as a handoff document under .claude/handoffs/",

@@ -9,8 +9,8 @@ import (
 )
 
 // helpCmd is `cairn help [COMMAND [SUBCOMMAND]]`.
-func helpCmd() *command {
-	return &command{
+func helpCmd() command {
+	return command{
 		name:    "help",
 		args:    "[COMMAND [SUBCOMMAND]]",
 		summary: "print the commands, or one command's usage and flags (as cairn COMMAND --help does)",
@@ -41,9 +41,9 @@ func writeUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nUsage: cairn COMMAND [ARGUMENTS] [FLAGS]")
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %s\n      %s\n", synopsis(c.name, c), c.summary)
+		fmt.Fprintf(w, "  %s\n      %s\n", synopsis(c.name, c.args), c.summary)
 		for _, s := range c.subs {
-			fmt.Fprintf(w, "  %s\n      %s\n", synopsis(c.name+" "+s.name, s), s.summary)
+			fmt.Fprintf(w, "  %s\n      %s\n", synopsis(c.name+" "+s.name, s.args), s.summary)
 		}
 	}
 	fmt.Fprint(w, `
@@ -63,6 +63,11 @@ Environment:
   XDG_STATE_HOME         cairn's state and log: $XDG_STATE_HOME/cairn (default ~/.local/state/cairn)
   XDG_DATA_HOME          cairn's database and install records (default ~/.local/share/cairn)
   CAIRN_CONTEXT_WINDOW   the context window in tokens, as --window sets it
+  CAIRN_RESTORE_BUDGET   the restore's budget in tokens (over restore.budget in .claude/cairn.conf)
+  CAIRN_TICKET_PREFIXES  more ticket id prefixes, comma-separated (over tickets.prefixes)
+  NO_COLOR               set and not empty: a status line without colour
+  CLAUDE_CODE_AUTO_COMPACT_WINDOW, CLAUDE_AUTOCOMPACT_PCT_OVERRIDE, DISABLE_AUTO_COMPACT
+                         Claude Code's own settings, which the meter follows as it does
 `)
 }
 
@@ -70,9 +75,9 @@ Environment:
 // record" for a subcommand): its synopsis, what it does, its subcommands
 // and its flags.
 func writeHelp(w io.Writer, c *command, name string) {
-	fmt.Fprintf(w, "usage: %s\n", synopsis(name, c))
+	fmt.Fprintf(w, "usage: %s\n", synopsis(name, c.args))
 	for _, s := range c.subs {
-		fmt.Fprintf(w, "       %s\n", synopsis(name+" "+s.name, s))
+		fmt.Fprintf(w, "       %s\n", synopsis(name+" "+s.name, s.args))
 	}
 	fmt.Fprintf(w, "\n%s.\n", capitalize(c.summary))
 	if c.details != "" {

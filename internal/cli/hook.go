@@ -15,8 +15,8 @@ import (
 // hookCmd is `cairn hook EVENT`, which Claude Code runs with the event's
 // JSON payload on stdin. Once the command line is right it always exits
 // 0: a failure is logged, never shown to the agent.
-func hookCmd() *command {
-	return &command{
+func hookCmd() command {
+	return command{
 		name:    "hook",
 		args:    "EVENT",
 		summary: "handle a Claude Code hook event, its JSON payload on stdin (run by Claude Code, as cairn install wires it)",

@@ -14,8 +14,8 @@ import (
 )
 
 // installCmd is `cairn install [--user]`.
-func installCmd() *command {
-	return &command{
+func installCmd() command {
+	return command{
 		name:    "install",
 		args:    "[--user]",
 		summary: "wire cairn's hooks, status line and slash commands into this project (.claude/settings.local.json), or with --user into every project",
@@ -36,8 +36,8 @@ recorded in $XDG_DATA_HOME/cairn/install/, so that uninstall gives it back.`,
 }
 
 // uninstallCmd is `cairn uninstall [--user]`.
-func uninstallCmd() *command {
-	return &command{
+func uninstallCmd() command {
+	return command{
 		name:    "uninstall",
 		args:    "[--user]",
 		summary: "take out exactly what install put in, giving each file back as it was",
@@ -91,8 +91,8 @@ func setupError(err error) error {
 
 // doctorCmd is `cairn doctor`: is the wiring present and current, where
 // does state live, when did each hook last run and how did it end.
-func doctorCmd() *command {
-	return &command{
+func doctorCmd() command {
+	return command{
 		name:    "doctor",
 		args:    "[--json]",
 		summary: "check the wiring, where state lives, and how each hook last ran",

@@ -11,9 +11,9 @@ import (
 )
 
 // learnCmd is `cairn learn list` and `cairn learn confirm ID`.
-func learnCmd() *command {
+func learnCmd() command {
 	subs := []string{"list", "confirm"}
-	return &command{
+	return command{
 		name:     "learn",
 		args:     "list | confirm ID",
 		summary:  "list the learnings with their confirmations and when last confirmed, or confirm one again",

@@ -157,8 +157,8 @@ func newReportView(s *transcript.Session, set meter.Settings) reportView {
 	return v
 }
 
-func reportCmd() *command {
-	return &command{
+func reportCmd() command {
+	return command{
 		name:    "report",
 		args:    "PATH|ID [--json] [--window N]",
 		summary: "show a session's timeline: context per turn, compactions, tools, files, commands, errors, todos, subagents",

@@ -25,12 +25,12 @@ const maxMemory = 256 << 10
 // session and the command that records the review, and `cairn review
 // record PATH --memory FILE|-`, which writes the memory file and marks
 // the capture reviewed. The /review-compact slash command runs both.
-func reviewCmd() *command {
-	return &command{
+func reviewCmd() command {
+	return command{
 		name:    "review",
 		args:    "[PATH]",
 		summary: "print an auto-compaction capture (default: the latest pending), a digest of its session and how to record its memory file",
-		subs:    []*command{reviewRecordCmd()},
+		subs:    []command{reviewRecordCmd()},
 		setup: func(*flag.FlagSet) runFunc {
 			return func(ctx context.Context, a *App, args []string) error {
 				if len(args) > 1 {
@@ -127,8 +127,8 @@ func reviewCheckpoint(ctx context.Context, e *env, c capture.Capture) (checkpoin
 
 // reviewRecordCmd is `cairn review record PATH --memory FILE|-
 // [--summary TEXT]`.
-func reviewRecordCmd() *command {
-	return &command{
+func reviewRecordCmd() command {
+	return command{
 		name:    "record",
 		args:    "PATH --memory FILE|- [--summary TEXT]",
 		summary: "write the capture's memory file and mark the capture reviewed",

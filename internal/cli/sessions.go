@@ -23,8 +23,8 @@ type sessionLine struct {
 	Error        string     `json:"error,omitempty"`
 }
 
-func sessionsCmd() *command {
-	return &command{
+func sessionsCmd() command {
+	return command{
 		name:    "sessions",
 		args:    "[--json] [-n N]",
 		summary: "list this project's recent sessions: last activity, context, turns, compactions",

@@ -9,8 +9,8 @@ import (
 // --estimate FILE | --defer [N]]`, which the /checkpoint slash command
 // runs: it picks the cairn command, because Claude Code will not run a
 // shell `case` from a slash command.
-func slashCmd() *command {
-	return &command{
+func slashCmd() command {
+	return command{
 		name:     "slash",
 		args:     "checkpoint [--session ID] [--status | --estimate FILE | --defer [N]]",
 		summary:  "run what the /checkpoint slash command asks: a checkpoint, or the status, an estimate or a snooze (run by Claude Code)",

@@ -17,8 +17,8 @@ import (
 // project under refs/cairn/wip/<session>/<n> without touching it; `cairn
 // snapshot show N` prints one, `cairn snapshot restore N` puts its changes
 // back into the work tree.
-func snapshotCmd() *command {
-	return &command{
+func snapshotCmd() command {
+	return command{
 		name:     "snapshot",
 		args:     "[show N | restore N] [--session ID | --transcript PATH] [-m MESSAGE] [--json]",
 		summary:  "record uncommitted work under refs/cairn/wip without touching it; show or restore one",
@@ -145,8 +145,8 @@ func restoreSnapshot(ctx context.Context, a *App, e *env, which string, sf sessi
 
 // snapshotsCmd is `cairn snapshots`: the snapshots of the current
 // session, or of every session with --all.
-func snapshotsCmd() *command {
-	return &command{
+func snapshotsCmd() command {
+	return command{
 		name:    "snapshots",
 		args:    "[--all | --session ID | --transcript PATH] [--json]",
 		summary: "list this session's work-tree snapshots (--all: every session's)",

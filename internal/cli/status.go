@@ -59,8 +59,8 @@ func newStatusView(s *transcript.Session, set meter.Settings) statusView {
 	return v
 }
 
-func statusCmd() *command {
-	return &command{
+func statusCmd() command {
+	return command{
 		name:    "status",
 		args:    "[--session ID | --transcript PATH] [--json] [--window N]",
 		summary: "show how full the context is, its trend, the predicted auto-compaction and the compactions so far",

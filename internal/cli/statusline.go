@@ -23,8 +23,8 @@ const maxStatusInput = 1 << 20
 // never fails: whatever goes wrong, it prints a line (at worst "CTX ?", or
 // what is wrong with its arguments) and exits 0, since an empty status
 // line tells the user nothing.
-func statuslineCmd() *command {
-	return &command{
+func statuslineCmd() command {
+	return command{
 		name:    "statusline",
 		args:    "[--chain CMD] [--chain-timeout D]",
 		summary: "print the status line from Claude Code's JSON payload on stdin (run by Claude Code, as cairn install wires it)",

@@ -13,8 +13,8 @@ import (
 var Version = "dev"
 
 // versionCmd is `cairn version`, which `cairn --version` runs too.
-func versionCmd() *command {
-	return &command{
+func versionCmd() command {
+	return command{
 		name:    "version",
 		summary: "print cairn's version, and for a build from a checkout the commit it was built from",
 		setup: func(*flag.FlagSet) runFunc {
