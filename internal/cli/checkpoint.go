@@ -20,7 +20,6 @@ import (
 // checkpointCmd is `cairn checkpoint`: capture the working state now.
 func checkpointCmd() command {
 	return command{
-		name:    "checkpoint",
 		args:    "[--session ID | --transcript PATH] [--json]",
 		summary: "capture the working state of the session now, as the hooks do before a compaction",
 		setup: func(fs *flag.FlagSet) runFunc {
@@ -63,7 +62,6 @@ type checkpointLine struct {
 // checkpointsCmd is `cairn checkpoints`: this project's checkpoints.
 func checkpointsCmd() command {
 	return command{
-		name:    "checkpoints",
 		args:    "[--json] [-n N]",
 		summary: "list this project's checkpoints, the latest first",
 		setup: func(fs *flag.FlagSet) runFunc {
@@ -114,7 +112,6 @@ func (a *App) checkpoints(ctx context.Context, n int, asJSON bool) error {
 // showCmd is `cairn show checkpoint [ID]`.
 func showCmd() command {
 	return command{
-		name:     "show",
 		args:     "checkpoint [ID] [--session ID] [--json]",
 		summary:  "print a checkpoint (default: the project's latest, or the session's) as Markdown",
 		words:    []string{"checkpoint"},
@@ -182,7 +179,6 @@ func (a *App) show(ctx context.Context, args []string, session string, asJSON bo
 // text to continue from, after the newest handoff.
 func resumeCmd() command {
 	return command{
-		name:    "resume",
 		args:    "[--json]",
 		summary: "print the project's newest handoff and latest checkpoint as text to continue from",
 		setup: func(fs *flag.FlagSet) runFunc {

@@ -15,6 +15,7 @@ type runFunc func(ctx context.Context, a *App, args []string) error
 // A command is one of cairn's subcommands. Its flags are defined in one
 // place, setup, which parsing, help and the shell completion all read.
 type command struct {
+	// name is the one its entry gives it.
 	name string
 	// args is the synopsis after the name: every flag and argument the
 	// command takes (a test checks that it names every flag).
@@ -28,7 +29,7 @@ type command struct {
 	// returns parses them with fs itself.
 	raw bool
 	// subs are subcommands with flags of their own (review record).
-	subs []command
+	subs []entry
 	// words may follow the name: subcommands, events, shells. The shell
 	// completion offers them and an unknown one gets a did-you-mean;
 	// help lists them as wordsAre ("events").
@@ -36,47 +37,77 @@ type command struct {
 	wordsAre string
 }
 
-// commands is the table of cairn's commands, in the order help lists
-// them.
-func commands() []command {
-	return []command{
-		statusCmd(), sessionsCmd(), reportCmd(),
-		installCmd(), uninstallCmd(), doctorCmd(),
-		checkpointCmd(), checkpointsCmd(), showCmd(), resumeCmd(),
-		handoffCmd(), snapshotCmd(), snapshotsCmd(), estimateCmd(), deferCmd(),
-		reviewCmd(), compoundCmd(), learnCmd(),
-		statuslineCmd(), hookCmd(), slashCmd(),
-		versionCmd(), completionCmd(), helpCmd(),
+// An entry names a command and builds it. Only the command that runs is
+// built (help and the completion build them all): a hook, which runs on
+// every prompt, touches no other command's code.
+type entry struct {
+	name  string
+	build func() command
+}
+
+func (e entry) command() command {
+	c := e.build()
+	c.name = e.name
+	return c
+}
+
+// subcommands are c's subcommands, built.
+func (c command) subcommands() []command {
+	var subs []command
+	for _, e := range c.subs {
+		subs = append(subs, e.command())
 	}
+	return subs
+}
+
+// table is cairn's commands, in the order help lists them.
+func table() []entry {
+	return []entry{
+		{"status", statusCmd}, {"sessions", sessionsCmd}, {"report", reportCmd},
+		{"install", installCmd}, {"uninstall", uninstallCmd}, {"doctor", doctorCmd},
+		{"checkpoint", checkpointCmd}, {"checkpoints", checkpointsCmd}, {"show", showCmd}, {"resume", resumeCmd},
+		{"handoff", handoffCmd}, {"snapshot", snapshotCmd}, {"snapshots", snapshotsCmd}, {"estimate", estimateCmd}, {"defer", deferCmd},
+		{"review", reviewCmd}, {"compound", compoundCmd}, {"learn", learnCmd},
+		{"statusline", statuslineCmd}, {"hook", hookCmd}, {"slash", slashCmd},
+		{"version", versionCmd}, {"completion", completionCmd}, {"help", helpCmd},
+	}
+}
+
+// commands is every command, built.
+func commands() []command {
+	var cs []command
+	for _, e := range table() {
+		cs = append(cs, e.command())
+	}
+	return cs
 }
 
 func commandNames() []string {
 	var names []string
-	for _, c := range commands() {
-		names = append(names, c.name)
+	for _, e := range table() {
+		names = append(names, e.name)
 	}
 	return names
 }
 
 // lookup finds the command args name, and its subcommand when it has
 // them; full is "review record" for that one.
-func lookup(args []string) (c *command, full string, rest []string, err error) {
-	cs := commands()
-	for i := range cs {
-		c := &cs[i]
-		if c.name != args[0] {
+func lookup(args []string) (c command, full string, rest []string, err error) {
+	for _, e := range table() {
+		if e.name != args[0] {
 			continue
 		}
+		c := e.command()
 		if len(args) > 1 {
-			for j := range c.subs {
-				if s := &c.subs[j]; s.name == args[1] {
-					return s, c.name + " " + s.name, args[2:], nil
+			for _, s := range c.subs {
+				if s.name == args[1] {
+					return s.command(), c.name + " " + s.name, args[2:], nil
 				}
 			}
 		}
 		return c, c.name, args[1:], nil
 	}
-	return nil, "", nil, unknownCommand(args[0])
+	return command{}, "", nil, unknownCommand(args[0])
 }
 
 // unknownCommand is the usage error for a command cairn does not have,

@@ -19,11 +19,29 @@ func everyCommand() map[string]command {
 	all := map[string]command{}
 	for _, c := range commands() {
 		all[c.name] = c
-		for _, s := range c.subs {
+		for _, s := range c.subcommands() {
 			all[c.name+" "+s.name] = s
 		}
 	}
 	return all
+}
+
+// TestTable: each name once, for a command that has a summary and runs.
+func TestTable(t *testing.T) {
+	seen := map[string]bool{}
+	check := func(name string, c command) {
+		if seen[name] || c.summary == "" || c.setup == nil || c.setup(newFlags(name)) == nil {
+			t.Errorf("%q: twice, or without a summary or a run", name)
+		}
+		seen[name] = true
+	}
+	for _, e := range table() {
+		c := e.command()
+		check(e.name, c)
+		for _, s := range c.subcommands() {
+			check(e.name+" "+s.name, s)
+		}
+	}
 }
 
 // TestHelpEveryCommand: -h and --help print the command's usage on stdout

@@ -13,7 +13,6 @@ import (
 func completionCmd() command {
 	shells := []string{"bash", "zsh", "fish"}
 	return command{
-		name:    "completion",
 		args:    "bash|zsh|fish",
 		summary: "print a shell completion script for cairn's commands and their flags",
 		details: `Load it in the shell's start-up file:
@@ -55,7 +54,7 @@ func completions() []completed {
 	var out []completed
 	for _, c := range commands() {
 		cc := completed{name: c.name, summary: c.summary, words: c.words, flags: flagsOf(c)}
-		for _, s := range c.subs {
+		for _, s := range c.subcommands() {
 			cc.words = append(cc.words, s.name)
 			cc.subs = append(cc.subs, completed{name: s.name, summary: s.summary, words: s.words, flags: flagsOf(s)})
 		}

@@ -35,7 +35,6 @@ func flowDir(root string) string {
 // never promotes an entry nobody named.
 func compoundCmd() command {
 	return command{
-		name:    "compound",
 		args:    "[--promote N,M|none] [--session ID]",
 		summary: "list the progress.md entries not yet in the learnings; promote the ones named",
 		setup: func(fs *flag.FlagSet) runFunc {

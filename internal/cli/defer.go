@@ -13,7 +13,6 @@ import (
 // session for N turns.
 func deferCmd() command {
 	return command{
-		name:    "defer",
 		args:    "[N] [--session ID | --transcript PATH]",
 		summary: fmt.Sprintf("snooze the L1 and L2 advisories for N turns (default %d); L3 still comes", pressure.DefaultDefer),
 		setup: func(fs *flag.FlagSet) runFunc {

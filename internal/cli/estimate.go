@@ -47,7 +47,6 @@ type learnView struct {
 // With --learn it records instead what a finished task took.
 func estimateCmd() command {
 	return command{
-		name:    "estimate",
 		args:    "FILE|- [--session ID | --transcript PATH] [--json] | --learn --session ID FILE",
 		summary: "estimate the context a spec's task will take against what is left, and how to shard it",
 		details: `With --learn, it records what the finished task of FILE consumed over the

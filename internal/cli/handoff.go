@@ -17,7 +17,6 @@ const maxReason = 64 << 10
 // now and write it as a handoff document under .claude/handoffs/.
 func handoffCmd() command {
 	return command{
-		name:    "handoff",
 		args:    "[--reason TEXT|-] [--session ID | --transcript PATH]",
 		summary: "capture the working state and write it as a handoff document under .claude/handoffs/",
 		setup: func(fs *flag.FlagSet) runFunc {

@@ -11,7 +11,6 @@ import (
 // helpCmd is `cairn help [COMMAND [SUBCOMMAND]]`.
 func helpCmd() command {
 	return command{
-		name:    "help",
 		args:    "[COMMAND [SUBCOMMAND]]",
 		summary: "print the commands, or one command's usage and flags (as cairn COMMAND --help does)",
 		setup: func(*flag.FlagSet) runFunc {
@@ -42,7 +41,7 @@ func writeUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %s\n      %s\n", synopsis(c.name, c.args), c.summary)
-		for _, s := range c.subs {
+		for _, s := range c.subcommands() {
 			fmt.Fprintf(w, "  %s\n      %s\n", synopsis(c.name+" "+s.name, s.args), s.summary)
 		}
 	}
@@ -74,9 +73,9 @@ Environment:
 // writeHelp prints the usage of the command c, called name ("review
 // record" for a subcommand): its synopsis, what it does, its subcommands
 // and its flags.
-func writeHelp(w io.Writer, c *command, name string) {
+func writeHelp(w io.Writer, c command, name string) {
 	fmt.Fprintf(w, "usage: %s\n", synopsis(name, c.args))
-	for _, s := range c.subs {
+	for _, s := range c.subcommands() {
 		fmt.Fprintf(w, "       %s\n", synopsis(name+" "+s.name, s.args))
 	}
 	fmt.Fprintf(w, "\n%s.\n", capitalize(c.summary))
@@ -107,7 +106,7 @@ func writeHelp(w io.Writer, c *command, name string) {
 	for _, l := range lines {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, l[0], l[1])
 	}
-	for _, s := range c.subs {
+	for _, s := range c.subcommands() {
 		fmt.Fprintf(w, "\nFlags of %s: cairn help %s %s\n", s.name, name, s.name)
 	}
 }

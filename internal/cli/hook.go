@@ -17,7 +17,6 @@ import (
 // 0: a failure is logged, never shown to the agent.
 func hookCmd() command {
 	return command{
-		name:    "hook",
 		args:    "EVENT",
 		summary: "handle a Claude Code hook event, its JSON payload on stdin (run by Claude Code, as cairn install wires it)",
 		details: `A hook never breaks the agent: whatever goes wrong, it logs one line in

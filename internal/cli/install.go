@@ -16,7 +16,6 @@ import (
 // installCmd is `cairn install [--user]`.
 func installCmd() command {
 	return command{
-		name:    "install",
 		args:    "[--user]",
 		summary: "wire cairn's hooks, status line and slash commands into this project (.claude/settings.local.json), or with --user into every project",
 		details: `The hooks and the status line call this cairn by its absolute path, so for a
@@ -38,7 +37,6 @@ recorded in $XDG_DATA_HOME/cairn/install/, so that uninstall gives it back.`,
 // uninstallCmd is `cairn uninstall [--user]`.
 func uninstallCmd() command {
 	return command{
-		name:    "uninstall",
 		args:    "[--user]",
 		summary: "take out exactly what install put in, giving each file back as it was",
 		setup: func(fs *flag.FlagSet) runFunc {
@@ -93,7 +91,6 @@ func setupError(err error) error {
 // does state live, when did each hook last run and how did it end.
 func doctorCmd() command {
 	return command{
-		name:    "doctor",
 		args:    "[--json]",
 		summary: "check the wiring, where state lives, and how each hook last ran",
 		details: `It exits 1 when it finds a problem, each with the fix to apply.

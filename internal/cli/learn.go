@@ -14,7 +14,6 @@ import (
 func learnCmd() command {
 	subs := []string{"list", "confirm"}
 	return command{
-		name:     "learn",
 		args:     "list | confirm ID",
 		summary:  "list the learnings with their confirmations and when last confirmed, or confirm one again",
 		words:    subs,

@@ -159,7 +159,6 @@ func newReportView(s *transcript.Session, set meter.Settings) reportView {
 
 func reportCmd() command {
 	return command{
-		name:    "report",
 		args:    "PATH|ID [--json] [--window N]",
 		summary: "show a session's timeline: context per turn, compactions, tools, files, commands, errors, todos, subagents",
 		setup: func(fs *flag.FlagSet) runFunc {

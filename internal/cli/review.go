@@ -27,10 +27,9 @@ const maxMemory = 256 << 10
 // the capture reviewed. The /review-compact slash command runs both.
 func reviewCmd() command {
 	return command{
-		name:    "review",
 		args:    "[PATH]",
 		summary: "print an auto-compaction capture (default: the latest pending), a digest of its session and how to record its memory file",
-		subs:    []command{reviewRecordCmd()},
+		subs:    []entry{{"record", reviewRecordCmd}},
 		setup: func(*flag.FlagSet) runFunc {
 			return func(ctx context.Context, a *App, args []string) error {
 				if len(args) > 1 {
@@ -129,7 +128,6 @@ func reviewCheckpoint(ctx context.Context, e *env, c capture.Capture) (checkpoin
 // [--summary TEXT]`.
 func reviewRecordCmd() command {
 	return command{
-		name:    "record",
 		args:    "PATH --memory FILE|- [--summary TEXT]",
 		summary: "write the capture's memory file and mark the capture reviewed",
 		setup: func(fs *flag.FlagSet) runFunc {

@@ -25,7 +25,6 @@ type sessionLine struct {
 
 func sessionsCmd() command {
 	return command{
-		name:    "sessions",
 		args:    "[--json] [-n N]",
 		summary: "list this project's recent sessions: last activity, context, turns, compactions",
 		setup: func(fs *flag.FlagSet) runFunc {

@@ -11,7 +11,6 @@ import (
 // shell `case` from a slash command.
 func slashCmd() command {
 	return command{
-		name:     "slash",
 		args:     "checkpoint [--session ID] [--status | --estimate FILE | --defer [N]]",
 		summary:  "run what the /checkpoint slash command asks: a checkpoint, or the status, an estimate or a snooze (run by Claude Code)",
 		words:    []string{"checkpoint"},

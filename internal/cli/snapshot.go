@@ -19,7 +19,6 @@ import (
 // back into the work tree.
 func snapshotCmd() command {
 	return command{
-		name:     "snapshot",
 		args:     "[show N | restore N] [--session ID | --transcript PATH] [-m MESSAGE] [--json]",
 		summary:  "record uncommitted work under refs/cairn/wip without touching it; show or restore one",
 		words:    []string{"show", "restore"},
@@ -147,7 +146,6 @@ func restoreSnapshot(ctx context.Context, a *App, e *env, which string, sf sessi
 // session, or of every session with --all.
 func snapshotsCmd() command {
 	return command{
-		name:    "snapshots",
 		args:    "[--all | --session ID | --transcript PATH] [--json]",
 		summary: "list this session's work-tree snapshots (--all: every session's)",
 		setup: func(fs *flag.FlagSet) runFunc {

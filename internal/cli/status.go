@@ -61,7 +61,6 @@ func newStatusView(s *transcript.Session, set meter.Settings) statusView {
 
 func statusCmd() command {
 	return command{
-		name:    "status",
 		args:    "[--session ID | --transcript PATH] [--json] [--window N]",
 		summary: "show how full the context is, its trend, the predicted auto-compaction and the compactions so far",
 		setup: func(fs *flag.FlagSet) runFunc {

@@ -25,7 +25,6 @@ const maxStatusInput = 1 << 20
 // line tells the user nothing.
 func statuslineCmd() command {
 	return command{
-		name:    "statusline",
 		args:    "[--chain CMD] [--chain-timeout D]",
 		summary: "print the status line from Claude Code's JSON payload on stdin (run by Claude Code, as cairn install wires it)",
 		// It parses its own flags: a wrong one still makes a line.

@@ -15,7 +15,6 @@ var Version = "dev"
 // versionCmd is `cairn version`, which `cairn --version` runs too.
 func versionCmd() command {
 	return command{
-		name:    "version",
 		summary: "print cairn's version, and for a build from a checkout the commit it was built from",
 		setup: func(*flag.FlagSet) runFunc {
 			return func(_ context.Context, a *App, args []string) error {
