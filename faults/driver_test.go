@@ -32,7 +32,7 @@ var budgets = map[string]time.Duration{
 const overrunSlack = 2 * time.Second
 
 // clientTimeouts are the timeouts `cairn install` gives Claude Code
-// (internal/cli/install.go): the client kills a hook still running then
+// (claudecode.Events, which internal/install wires): the client kills a hook still running then
 // and ignores its output.
 var clientTimeouts = map[string]time.Duration{
 	"SessionStart":     20 * time.Second,

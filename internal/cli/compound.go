@@ -2,7 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -27,19 +27,30 @@ func flowDir(root string) string {
 	return dir
 }
 
-// runCompound is `cairn compound [--promote N,M|none] [--session ID]`,
+// compoundCmd is `cairn compound [--promote N,M|none] [--session ID]`,
 // which /compound runs: without --promote it lists progress.md's entries
 // not yet in learnings, numbered; with it, it promotes exactly the entries
 // named (numbers from that list, or ids), records the run in
 // compound-last-run.json and resets the session's pressure marker. It
 // never promotes an entry nobody named.
-func runCompound(_ context.Context, a *App, args []string) error {
-	fs := newFlags("compound")
-	promote := fs.String("promote", "", "promote these entries: numbers from the list or ids, comma-separated (none: promote nothing, record the review)")
-	session := fs.String("session", "", "session whose pressure marker to reset (default: the project's latest)")
-	if err := parseNone(fs, args); err != nil {
-		return err
+func compoundCmd() command {
+	return command{
+		args:    "[--promote N,M|none] [--session ID]",
+		summary: "list the progress.md entries not yet in the learnings; promote the ones named",
+		setup: func(fs *flag.FlagSet) runFunc {
+			promote := fs.String("promote", "", "promote these entries: `N,M`, numbers from the list or ids, comma-separated (none: promote nothing, record the review)")
+			session := fs.String("session", "", "the session whose pressure marker to reset: its `ID` (default: the project's latest)")
+			return func(_ context.Context, a *App, args []string) error {
+				if err := noArgs(args); err != nil {
+					return err
+				}
+				return a.compound(*promote, *session)
+			}
+		},
 	}
+}
+
+func (a *App) compound(promote, session string) error {
 	e, err := a.env()
 	if err != nil {
 		return err
@@ -50,7 +61,7 @@ func runCompound(_ context.Context, a *App, args []string) error {
 	if err != nil {
 		return withHint(err, "check %s", filepath.Join(dir, learn.Progress))
 	}
-	if *promote == "" {
+	if promote == "" {
 		if len(un) == 0 {
 			fmt.Fprintf(a.Stdout, "nothing to promote: every entry of %s is in learnings\n", filepath.Join(dir, learn.Progress))
 			return nil
@@ -66,7 +77,7 @@ func runCompound(_ context.Context, a *App, args []string) error {
 		fmt.Fprintln(a.Stdout, "promote with: cairn compound --promote N,M (or --promote none)")
 		return nil
 	}
-	picked, err := pick(un, *promote)
+	picked, err := pick(un, promote)
 	if err != nil {
 		return err
 	}
@@ -81,7 +92,7 @@ func runCompound(_ context.Context, a *App, args []string) error {
 	if err := learn.RecordCompound(learn.ContextDir(dir), now, len(picked)); err != nil {
 		return err
 	}
-	id := *session
+	id := session
 	if id == "" || id == "${CLAUDE_SESSION_ID}" {
 		if ss, err := claudecode.Sessions(e.projectDir); err == nil && len(ss) > 0 {
 			id = ss[0].ID
@@ -110,7 +121,7 @@ func pick(un []learn.Entry, spec string) ([]learn.Entry, error) {
 		i := -1
 		if n, err := strconv.Atoi(f); err == nil && len(f) < 8 {
 			if n < 1 || n > len(un) {
-				return nil, usageError{fmt.Sprintf("no entry %d: the list has %d (run cairn compound to see it)", n, len(un))}
+				return nil, usageErrorf("no entry %d: the list has %d (run cairn compound to see it)", n, len(un))
 			}
 			i = n - 1
 		} else {
@@ -120,7 +131,7 @@ func pick(un []learn.Entry, spec string) ([]learn.Entry, error) {
 				}
 			}
 			if i < 0 {
-				return nil, usageError{fmt.Sprintf("no unpromoted entry %q (run cairn compound to see the list)", f)}
+				return nil, usageErrorf("no unpromoted entry %q (run cairn compound to see the list)", f)
 			}
 		}
 		if !seen[i] {
@@ -129,76 +140,9 @@ func pick(un []learn.Entry, spec string) ([]learn.Entry, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, usageError{"give the entries to promote, e.g. --promote 1,3, or --promote none"}
+		return nil, usageErrorf("give the entries to promote, e.g. --promote 1,3, or --promote none")
 	}
 	return out, nil
-}
-
-// runLearn is `cairn learn list` and `cairn learn confirm ID`.
-func runLearn(_ context.Context, a *App, args []string) error {
-	if len(args) == 0 {
-		return usageError{"give list or confirm ID"}
-	}
-	sub := args[0]
-	fs := newFlags("learn")
-	rest, err := parse(fs, args[1:])
-	if err != nil {
-		return err
-	}
-	switch {
-	case sub == "list" && len(rest) == 0:
-	case sub == "confirm" && len(rest) == 1:
-	case sub == "confirm":
-		return usageError{"give one learnings entry id: cairn learn confirm ID"}
-	case sub == "list":
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
-	default:
-		return usageError{fmt.Sprintf("unknown subcommand %q: give list or confirm ID", sub)}
-	}
-	cwd, err := a.Getwd()
-	if err != nil {
-		return fmt.Errorf("find the working directory: %w", err)
-	}
-	cfg, err := claudecode.ConfigDir(a.Getenv)
-	if err != nil {
-		return err
-	}
-	_, root, _ := claudecode.ProjectDir(cfg, cwd)
-	dir := flowDir(root)
-	if sub == "confirm" {
-		err := learn.Confirm(dir, rest[0], a.Now())
-		if errors.Is(err, learn.ErrNoEntry) {
-			return withHint(err, "cairn learn list shows the ids")
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.Stdout, "confirmed %s\n", rest[0])
-		return nil
-	}
-	stock, err := learn.ReadStock(dir)
-	if err != nil {
-		return err
-	}
-	if len(stock) == 0 {
-		fmt.Fprintf(a.Stdout, "no learnings in %s\n", dir)
-		return nil
-	}
-	for _, x := range stock {
-		last := "-"
-		if !x.Meta.LastConfirmed.IsZero() {
-			last = x.Meta.LastConfirmed.Format("2006-01-02")
-		}
-		phase := x.Meta.Phase
-		if phase == "" {
-			phase = "-"
-		}
-		fmt.Fprintf(a.Stdout, "%s  %dx  %s  %-10s %s: %s\n", x.ID, x.Meta.Confirmed, last, phase, x.File, x.Heading)
-	}
-	s := learn.Summary(dir)
-	fmt.Fprintf(a.Stdout, "%s, %.2f confirmations on average: %d unverified, %d confirmed, %d established\n",
-		nEntries(s.Entries), s.AvgConfirmations, s.Unverified, s.Confirmed, s.Established)
-	return nil
 }
 
 func nEntries(n int) string {

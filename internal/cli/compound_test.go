@@ -43,7 +43,7 @@ func compoundApp(t *testing.T) (*App, *strings.Builder, string, string) {
 
 func TestCompoundList(t *testing.T) {
 	a, out, flow, _ := compoundApp(t)
-	if err := runCompound(context.Background(), a, nil); err != nil {
+	if err := runCmd("compound")(context.Background(), a, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.ReplaceAll(out.String(), flow, "FLOW")
@@ -63,7 +63,7 @@ func TestCompoundPromote(t *testing.T) {
 	os.MkdirAll(filepath.Dir(marker), 0o700)
 	os.WriteFile(marker, []byte("82 L2 threshold\n"), 0o600)
 
-	if err := runCompound(context.Background(), a, []string{"--promote", "1,3", "--session", "sess-1"}); err != nil {
+	if err := runCmd("compound")(context.Background(), a, []string{"--promote", "1,3", "--session", "sess-1"}); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.ReplaceAll(out.String(), flow, "FLOW")
@@ -82,11 +82,11 @@ func TestCompoundPromote(t *testing.T) {
 	// Confirm one and list.
 	stock, _ := learn.ReadStock(flow)
 	out.Reset()
-	if err := runLearn(context.Background(), a, []string{"confirm", stock[0].ID}); err != nil {
+	if err := runCmd("learn")(context.Background(), a, []string{"confirm", stock[0].ID}); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := runLearn(context.Background(), a, []string{"list"}); err != nil {
+	if err := runCmd("learn")(context.Background(), a, []string{"list"}); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "golden", "learn-list.txt"), []byte(out.String()))
@@ -94,7 +94,7 @@ func TestCompoundPromote(t *testing.T) {
 
 func TestCompoundPromoteNone(t *testing.T) {
 	a, _, flow, _ := compoundApp(t)
-	if err := runCompound(context.Background(), a, []string{"--promote", "none"}); err != nil {
+	if err := runCmd("compound")(context.Background(), a, []string{"--promote", "none"}); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := learn.Unpromoted(flow, flow); len(left) != 3 {
@@ -111,15 +111,15 @@ func TestCompoundErrors(t *testing.T) {
 		run  func(context.Context, *App, []string) error
 		args []string
 	}{
-		{"out of range", runCompound, []string{"--promote", "4"}},
-		{"zero", runCompound, []string{"--promote", "0"}},
-		{"unknown id", runCompound, []string{"--promote", "deadbeef"}},
-		{"empty list", runCompound, []string{"--promote", ","}},
-		{"stray argument", runCompound, []string{"now"}},
-		{"learn nothing", runLearn, nil},
-		{"learn bad", runLearn, []string{"forget"}},
-		{"confirm no id", runLearn, []string{"confirm"}},
-		{"confirm unknown", runLearn, []string{"confirm", "ffffffff"}},
+		{"out of range", runCmd("compound"), []string{"--promote", "4"}},
+		{"zero", runCmd("compound"), []string{"--promote", "0"}},
+		{"unknown id", runCmd("compound"), []string{"--promote", "deadbeef"}},
+		{"empty list", runCmd("compound"), []string{"--promote", ","}},
+		{"stray argument", runCmd("compound"), []string{"now"}},
+		{"learn nothing", runCmd("learn"), nil},
+		{"learn bad", runCmd("learn"), []string{"forget"}},
+		{"confirm no id", runCmd("learn"), []string{"confirm"}},
+		{"confirm unknown", runCmd("learn"), []string{"confirm", "ffffffff"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -41,29 +42,38 @@ type learnView struct {
 	Model          estimate.Model `json:"model"`
 }
 
-// runEstimate is `cairn estimate FILE|-`: how much context the task a spec
-// describes will take, against what is left, and how to shard it. With
-// --learn it records instead what a finished task took.
-func runEstimate(_ context.Context, a *App, args []string) error {
-	fs := newFlags("estimate")
-	id := fs.String("session", "", "session id (or a unique prefix)")
-	path := fs.String("transcript", "", "transcript path")
-	asJSON := fs.Bool("json", false, "print JSON")
-	learn := fs.Bool("learn", false, "record what the finished task of FILE consumed in --session")
-	rest, err := parse(fs, args)
-	if err != nil {
-		return err
+// estimateCmd is `cairn estimate FILE|-`: how much context the task a
+// spec describes will take, against what is left, and how to shard it.
+// With --learn it records instead what a finished task took.
+func estimateCmd() command {
+	return command{
+		args:    "FILE|- [--session ID | --transcript PATH] [--json] | --learn --session ID FILE",
+		summary: "estimate the context a spec's task will take against what is left, and how to shard it",
+		details: `With --learn, it records what the finished task of FILE consumed over the
+whole session, and estimates use this project's own ratio once enough tasks
+are recorded.`,
+		setup: func(fs *flag.FlagSet) runFunc {
+			sf := addSessionFlags(fs)
+			asJSON := fs.Bool("json", false, "print JSON")
+			learn := fs.Bool("learn", false, "record what the finished task of FILE consumed in --session")
+			return func(_ context.Context, a *App, args []string) error {
+				if len(args) != 1 {
+					return usageErrorf("give one spec file, or - to read it from standard input")
+				}
+				if err := sf.check(); err != nil {
+					return err
+				}
+				if *learn && !sf.given() {
+					return usageErrorf("--learn needs the session the task ran in: --session ID or --transcript PATH")
+				}
+				return a.estimate(args[0], sf, *learn, *asJSON)
+			}
+		},
 	}
-	if len(rest) != 1 {
-		return usageError{"give one spec file, or - to read it from standard input"}
-	}
-	if *id != "" && *path != "" {
-		return usageError{"give --session or --transcript, not both"}
-	}
-	if *learn && *id == "" && *path == "" {
-		return usageError{"--learn needs the session the task ran in: --session ID or --transcript PATH"}
-	}
-	spec, name, err := a.readSpec(rest[0])
+}
+
+func (a *App) estimate(file string, sf sessionFlags, learn, asJSON bool) error {
+	spec, name, err := a.readSpec(file)
 	if err != nil {
 		return err
 	}
@@ -71,17 +81,18 @@ func runEstimate(_ context.Context, a *App, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.keeper.Close()
 	model, err := estimate.ProjectModel(e.stateDir, e.root)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "cairn: warning: %v; using the default ratio\n", err)
 	}
-	if *learn {
-		return a.learnEstimate(e, spec, name, *id, *path, *asJSON)
+	if learn {
+		return a.learnEstimate(e, spec, name, sf, asJSON)
 	}
 
 	v := estimateView{Spec: name}
 	var b estimate.Budget
-	p, err := e.locate(*id, *path)
+	p, err := e.locate(*sf.id, *sf.path)
 	switch {
 	case err == nil:
 		s, err := a.load(e, p, false)
@@ -95,7 +106,7 @@ func runEstimate(_ context.Context, a *App, args []string) error {
 			v.LastActivity = &t
 		}
 		b = budgetOf(r)
-	case *id != "" || *path != "":
+	case sf.given():
 		return err
 	default:
 		// No session in this project: the task would start a new one.
@@ -105,7 +116,7 @@ func runEstimate(_ context.Context, a *App, args []string) error {
 		b = budgetOf(r)
 	}
 	v.Advice = estimate.Advise(spec, model, b)
-	if *asJSON {
+	if asJSON {
 		return writeJSON(a.Stdout, v)
 	}
 	renderEstimate(a.Stdout, v, a.Now())
@@ -157,8 +168,8 @@ func (a *App) readSpec(arg string) (spec, name string, err error) {
 
 // learnEstimate records what the finished task of spec consumed over the
 // whole of the given session.
-func (a *App) learnEstimate(e *env, spec, name, id, path string, asJSON bool) error {
-	p, err := e.locate(id, path)
+func (a *App) learnEstimate(e *env, spec, name string, sf sessionFlags, asJSON bool) error {
+	p, err := e.locate(*sf.id, *sf.path)
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func TestEstimateGolden(t *testing.T) {
 			for i, arg := range args {
 				args[i] = strings.Replace(arg, "FIXTURE", a.Getenv("FIXTURES"), 1)
 			}
-			if err := runEstimate(context.Background(), a, args); err != nil {
+			if err := runCmd("estimate")(context.Background(), a, args); err != nil {
 				t.Fatalf("%v (stderr: %s)", err, errb)
 			}
 			if errb.Len() > 0 {
@@ -97,7 +97,7 @@ func TestEstimateGolden(t *testing.T) {
 func TestEstimateStdin(t *testing.T) {
 	a, out, errb := testApp(t)
 	a.Stdin = strings.NewReader(smallSpec)
-	if err := runEstimate(context.Background(), a, []string{"-", "--json"}); err != nil {
+	if err := runCmd("estimate")(context.Background(), a, []string{"-", "--json"}); err != nil {
 		t.Fatalf("%v (stderr: %s)", err, errb)
 	}
 	var v estimateView
@@ -118,7 +118,7 @@ func TestEstimateLearn(t *testing.T) {
 	var learned bytes.Buffer
 	for _, s := range sessions {
 		out.Reset()
-		if err := runEstimate(context.Background(), a, []string{"--learn", "--session", s[:8], "spec.md"}); err != nil {
+		if err := runCmd("estimate")(context.Background(), a, []string{"--learn", "--session", s[:8], "spec.md"}); err != nil {
 			t.Fatalf("%v (stderr: %s)", err, errb)
 		}
 		learned.Write(out.Bytes())
@@ -126,7 +126,7 @@ func TestEstimateLearn(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "golden", "estimate-learn.txt"), learned.Bytes())
 
 	out.Reset()
-	if err := runEstimate(context.Background(), a, []string{"--session", "fa812bfe", "spec.md"}); err != nil {
+	if err := runCmd("estimate")(context.Background(), a, []string{"--session", "fa812bfe", "spec.md"}); err != nil {
 		t.Fatalf("%v (stderr: %s)", err, errb)
 	}
 	golden.Check(t, filepath.Join("testdata", "golden", "estimate-project-ratio.txt"), out.Bytes())
@@ -159,23 +159,22 @@ func TestEstimateErrors(t *testing.T) {
 			if tt.spec != "" {
 				putSpec(t, a, "spec.md", []byte(tt.spec))
 			}
-			err := runEstimate(context.Background(), a, tt.args)
+			err := runCmd("estimate")(context.Background(), a, tt.args)
 			if err == nil {
 				t.Fatalf("no error; stdout: %s", out)
 			}
-			var ue usageError
 			if tt.usage != "" {
-				if !errors.As(err, &ue) || !strings.Contains(ue.msg, tt.usage) {
+				if !isUsage(err) || !strings.Contains(err.Error(), tt.usage) {
 					t.Errorf("got %v, want a usage error with %q", err, tt.usage)
 				}
 				return
 			}
-			var h hintError
-			if errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
+			if isUsage(err) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error with %q", err, tt.want)
 			}
-			if !errors.As(err, &h) || !strings.Contains(h.hint, tt.hint) {
-				t.Errorf("got hint %q, want one with %q", h.hint, tt.hint)
+			var h *cliError
+			if !errors.As(err, &h) || !strings.Contains(strings.Join(h.hints, "\n"), tt.hint) {
+				t.Errorf("got hints %v, want one with %q", err, tt.hint)
 			}
 		})
 	}

@@ -88,3 +88,11 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// runCmd is the command name as cairn runs it, its flags parsed and its
+// usage errors ending with its usage.
+func runCmd(name string) func(context.Context, *App, []string) error {
+	return func(ctx context.Context, a *App, args []string) error {
+		return a.run(ctx, append([]string{name}, args...))
+	}
+}

@@ -29,7 +29,7 @@ func TestHandoff(t *testing.T) {
 	ctx := context.Background()
 	a, proj, out := handoffApp(t, spotter)
 	secret := "sk-ant-api03-" + strings.Repeat("A", 80)
-	if err := runHandoff(ctx, a, []string{"--reason", "stopping for lunch; the key is " + secret}); err != nil {
+	if err := runCmd("handoff")(ctx, a, []string{"--reason", "stopping for lunch; the key is " + secret}); err != nil {
 		t.Fatal(err)
 	}
 	first := filepath.Join(proj, ".claude", "handoffs", "2026-03-01-1200.md")
@@ -56,7 +56,7 @@ func TestHandoff(t *testing.T) {
 	out.Reset()
 	reason := `I'm done, the "export" bug & $HOME stay open!`
 	a.Stdin = strings.NewReader(reason + "\n")
-	if err := runHandoff(ctx, a, []string{"--session", "ae4a", "--reason", "-"}); err != nil {
+	if err := runCmd("handoff")(ctx, a, []string{"--session", "ae4a", "--reason", "-"}); err != nil {
 		t.Fatal(err)
 	}
 	second := filepath.Join(proj, ".claude", "handoffs", "2026-03-01-1200-2.md")
@@ -65,7 +65,7 @@ func TestHandoff(t *testing.T) {
 	}
 	// A client that left $ARGUMENTS unfilled gives no reason.
 	a.Stdin = strings.NewReader("$ARGUMENTS\n")
-	if err := runHandoff(ctx, a, []string{"--reason", "-"}); err != nil {
+	if err := runCmd("handoff")(ctx, a, []string{"--reason", "-"}); err != nil {
 		t.Fatal(err)
 	}
 	third, _ := os.ReadFile(filepath.Join(proj, ".claude", "handoffs", "2026-03-01-1200-3.md"))
@@ -77,15 +77,13 @@ func TestHandoff(t *testing.T) {
 func TestHandoffErrors(t *testing.T) {
 	ctx := context.Background()
 	a, _, _ := handoffApp(t, spotter)
-	var ue usageError
 	for _, args := range [][]string{{"--session", "ae4a", "--transcript", "x.jsonl"}, {"extra"}, {"--nope"}} {
-		if err := runHandoff(ctx, a, args); !errors.As(err, &ue) {
+		if err := runCmd("handoff")(ctx, a, args); !isUsage(err) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}
 	empty, _, _ := handoffApp(t)
-	var he hintError
-	if err := runHandoff(ctx, empty, nil); !errors.As(err, &he) || !strings.Contains(err.Error(), "no Claude Code session") {
+	if err := runCmd("handoff")(ctx, empty, nil); !errors.As(err, new(*cliError)) || !strings.Contains(err.Error(), "no Claude Code session") {
 		t.Errorf("no session: %v", err)
 	}
 }
@@ -95,21 +93,21 @@ func TestSlash(t *testing.T) {
 	a, proj, out := handoffApp(t, spotter)
 	// /checkpoint with nothing after it, where the client filled in no
 	// session id: the latest session's checkpoint.
-	if err := runSlash(ctx, a, []string{"checkpoint", "--session", ""}); err != nil || !strings.HasPrefix(out.String(), "checkpoint 1 saved: spotter-4te") {
+	if err := runCmd("slash")(ctx, a, []string{"checkpoint", "--session", ""}); err != nil || !strings.HasPrefix(out.String(), "checkpoint 1 saved: spotter-4te") {
 		t.Errorf("checkpoint: %v\n%s", err, out)
 	}
 	out.Reset()
-	if err := runSlash(ctx, a, []string{"checkpoint", "--session", spotter, "--status"}); err != nil || !strings.Contains(out.String(), "session  "+spotter) {
+	if err := runCmd("slash")(ctx, a, []string{"checkpoint", "--session", spotter, "--status"}); err != nil || !strings.Contains(out.String(), "session  "+spotter) {
 		t.Errorf("--status: %v\n%s", err, out)
 	}
 	out.Reset()
-	if err := runSlash(ctx, a, []string{"checkpoint", "--session", spotter, "--defer", "3"}); err != nil || !strings.Contains(out.String(), "snoozed for 3 turns") {
+	if err := runCmd("slash")(ctx, a, []string{"checkpoint", "--session", spotter, "--defer", "3"}); err != nil || !strings.Contains(out.String(), "snoozed for 3 turns") {
 		t.Errorf("--defer 3: %v\n%s", err, out)
 	}
 	out.Reset()
 	spec := filepath.Join(proj, "SPEC.md")
 	os.WriteFile(spec, []byte("# Add the export\n\n- write the encoder\n- test it\n"), 0o644)
-	err := runSlash(ctx, a, []string{"checkpoint", "--estimate", spec})
+	err := runCmd("slash")(ctx, a, []string{"checkpoint", "--estimate", spec})
 	registered := false
 	for _, c := range commands() {
 		registered = registered || c.name == "estimate"
@@ -120,10 +118,9 @@ func TestSlash(t *testing.T) {
 	case !registered && (err == nil || !strings.Contains(err.Error(), "no estimate command")):
 		t.Errorf("--estimate without the command: %v", err)
 	}
-	var ue usageError
 	for _, args := range [][]string{nil, {"handoff"}, {"checkpoint", "--status", "--defer"}, {"checkpoint", "extra"},
 		{"checkpoint", "--defer", "1", "2"}, {"checkpoint", "--status", "x"}} {
-		if err := runSlash(ctx, a, args); !errors.As(err, &ue) {
+		if err := runCmd("slash")(ctx, a, args); !isUsage(err) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}

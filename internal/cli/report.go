@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -156,44 +157,38 @@ func newReportView(s *transcript.Session, set meter.Settings) reportView {
 	return v
 }
 
-func runReport(_ context.Context, a *App, args []string) error {
-	fs := newFlags("report")
-	asJSON := fs.Bool("json", false, "print JSON")
-	window := fs.Int64("window", 0, "context window in tokens (default: from the model)")
-	rest, err := parse(fs, args)
-	if err != nil {
-		return err
+func reportCmd() command {
+	return command{
+		args:    "PATH|ID [--json] [--window N]",
+		summary: "show a session's timeline: context per turn, compactions, tools, files, commands, errors, todos, subagents",
+		setup: func(fs *flag.FlagSet) runFunc {
+			asJSON := fs.Bool("json", false, "print JSON")
+			window := addWindowFlag(fs)
+			return func(_ context.Context, a *App, args []string) error {
+				if len(args) != 1 {
+					return usageErrorf("give one transcript path or session id")
+				}
+				// A path or an id, whichever the argument looks like.
+				sf := sessionFlags{id: new(string), path: new(string)}
+				if arg := args[0]; strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") || fileExists(arg) {
+					*sf.path = arg
+				} else {
+					*sf.id = arg
+				}
+				e, s, err := a.readSession(sf, true)
+				if err != nil {
+					return err
+				}
+				defer e.keeper.Close()
+				v := newReportView(s, e.withWindow(*window))
+				if *asJSON {
+					return writeJSON(a.Stdout, v)
+				}
+				renderReport(a.Stdout, v, a.Now(), a.Loc)
+				return nil
+			}
+		},
 	}
-	if len(rest) != 1 {
-		return usageError{"give one transcript path or session id"}
-	}
-	e, err := a.env()
-	if err != nil {
-		return err
-	}
-	if *window > 0 {
-		e.settings.Window = *window
-	}
-	arg := rest[0]
-	var p string
-	if strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".jsonl") || fileExists(arg) {
-		p, err = e.locate("", arg)
-	} else {
-		p, err = e.locate(arg, "")
-	}
-	if err != nil {
-		return err
-	}
-	s, err := a.load(e, p, true)
-	if err != nil {
-		return err
-	}
-	v := newReportView(s, e.settings)
-	if *asJSON {
-		return writeJSON(a.Stdout, v)
-	}
-	renderReport(a.Stdout, v, a.Now(), a.Loc)
-	return nil
 }
 
 func fileExists(p string) bool {

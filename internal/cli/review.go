@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,31 +20,39 @@ import (
 // maxMemory bounds a memory read from standard input or a file.
 const maxMemory = 256 << 10
 
-// runReview is `cairn review [PATH]`, which prints an autocompact capture
+// reviewCmd is `cairn review [PATH]`, which prints an autocompact capture
 // (default: the project's most recent pending one), a digest of its
 // session and the command that records the review, and `cairn review
 // record PATH --memory FILE|-`, which writes the memory file and marks
 // the capture reviewed. The /review-compact slash command runs both.
-func runReview(ctx context.Context, a *App, args []string) error {
-	if len(args) > 0 && args[0] == "record" {
-		return runReviewRecord(a, args[1:])
+func reviewCmd() command {
+	return command{
+		args:    "[PATH]",
+		summary: "print an auto-compaction capture (default: the latest pending), a digest of its session and how to record its memory file",
+		subs:    []entry{{"record", reviewRecordCmd}},
+		setup: func(*flag.FlagSet) runFunc {
+			return func(ctx context.Context, a *App, args []string) error {
+				if len(args) > 1 {
+					return usageErrorf("unexpected argument %q", args[1])
+				}
+				path := ""
+				if len(args) == 1 && args[0] != "$ARGUMENTS" {
+					path = args[0]
+				}
+				return a.review(ctx, path)
+			}
+		},
 	}
-	fs := newFlags("review")
-	rest, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 1 {
-		return usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
-	}
+}
+
+func (a *App) review(ctx context.Context, path string) error {
 	e, err := a.env()
 	if err != nil {
 		return err
 	}
 	defer e.keeper.Close()
 	var c capture.Capture
-	if len(rest) == 1 && rest[0] != "$ARGUMENTS" {
-		path := rest[0]
+	if path != "" {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(e.cwd, path)
 		}
@@ -115,25 +124,32 @@ func reviewCheckpoint(ctx context.Context, e *env, c capture.Capture) (checkpoin
 	return cp, ""
 }
 
-// runReviewRecord is `cairn review record PATH --memory FILE|- [--summary
-// TEXT]`.
-func runReviewRecord(a *App, args []string) error {
-	fs := newFlags("review record")
-	memory := fs.String("memory", "", "the memory in the memory file's Markdown format (- reads it from standard input)")
-	summary := fs.String("summary", "", "one or two sentences for the capture (default: the memory's ## Summary section)")
-	rest, err := parse(fs, args)
-	if err != nil {
-		return err
+// reviewRecordCmd is `cairn review record PATH --memory FILE|-
+// [--summary TEXT]`.
+func reviewRecordCmd() command {
+	return command{
+		args:    "PATH --memory FILE|- [--summary TEXT]",
+		summary: "write the capture's memory file and mark the capture reviewed",
+		setup: func(fs *flag.FlagSet) runFunc {
+			memory := fs.String("memory", "", "the memory, in the memory file's Markdown format: its `FILE`, or - to read it from standard input")
+			summary := fs.String("summary", "", "one or two sentences for the capture, in `TEXT` (default: the memory's ## Summary section)")
+			return func(_ context.Context, a *App, args []string) error {
+				if len(args) != 1 {
+					return usageErrorf("give the capture's path: cairn review record PATH --memory FILE|-")
+				}
+				if *memory == "" {
+					return usageErrorf("give the memory: --memory FILE, or --memory - to read it from standard input")
+				}
+				return a.reviewRecord(args[0], *memory, *summary)
+			}
+		},
 	}
-	if len(rest) != 1 {
-		return usageError{"give the capture's path: cairn review record PATH --memory FILE|-"}
-	}
-	if *memory == "" {
-		return usageError{"give the memory: --memory FILE, or --memory - to read it from standard input"}
-	}
+}
+
+func (a *App) reviewRecord(path, memory, summary string) error {
 	var r io.Reader = a.Stdin
-	if *memory != "-" {
-		f, err := os.Open(*memory)
+	if memory != "-" {
+		f, err := os.Open(memory)
 		if err != nil {
 			return fmt.Errorf("read the memory: %w", err)
 		}
@@ -145,14 +161,13 @@ func runReviewRecord(a *App, args []string) error {
 		return fmt.Errorf("read the memory: %w", err)
 	}
 	m := capture.ParseMemory(string(data))
-	if *summary != "" {
-		m.Summary = *summary
+	if summary != "" {
+		m.Summary = summary
 	}
 	cwd, err := a.Getwd()
 	if err != nil {
 		return fmt.Errorf("find the working directory: %w", err)
 	}
-	path := rest[0]
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +46,7 @@ func reviewSetup(t *testing.T) (*App, string, string) {
 func TestReviewNothingPending(t *testing.T) {
 	a, _, _ := testApp(t)
 	out := a.Stdout.(interface{ String() string })
-	if err := runReview(context.Background(), a, nil); err != nil {
+	if err := runCmd("review")(context.Background(), a, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Nothing to review: no pending autocompact capture in") {
@@ -75,7 +74,7 @@ func TestReviewCommand(t *testing.T) {
 		String() string
 		Reset()
 	})
-	if err := runReview(ctx, a, nil); err != nil {
+	if err := runCmd("review")(ctx, a, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -92,7 +91,7 @@ func TestReviewCommand(t *testing.T) {
 	// Explicit path, relative to the working directory.
 	out.Reset()
 	rel, _ := filepath.Rel(project, paths[0])
-	if err := runReview(ctx, a, []string{rel}); err != nil {
+	if err := runCmd("review")(ctx, a, []string{rel}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Capture: "+paths[0]) {
@@ -101,7 +100,7 @@ func TestReviewCommand(t *testing.T) {
 	// Record the latest.
 	out.Reset()
 	a.Stdin = strings.NewReader(reviewMemory)
-	if err := runReview(ctx, a, []string{"record", paths[1], "--memory", "-"}); err != nil {
+	if err := runCmd("review")(ctx, a, []string{"record", paths[1], "--memory", "-"}); err != nil {
 		t.Fatal(err)
 	}
 	mem, err := os.ReadFile(capture.MemoryPath(paths[1]))
@@ -115,7 +114,7 @@ func TestReviewCommand(t *testing.T) {
 	}
 	// The next review is the next most recent.
 	out.Reset()
-	runReview(ctx, a, nil)
+	runCmd("review")(ctx, a, nil)
 	if !strings.Contains(out.String(), "Capture: "+paths[2]) {
 		t.Errorf("after record: %s", out)
 	}
@@ -130,7 +129,7 @@ func TestReviewUsesCheckpoint(t *testing.T) {
 		String() string
 		Reset()
 	})
-	if err := runCheckpoint(ctx, a, []string{"--transcript", tr, "--json"}); err != nil {
+	if err := runCmd("checkpoint")(ctx, a, []string{"--transcript", tr, "--json"}); err != nil {
 		t.Fatal(err)
 	}
 	var cp struct {
@@ -143,7 +142,7 @@ func TestReviewUsesCheckpoint(t *testing.T) {
 	out.Reset()
 	dir := filepath.Join(project, filepath.FromSlash(capture.Dir))
 	p, _ := capture.Write(dir, capture.Input{Now: a.Now(), SessionID: cp.SessionID, Transcript: "/gone.jsonl"})
-	if err := runReview(ctx, a, []string{p}); err != nil {
+	if err := runCmd("review")(ctx, a, []string{p}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "checkpoint "+itoa(cp.ID)+" (manual,") {
@@ -152,7 +151,7 @@ func TestReviewUsesCheckpoint(t *testing.T) {
 	// With no checkpoint and no transcript, the review still prints.
 	out.Reset()
 	p2, _ := capture.Write(dir, capture.Input{Now: a.Now(), SessionID: "other", Transcript: "/gone.jsonl"})
-	if err := runReview(ctx, a, []string{p2}); err != nil {
+	if err := runCmd("review")(ctx, a, []string{p2}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "No digest of the session") {
@@ -164,12 +163,11 @@ func TestReviewRecordIncomplete(t *testing.T) {
 	a, project, _ := reviewSetup(t)
 	p, _ := capture.Write(filepath.Join(project, ".project", "compacts"), capture.Input{Now: a.Now(), SessionID: "s", Transcript: "/t"})
 	a.Stdin = strings.NewReader("# Memory: x\n\n## Goal\nsomething\n")
-	err := runReview(context.Background(), a, []string{"record", p, "--memory", "-"})
+	err := runCmd("review")(context.Background(), a, []string{"record", p, "--memory", "-"})
 	if err == nil || !strings.Contains(err.Error(), "Confidence Level, Summary") {
 		t.Errorf("err %v", err)
 	}
-	var ue usageError
-	if err := runReview(context.Background(), a, []string{"record", p}); !errors.As(err, &ue) {
+	if err := runCmd("review")(context.Background(), a, []string{"record", p}); !isUsage(err) {
 		t.Errorf("no --memory: %v", err)
 	}
 }

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -45,6 +48,25 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exits N PROGRAM [ARGS...]: runs the program as exec does, and
+			// fails unless it exits N.
+			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: exits N PROGRAM [ARGS...]")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				code := 0
+				var ee *exec.ExitError
+				if err := ts.Exec(args[1], args[2:]...); errors.As(err, &ee) {
+					code = ee.ExitCode()
+				} else if err != nil {
+					ts.Fatalf("%v", err)
+				}
+				if code != want {
+					ts.Fatalf("%s exited %d, want %d", args[1], code, want)
+				}
+			},
 			// session NAME PROJECT [AGE]: puts a fixture transcript (and its
 			// subagents) where Claude Code would have written it for a
 			// project at PROJECT, last modified AGE ago.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"time"
 
@@ -22,23 +23,35 @@ type sessionLine struct {
 	Error        string     `json:"error,omitempty"`
 }
 
-func runSessions(_ context.Context, a *App, args []string) error {
-	fs := newFlags("sessions")
-	asJSON := fs.Bool("json", false, "print JSON")
-	n := fs.Int("n", 20, "how many sessions")
-	if err := parseNone(fs, args); err != nil {
-		return err
+func sessionsCmd() command {
+	return command{
+		args:    "[--json] [-n N]",
+		summary: "list this project's recent sessions: last activity, context, turns, compactions",
+		setup: func(fs *flag.FlagSet) runFunc {
+			asJSON := fs.Bool("json", false, "print JSON")
+			n := fs.Int("n", 20, "list the latest `N` sessions")
+			return func(_ context.Context, a *App, args []string) error {
+				if err := noArgs(args); err != nil {
+					return err
+				}
+				return a.sessions(*n, *asJSON)
+			}
+		},
 	}
+}
+
+func (a *App) sessions(n int, asJSON bool) error {
 	e, err := a.env()
 	if err != nil {
 		return err
 	}
+	defer e.keeper.Close()
 	files, err := claudecode.Sessions(e.projectDir)
 	if err != nil && e.projectOK {
 		return withHint(fmt.Errorf("cannot list %s: %w", e.projectDir, err), "check the folder's permissions")
 	}
-	if len(files) > *n && *n > 0 {
-		files = files[:*n]
+	if len(files) > n && n > 0 {
+		files = files[:n]
 	}
 	lines := []sessionLine{}
 	for _, f := range files {
@@ -60,7 +73,7 @@ func runSessions(_ context.Context, a *App, args []string) error {
 		}
 		lines = append(lines, l)
 	}
-	if *asJSON {
+	if asJSON {
 		return writeJSON(a.Stdout, lines)
 	}
 	if len(lines) == 0 {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -12,60 +13,71 @@ import (
 	"github.com/cairn-agent/cairn/internal/text"
 )
 
-// runSnapshot is `cairn snapshot`: record the uncommitted work of the
+// snapshotCmd is `cairn snapshot`: record the uncommitted work of the
 // project under refs/cairn/wip/<session>/<n> without touching it; `cairn
 // snapshot show N` prints one, `cairn snapshot restore N` puts its changes
 // back into the work tree.
-func runSnapshot(ctx context.Context, a *App, args []string) error {
-	fs := newFlags("snapshot")
-	id := fs.String("session", "", "session id (or a unique prefix)")
-	path := fs.String("transcript", "", "transcript path")
-	msg := fs.String("m", "", "the snapshot's message")
-	asJSON := fs.Bool("json", false, "print JSON")
-	rest, err := parse(fs, args)
+func snapshotCmd() command {
+	return command{
+		args:     "[show N | restore N] [--session ID | --transcript PATH] [-m MESSAGE] [--json]",
+		summary:  "record uncommitted work under refs/cairn/wip without touching it; show or restore one",
+		words:    []string{"show", "restore"},
+		wordsAre: "subcommands",
+		setup: func(fs *flag.FlagSet) runFunc {
+			sf := addSessionFlags(fs)
+			msg := fs.String("m", "", "the snapshot's `MESSAGE`")
+			asJSON := fs.Bool("json", false, "print JSON")
+			return func(ctx context.Context, a *App, args []string) error {
+				if err := sf.check(); err != nil {
+					return err
+				}
+				verb := ""
+				if len(args) > 0 {
+					verb = args[0]
+				}
+				switch {
+				case verb == "" && len(args) == 0:
+				case (verb == "show" || verb == "restore") && len(args) == 2:
+				case verb == "show" || verb == "restore":
+					return usageErrorf("say which snapshot: cairn snapshot %s N (cairn snapshots lists them)", verb)
+				default:
+					err := usageErrorf("unexpected argument %q: take one with cairn snapshot, or use show N or restore N", args[0])
+					if s := suggest(verb, []string{"show", "restore"}); s != "" {
+						err = addHint(err, fmt.Sprintf("did you mean %q?", s))
+					}
+					return err
+				}
+				e, err := a.env()
+				if err != nil {
+					return err
+				}
+				defer e.keeper.Close()
+				if _, err := git.Root(ctx, e.root); err != nil {
+					return snapshotErr(err, e.root)
+				}
+				switch verb {
+				case "show":
+					return showSnapshot(ctx, a, e, args[1], sf, *asJSON)
+				case "restore":
+					return restoreSnapshot(ctx, a, e, args[1], sf, *asJSON)
+				}
+				return takeSnapshot(ctx, a, e, sf, *msg, *asJSON)
+			}
+		},
+	}
+}
+
+func takeSnapshot(ctx context.Context, a *App, e *env, sf sessionFlags, msg string, asJSON bool) error {
+	session, err := e.snapshotSession(sf)
 	if err != nil {
 		return err
 	}
-	if *id != "" && *path != "" {
-		return usageError{"give --session or --transcript, not both"}
+	if msg == "" {
+		msg = "cairn snapshot (manual)"
 	}
-	verb := ""
-	if len(rest) > 0 {
-		verb = rest[0]
-	}
-	switch {
-	case verb == "" && len(rest) == 0:
-	case (verb == "show" || verb == "restore") && len(rest) == 2:
-	case verb == "show" || verb == "restore":
-		return usageError{fmt.Sprintf("say which snapshot: cairn snapshot %s N (cairn snapshots lists them)", verb)}
-	default:
-		return usageError{fmt.Sprintf("unexpected argument %q: take one with cairn snapshot, or use show N or restore N", rest[0])}
-	}
-	e, err := a.env()
-	if err != nil {
-		return err
-	}
-	defer e.keeper.Close()
-	if _, err := git.Root(ctx, e.root); err != nil {
-		return snapshotErr(err, e.root)
-	}
-	switch verb {
-	case "show":
-		return showSnapshot(ctx, a, e, rest[1], *id, *path, *asJSON)
-	case "restore":
-		return restoreSnapshot(ctx, a, e, rest[1], *id, *path, *asJSON)
-	}
-	session, err := e.snapshotSession(*id, *path)
-	if err != nil {
-		return err
-	}
-	m := *msg
-	if m == "" {
-		m = "cairn snapshot (manual)"
-	}
-	s, err := git.Snapshot(ctx, e.root, session, m)
+	s, err := git.Snapshot(ctx, e.root, session, msg)
 	if errors.Is(err, git.ErrClean) {
-		if *asJSON {
+		if asJSON {
 			fmt.Fprintln(a.Stdout, "null")
 			return nil
 		}
@@ -75,7 +87,7 @@ func runSnapshot(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return snapshotErr(err, e.root)
 	}
-	if *asJSON {
+	if asJSON {
 		return writeJSON(a.Stdout, s)
 	}
 	fmt.Fprintf(a.Stdout, "snapshot %d of session %s saved as %s: %s\n", s.Number, short(session), s.Ref, s.DiffStat)
@@ -83,8 +95,8 @@ func runSnapshot(ctx context.Context, a *App, args []string) error {
 	return nil
 }
 
-func showSnapshot(ctx context.Context, a *App, e *env, which, id, path string, asJSON bool) error {
-	s, err := e.findSnapshot(ctx, which, id, path)
+func showSnapshot(ctx context.Context, a *App, e *env, which string, sf sessionFlags, asJSON bool) error {
+	s, err := e.findSnapshot(ctx, which, sf)
 	if err != nil {
 		return err
 	}
@@ -107,8 +119,8 @@ func showSnapshot(ctx context.Context, a *App, e *env, which, id, path string, a
 	return nil
 }
 
-func restoreSnapshot(ctx context.Context, a *App, e *env, which, id, path string, asJSON bool) error {
-	s, err := e.findSnapshot(ctx, which, id, path)
+func restoreSnapshot(ctx context.Context, a *App, e *env, which string, sf sessionFlags, asJSON bool) error {
+	s, err := e.findSnapshot(ctx, which, sf)
 	if err != nil {
 		return err
 	}
@@ -130,20 +142,30 @@ func restoreSnapshot(ctx context.Context, a *App, e *env, which, id, path string
 	return nil
 }
 
-// runSnapshots is `cairn snapshots`: the snapshots of the current session,
-// or of every session with --all.
-func runSnapshots(ctx context.Context, a *App, args []string) error {
-	fs := newFlags("snapshots")
-	id := fs.String("session", "", "session id (or a unique prefix)")
-	path := fs.String("transcript", "", "transcript path")
-	all := fs.Bool("all", false, "every session's snapshots")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseNone(fs, args); err != nil {
-		return err
+// snapshotsCmd is `cairn snapshots`: the snapshots of the current
+// session, or of every session with --all.
+func snapshotsCmd() command {
+	return command{
+		args:    "[--all | --session ID | --transcript PATH] [--json]",
+		summary: "list this session's work-tree snapshots (--all: every session's)",
+		setup: func(fs *flag.FlagSet) runFunc {
+			sf := addSessionFlags(fs)
+			all := fs.Bool("all", false, "every session's snapshots")
+			asJSON := fs.Bool("json", false, "print JSON")
+			return func(ctx context.Context, a *App, args []string) error {
+				if err := noArgs(args); err != nil {
+					return err
+				}
+				if *all && sf.given() {
+					return usageErrorf("give --all or a session, not both")
+				}
+				return snapshots(ctx, a, sf, *all, *asJSON)
+			}
+		},
 	}
-	if *all && (*id != "" || *path != "") {
-		return usageError{"give --all or a session, not both"}
-	}
+}
+
+func snapshots(ctx context.Context, a *App, sf sessionFlags, all, asJSON bool) error {
 	e, err := a.env()
 	if err != nil {
 		return err
@@ -153,14 +175,10 @@ func runSnapshots(ctx context.Context, a *App, args []string) error {
 		return snapshotErr(err, e.root)
 	}
 	session := ""
-	if !*all {
-		if session, err = e.snapshotSession(*id, *path); err != nil {
-			if *id == "" && *path == "" {
-				var h hintError
-				if errors.As(err, &h) {
-					h.hint += "; cairn snapshots --all lists every session's snapshots"
-					err = h
-				}
+	if !all {
+		if session, err = e.snapshotSession(sf); err != nil {
+			if !sf.given() {
+				err = addHint(err, "cairn snapshots --all lists every session's snapshots")
 			}
 			return err
 		}
@@ -169,11 +187,11 @@ func runSnapshots(ctx context.Context, a *App, args []string) error {
 	if err != nil {
 		return snapshotErr(err, e.root)
 	}
-	if *asJSON {
+	if asJSON {
 		return writeJSON(a.Stdout, snaps)
 	}
 	if len(snaps) == 0 {
-		if *all {
+		if all {
 			fmt.Fprintf(a.Stdout, "no snapshots yet in %s (cairn snapshot takes one)\n", e.root)
 		} else {
 			fmt.Fprintf(a.Stdout, "no snapshots yet for session %s (cairn snapshot takes one; cairn snapshots --all lists every session's)\n", short(session))
@@ -181,7 +199,7 @@ func runSnapshots(ctx context.Context, a *App, args []string) error {
 		return nil
 	}
 	name := func(s git.Snap) string {
-		if *all {
+		if all {
 			return short(s.Session) + "/" + strconv.Itoa(s.Number)
 		}
 		return strconv.Itoa(s.Number)
@@ -190,7 +208,7 @@ func runSnapshots(ctx context.Context, a *App, args []string) error {
 	for _, s := range snaps {
 		w = max(w, len(name(s)))
 	}
-	if !*all {
+	if !all {
 		fmt.Fprintf(a.Stdout, "session %s\n", session)
 	}
 	fmt.Fprintf(a.Stdout, "%-*s  %-16s  %-16s  %s\n", w, "SNAPSHOT", "TAKEN", "CHANGES", "MESSAGE")
@@ -198,7 +216,7 @@ func runSnapshots(ctx context.Context, a *App, args []string) error {
 		fmt.Fprintf(a.Stdout, "%-*s  %-16s  %-16s  %s\n", w, name(s), s.Time.In(a.Loc).Format("2006-01-02 15:04"), snapStat(s.DiffStat), text.ClipLine(s.Message, 60))
 	}
 	which := "N"
-	if *all {
+	if all {
 		which = "SESSION/N"
 	}
 	fmt.Fprintf(a.Stdout, "see one with: cairn snapshot show %s · put it back with: cairn snapshot restore %s\n", which, which)
@@ -207,8 +225,8 @@ func runSnapshots(ctx context.Context, a *App, args []string) error {
 
 // snapshotSession is the session --session or --transcript names, else the
 // project's latest: its transcript's file name without .jsonl.
-func (e *env) snapshotSession(id, path string) (string, error) {
-	p, err := e.locate(id, path)
+func (e *env) snapshotSession(sf sessionFlags) (string, error) {
+	p, err := e.locate(*sf.id, *sf.path)
 	if err != nil {
 		return "", err
 	}
@@ -218,7 +236,7 @@ func (e *env) snapshotSession(id, path string) (string, error) {
 // findSnapshot resolves what a user calls a snapshot: N (of the session
 // --session/--transcript names, else the latest), SESSION/N with SESSION
 // a unique prefix of a session that has snapshots, or a full ref.
-func (e *env) findSnapshot(ctx context.Context, which, id, path string) (git.Snap, error) {
+func (e *env) findSnapshot(ctx context.Context, which string, sf sessionFlags) (git.Snap, error) {
 	byRef := strings.HasPrefix(which, git.RefPrefix)
 	prefix, num := "", which
 	if i := strings.LastIndexByte(which, '/'); i >= 0 {
@@ -226,14 +244,14 @@ func (e *env) findSnapshot(ctx context.Context, which, id, path string) (git.Sna
 	}
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 1 {
-		return git.Snap{}, usageError{fmt.Sprintf("%q is not a snapshot: give N, SESSION/N or a %s ref, as cairn snapshots lists them", which, git.RefPrefix)}
+		return git.Snap{}, usageErrorf("%q is not a snapshot: give N, SESSION/N or a %s ref, as cairn snapshots lists them", which, git.RefPrefix)
 	}
-	if prefix != "" && !byRef && (id != "" || path != "") {
-		return git.Snap{}, usageError{"give SESSION/N or --session, not both"}
+	if prefix != "" && !byRef && sf.given() {
+		return git.Snap{}, usageErrorf("give SESSION/N or --session, not both")
 	}
 	session := ""
 	if prefix == "" {
-		if session, err = e.snapshotSession(id, path); err != nil {
+		if session, err = e.snapshotSession(sf); err != nil {
 			return git.Snap{}, err
 		}
 	}

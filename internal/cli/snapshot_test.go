@@ -72,18 +72,18 @@ func TestSnapshotCommands(t *testing.T) {
 	a, out, _ := testApp(t, "short", "tool_heavy")
 	dir := snapRepo(t, a)
 
-	got, err := snapCall(t, a, out, runSnapshot)
+	got, err := snapCall(t, a, out, runCmd("snapshot"))
 	if err != nil || got != "nothing to snapshot: "+dir+" has no uncommitted changes\n" {
 		t.Errorf("clean: %q %v", got, err)
 	}
-	if got, err := snapCall(t, a, out, runSnapshot, "--json"); err != nil || got != "null\n" {
+	if got, err := snapCall(t, a, out, runCmd("snapshot"), "--json"); err != nil || got != "null\n" {
 		t.Errorf("clean --json: %q %v", got, err)
 	}
 
 	snapWrite(t, dir, "main.go", "package main\n\nfunc main() {}\n")
 	snapWrite(t, dir, "new file.txt", "new\n")
 	snapWrite(t, dir, "debug.log", "ignored\n")
-	got, err = snapCall(t, a, out, runSnapshot)
+	got, err = snapCall(t, a, out, runCmd("snapshot"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +92,11 @@ func TestSnapshotCommands(t *testing.T) {
 		t.Errorf("first snapshot:\n%s", got)
 	}
 	os.Remove(filepath.Join(dir, "old.txt"))
-	got, err = snapCall(t, a, out, runSnapshot, "-m", "before the refactor")
+	got, err = snapCall(t, a, out, runCmd("snapshot"), "-m", "before the refactor")
 	if err != nil || !strings.HasPrefix(got, "snapshot 2 of session short") {
 		t.Fatalf("second snapshot: %q %v", got, err)
 	}
-	got, err = snapCall(t, a, out, runSnapshot, "--session", "tool_he", "--json")
+	got, err = snapCall(t, a, out, runCmd("snapshot"), "--session", "tool_he", "--json")
 	var s git.Snap
 	if err != nil || json.Unmarshal([]byte(got), &s) != nil || s.Ref != "refs/cairn/wip/tool_heavy/1" {
 		t.Fatalf("--session --json: %q %v", got, err)
@@ -104,7 +104,7 @@ func TestSnapshotCommands(t *testing.T) {
 	want := snapFiles(t, dir)
 
 	// The list of the latest session, newest first.
-	got, err = snapCall(t, a, out, runSnapshots)
+	got, err = snapCall(t, a, out, runCmd("snapshots"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,32 +114,32 @@ func TestSnapshotCommands(t *testing.T) {
 		!strings.HasPrefix(lines[3], "1 ") || !strings.HasSuffix(lines[3], "cairn snapshot (manual)") {
 		t.Errorf("snapshots:\n%s", got)
 	}
-	got, err = snapCall(t, a, out, runSnapshots, "--all", "--json")
+	got, err = snapCall(t, a, out, runCmd("snapshots"), "--all", "--json")
 	var all []git.Snap
 	if err != nil || json.Unmarshal([]byte(got), &all) != nil || len(all) != 3 {
 		t.Fatalf("--all --json: %v\n%s", err, got)
 	}
-	got, err = snapCall(t, a, out, runSnapshots, "--all")
+	got, err = snapCall(t, a, out, runCmd("snapshots"), "--all")
 	if err != nil || !strings.Contains(got, "\nshort/2 ") || !strings.Contains(got, "\ntool_hea/1 ") || !strings.Contains(got, "show SESSION/N") {
 		t.Errorf("--all: %v\n%s", err, got)
 	}
-	if got, err := snapCall(t, a, out, runSnapshots, "--session", "tool_heavy"); err != nil || !strings.Contains(got, "session tool_heavy\n") {
+	if got, err := snapCall(t, a, out, runCmd("snapshots"), "--session", "tool_heavy"); err != nil || !strings.Contains(got, "session tool_heavy\n") {
 		t.Errorf("--session: %v\n%s", err, got)
 	}
 
 	// show by number, SESSION/N and ref.
 	for _, which := range []string{"1", "short/1", "sh/1", "refs/cairn/wip/short/1"} {
-		got, err = snapCall(t, a, out, runSnapshot, "show", which)
+		got, err = snapCall(t, a, out, runCmd("snapshot"), "show", which)
 		if err != nil || !strings.HasPrefix(got, "snapshot 1 of session short · refs/cairn/wip/short/1\n") ||
 			!strings.Contains(got, "+func main() {}") || !strings.Contains(got, "+++ b/new file.txt") || strings.Contains(got, "debug.log") {
 			t.Errorf("show %s: %v\n%s", which, err, got)
 		}
 	}
-	if got, err := snapCall(t, a, out, runSnapshot, "show", "1", "--json"); err != nil || !strings.Contains(got, `"diff": "diff --git`) {
+	if got, err := snapCall(t, a, out, runCmd("snapshot"), "show", "1", "--json"); err != nil || !strings.Contains(got, `"diff": "diff --git`) {
 		t.Errorf("show --json: %v\n%s", err, got)
 	}
 	for _, which := range []string{"9", "short/9", "nope/1", "refs/cairn/wip/short/9"} {
-		if _, err := snapCall(t, a, out, runSnapshot, "show", which); err == nil || !strings.Contains(err.Error(), "no snapshot") {
+		if _, err := snapCall(t, a, out, runCmd("snapshot"), "show", which); err == nil || !strings.Contains(err.Error(), "no snapshot") {
 			t.Errorf("show %s: err = %v", which, err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestSnapshotCommands(t *testing.T) {
 	// restore into a clean checkout, then again over its own result.
 	snapGit(t, dir, "reset", "-q", "--hard")
 	snapGit(t, dir, "clean", "-qf")
-	got, err = snapCall(t, a, out, runSnapshot, "restore", "2")
+	got, err = snapCall(t, a, out, runCmd("snapshot"), "restore", "2")
 	if err != nil || !strings.HasPrefix(got, "restored snapshot 2 of session short: 3 files changed") {
 		t.Fatalf("restore: %v\n%s", err, got)
 	}
@@ -155,7 +155,7 @@ func TestSnapshotCommands(t *testing.T) {
 		t.Errorf("restored files: %s", diff)
 	}
 	status := snapGit(t, dir, "status", "--porcelain")
-	_, err = snapCall(t, a, out, runSnapshot, "restore", "2")
+	_, err = snapCall(t, a, out, runCmd("snapshot"), "restore", "2")
 	var ce *git.ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("restore over local changes: err = %v, want a conflict", err)
@@ -216,8 +216,8 @@ func TestSnapshotNotRepo(t *testing.T) {
 		run  func(context.Context, *App, []string) error
 		args []string
 	}{
-		{runSnapshot, nil}, {runSnapshot, []string{"show", "1"}}, {runSnapshot, []string{"restore", "1"}},
-		{runSnapshots, nil}, {runSnapshots, []string{"--all"}},
+		{runCmd("snapshot"), nil}, {runCmd("snapshot"), []string{"show", "1"}}, {runCmd("snapshot"), []string{"restore", "1"}},
+		{runCmd("snapshots"), nil}, {runCmd("snapshots"), []string{"--all"}},
 	} {
 		_, err := snapCall(t, a, out, tt.run, tt.args...)
 		var buf bytes.Buffer
@@ -239,13 +239,12 @@ func TestSnapshotUsage(t *testing.T) {
 		{"show"}, {"restore", "1", "2"}, {"bogus"}, {"show", "x"}, {"show", "0"},
 		{"--session", "a", "--transcript", "b"}, {"show", "short/1", "--session", "short"},
 	} {
-		_, err := snapCall(t, a, out, runSnapshot, args...)
-		var ue usageError
-		if !errors.As(err, &ue) {
+		_, err := snapCall(t, a, out, runCmd("snapshot"), args...)
+		if !isUsage(err) {
 			t.Errorf("%v: err = %v, want a usage error", args, err)
 		}
 	}
-	if _, err := snapCall(t, a, out, runSnapshots, "--all", "--session", "x"); !errors.As(err, new(usageError)) {
+	if _, err := snapCall(t, a, out, runCmd("snapshots"), "--all", "--session", "x"); !isUsage(err) {
 		t.Errorf("--all --session: err = %v", err)
 	}
 }
@@ -253,13 +252,13 @@ func TestSnapshotUsage(t *testing.T) {
 func TestSnapshotsNoSession(t *testing.T) {
 	a, out, _ := testApp(t)
 	snapRepo(t, a)
-	_, err := snapCall(t, a, out, runSnapshots)
+	_, err := snapCall(t, a, out, runCmd("snapshots"))
 	var buf bytes.Buffer
 	printError(&buf, err)
 	if !strings.Contains(buf.String(), "cairn: error: no Claude Code session found") || !strings.Contains(buf.String(), "cairn snapshots --all lists every session's snapshots") {
 		t.Errorf("got\n%s", buf.String())
 	}
-	if got, err := snapCall(t, a, out, runSnapshots, "--all"); err != nil || !strings.HasPrefix(got, "no snapshots yet in ") {
+	if got, err := snapCall(t, a, out, runCmd("snapshots"), "--all"); err != nil || !strings.HasPrefix(got, "no snapshots yet in ") {
 		t.Errorf("--all: %q %v", got, err)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -58,39 +59,32 @@ func newStatusView(s *transcript.Session, set meter.Settings) statusView {
 	return v
 }
 
-func runStatus(_ context.Context, a *App, args []string) error {
-	fs := newFlags("status")
-	id := fs.String("session", "", "session id (or a unique prefix)")
-	path := fs.String("transcript", "", "transcript path")
-	asJSON := fs.Bool("json", false, "print JSON")
-	window := fs.Int64("window", 0, "context window in tokens (default: from the model)")
-	if err := parseNone(fs, args); err != nil {
-		return err
+func statusCmd() command {
+	return command{
+		args:    "[--session ID | --transcript PATH] [--json] [--window N]",
+		summary: "show how full the context is, its trend, the predicted auto-compaction and the compactions so far",
+		setup: func(fs *flag.FlagSet) runFunc {
+			sf := addSessionFlags(fs)
+			asJSON := fs.Bool("json", false, "print JSON")
+			window := addWindowFlag(fs)
+			return func(_ context.Context, a *App, args []string) error {
+				if err := noArgs(args); err != nil {
+					return err
+				}
+				e, s, err := a.readSession(sf, false)
+				if err != nil {
+					return err
+				}
+				defer e.keeper.Close()
+				v := newStatusView(s, e.withWindow(*window))
+				if *asJSON {
+					return writeJSON(a.Stdout, v)
+				}
+				renderStatus(a.Stdout, v, a.Now(), a.Loc)
+				return nil
+			}
+		},
 	}
-	if *id != "" && *path != "" {
-		return usageError{"give --session or --transcript, not both"}
-	}
-	e, err := a.env()
-	if err != nil {
-		return err
-	}
-	if *window > 0 {
-		e.settings.Window = *window
-	}
-	p, err := e.locate(*id, *path)
-	if err != nil {
-		return err
-	}
-	s, err := a.load(e, p, false)
-	if err != nil {
-		return err
-	}
-	v := newStatusView(s, e.settings)
-	if *asJSON {
-		return writeJSON(a.Stdout, v)
-	}
-	renderStatus(a.Stdout, v, a.Now(), a.Loc)
-	return nil
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/meter"
@@ -17,27 +18,44 @@ import (
 // object of about 1.5 KB.
 const maxStatusInput = 1 << 20
 
-// runStatusline is `cairn statusline [--chain CMD]`, which Claude Code runs
-// as its status line with a JSON payload on stdin. Like a hook it never
-// fails: whatever goes wrong, it prints a line (at worst "CTX ?", or what
-// is wrong with its arguments) and exits 0, since an empty status line
-// tells the user nothing.
-func runStatusline(ctx context.Context, a *App, args []string) error {
-	fs := newFlags("statusline")
-	chain := fs.String("chain", "", "the user's own status line command: it gets the same input, and its first line follows cairn's")
-	timeout := fs.Duration("chain-timeout", statusline.ChainTimeout, "how long the chained command may take")
-	if err := parseNone(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		fmt.Fprintf(a.Stdout, "%s · cairn statusline: %v\n", statusline.Unknown, err)
-		return nil
+// statuslineCmd is `cairn statusline [--chain CMD]`, which Claude Code
+// runs as its status line with a JSON payload on stdin. Like a hook it
+// never fails: whatever goes wrong, it prints a line (at worst "CTX ?", or
+// what is wrong with its arguments) and exits 0, since an empty status
+// line tells the user nothing.
+func statuslineCmd() command {
+	return command{
+		args:    "[--chain CMD] [--chain-timeout D]",
+		summary: "print the status line from Claude Code's JSON payload on stdin (run by Claude Code, as cairn install wires it)",
+		// It parses its own flags: a wrong one still makes a line.
+		raw: true,
+		setup: func(fs *flag.FlagSet) runFunc {
+			chain := fs.String("chain", "", "the user's own status line command, `CMD`: it gets the same input, and its first line follows cairn's")
+			timeout := fs.Duration("chain-timeout", statusline.ChainTimeout, "how long the chained command may take, as a duration `D` (500ms)")
+			return func(ctx context.Context, a *App, args []string) error {
+				rest, err := parse(fs, args)
+				if err == nil {
+					err = noArgs(rest)
+				}
+				if err != nil {
+					if errors.Is(err, flag.ErrHelp) {
+						return err
+					}
+					fmt.Fprintf(a.Stdout, "%s · cairn statusline: %v\n", statusline.Unknown, err)
+					return nil
+				}
+				return a.statusline(ctx, *chain, *timeout)
+			}
+		},
 	}
+}
+
+func (a *App) statusline(ctx context.Context, chain string, timeout time.Duration) error {
 	data, rerr := io.ReadAll(io.LimitReader(a.Stdin, maxStatusInput))
 	var chained *statusline.Chained
-	if *chain != "" {
+	if chain != "" {
 		// It runs while cairn's own line is worked out.
-		chained = statusline.StartChain(ctx, *chain, data, *timeout)
+		chained = statusline.StartChain(ctx, chain, data, timeout)
 	}
 	line := statusline.Unknown
 	if rerr == nil {

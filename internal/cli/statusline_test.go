@@ -86,7 +86,7 @@ func TestStatusline(t *testing.T) {
 			a.Getenv = getenv
 		}
 		start := time.Now()
-		if err := runStatusline(ctx, a, tt.args); err != nil {
+		if err := runCmd("statusline")(ctx, a, tt.args); err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 		}
 		if took := time.Since(start); took > 2*time.Second {
@@ -132,7 +132,7 @@ func TestStatuslineNoState(t *testing.T) {
 		Getwd: func() (string, error) { return "/", nil },
 		Now:   time.Now, Loc: time.UTC,
 	}
-	if err := runStatusline(context.Background(), a, nil); err != nil {
+	if err := runCmd("statusline")(context.Background(), a, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := out.String(), "CTX █░░░░░░░░░ 10% L0\n"; got != want {

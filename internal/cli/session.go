@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,7 +20,9 @@ import (
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
-// env is what commands derive from the environment, read once.
+// env is what commands derive from the environment, read once: where
+// Claude Code keeps the project's transcripts, the project's root, and
+// the continuity operations configured for it.
 type env struct {
 	configDir  string
 	projectDir string
@@ -144,6 +147,76 @@ func (a *App) load(e *env, path string, full bool) (*transcript.Session, error) 
 		return nil, withHint(fmt.Errorf("cannot read %s: %w", path, err), "check the file's permissions")
 	}
 	return s, err
+}
+
+// sessionFlags are --session and --transcript, with which a command is
+// given the session it works on; with neither it is the project's latest.
+type sessionFlags struct{ id, path *string }
+
+func addSessionFlags(fs *flag.FlagSet) sessionFlags {
+	return sessionFlags{
+		id:   fs.String("session", "", "the session: its `ID`, or a unique prefix of it (default: the project's latest)"),
+		path: fs.String("transcript", "", "the session: its transcript's `PATH`"),
+	}
+}
+
+// given reports whether the user named a session.
+func (f sessionFlags) given() bool { return *f.id != "" || *f.path != "" }
+
+// check refuses both flags at once.
+func (f sessionFlags) check() error {
+	if *f.id != "" && *f.path != "" {
+		return usageErrorf("give --session or --transcript, not both")
+	}
+	return nil
+}
+
+// addWindowFlag is --window, which overrides the context window the
+// meter reads from the model (as CAIRN_CONTEXT_WINDOW does).
+func addWindowFlag(fs *flag.FlagSet) *int64 {
+	return fs.Int64("window", 0, "the context window in `N` tokens (default: from the model, or CAIRN_CONTEXT_WINDOW)")
+}
+
+// withWindow is the meter's settings with --window's value, when given.
+func (e *env) withWindow(window int64) meter.Settings {
+	set := e.settings
+	if window > 0 {
+		set.Window = window
+	}
+	return set
+}
+
+// locateSession is how the commands that work on one session start: the
+// environment read and the transcript of the session the flags name. The
+// caller closes e.keeper.
+func (a *App) locateSession(f sessionFlags) (e *env, path string, err error) {
+	if err := f.check(); err != nil {
+		return nil, "", err
+	}
+	if e, err = a.env(); err != nil {
+		return nil, "", err
+	}
+	if path, err = e.locate(*f.id, *f.path); err != nil {
+		e.keeper.Close()
+		return nil, "", err
+	}
+	return e, path, nil
+}
+
+// readSession is locateSession with the session then brought up to date;
+// full reads everything the report needs, not only the head. The caller
+// closes e.keeper.
+func (a *App) readSession(f sessionFlags, full bool) (*env, *transcript.Session, error) {
+	e, path, err := a.locateSession(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := a.load(e, path, full)
+	if err != nil {
+		e.keeper.Close()
+		return nil, nil, err
+	}
+	return e, s, nil
 }
 
 // storedFor notes every checkpoint stored for the status line, which

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/hook"
+	"github.com/cairn-agent/cairn/internal/state"
+)
+
+// hookCmd is `cairn hook EVENT`, which Claude Code runs with the event's
+// JSON payload on stdin. Once the command line is right it always exits
+// 0: a failure is logged, never shown to the agent.
+func hookCmd() command {
+	return command{
+		args:    "EVENT",
+		summary: "handle a Claude Code hook event, its JSON payload on stdin (run by Claude Code, as cairn install wires it)",
+		details: `A hook never breaks the agent: whatever goes wrong, it logs one line in
+cairn.log in the state directory (cairn doctor says where) and exits 0.`,
+		words:    claudecode.EventNames(),
+		wordsAre: "events",
+		setup: func(*flag.FlagSet) runFunc {
+			return func(ctx context.Context, a *App, args []string) error {
+				if len(args) != 1 {
+					return usageErrorf("give the hook event, as cairn install wires it")
+				}
+				// Claude Code pipes the payload in. A person who typed this
+				// would wait on a read, then leave a failed run in the log.
+				if a.StdinTerminal != nil && a.StdinTerminal() {
+					err := usageErrorf("cairn hook reads the event's JSON payload from standard input, as Claude Code sends it")
+					if _, ok := claudecode.Lookup(args[0]); !ok {
+						err = unknownWord("hook event", args[0], claudecode.EventNames())
+					}
+					return err
+				}
+				a.hook(ctx, args[0])
+				return nil
+			}
+		},
+	}
+}
+
+// hook runs the hook for event: the state directory or, when that cannot
+// be written, the fallback in the temporary directory, and the log.
+func (a *App) hook(ctx context.Context, event string) {
+	ignoreBrokenPipe() // a closed stdout is an error to log, not a death
+	fallback := state.FallbackDir(a.Getenv)
+	k, kerr := a.newKeeper()
+	if kerr != nil {
+		// No home to keep state in: keep it, and say why, in the fallback.
+		k = &continuity.Keeper{State: state.Store{Dir: fallback}, DBPath: filepath.Join(fallback, "cairn.db"), Now: a.Now}
+	}
+	r := &hook.Runner{Keeper: k, Stdin: a.Stdin, Stdout: a.Stdout, Stderr: a.Stderr, Getenv: a.Getenv, Now: a.Now,
+		Dir: k.State.Dir, Fallback: fallback}
+	if kerr == nil && k.State.Dir != fallback {
+		k.OtherStateDirs = []string{fallback}
+		if err := state.Usable(k.State.Dir); err != nil && state.UsableFallback(fallback) == nil {
+			kerr = fmt.Errorf("state directory %s cannot be written (%v); using %s", k.State.Dir, err, fallback)
+			k.OtherStateDirs = []string{k.State.Dir}
+			k.State.Dir, r.Dir = fallback, fallback
+		}
+	}
+	r.FallbackReason = kerr
+	// A hook's stderr is not read by anyone: warnings go to the log.
+	k.Warn = r.Warner(event)
+	k.State.Warn = k.Warn
+	k.Stored = storedFor(k.State.Dir, k.Warn)
+	r.Run(ctx, event)
+}

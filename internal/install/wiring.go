@@ -1,0 +1,211 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/claudecode/settings"
+	"github.com/cairn-agent/cairn/internal/shell"
+)
+
+// Setup is where cairn is wired: a project, the user's Claude Code
+// settings, and the running cairn the hooks call.
+type Setup struct {
+	// Root is the project's directory.
+	Root string
+	// ConfigDir is Claude Code's: $CLAUDE_CONFIG_DIR or ~/.claude.
+	ConfigDir string
+	// DataDir is cairn's data directory: the journal of what a settings
+	// file held before install lives in DataDir/install.
+	DataDir string
+	// Exe is the absolute path of the running cairn, which the hooks and
+	// the status line call.
+	Exe string
+	// PATH is the search path the slash commands find cairn in.
+	PATH string
+	// Out is where install and uninstall say what they did.
+	Out io.Writer
+}
+
+// ErrSettings marks a settings file that could not be read or edited:
+// errors.Is(err, ErrSettings) tells the failures after which cairn left
+// the settings files as they were.
+var ErrSettings = errors.New("settings file not edited")
+
+// settingsErr keeps err's message and marks it ErrSettings.
+type settingsErr struct{ err error }
+
+func (e settingsErr) Error() string        { return e.err.Error() }
+func (e settingsErr) Unwrap() error        { return e.err }
+func (e settingsErr) Is(target error) bool { return target == ErrSettings }
+
+func settingsError(err error) error { return settingsErr{err} }
+
+// Executable is the absolute path of the running cairn, symlinks resolved.
+func Executable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find cairn's own path: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return exe, nil
+}
+
+// oursFor recognises cairn's hook commands: those isOurs recognises, and
+// those that run exe itself whatever its name.
+func oursFor(exe string) func(string) bool {
+	return func(command string) bool {
+		if isOurs(command) {
+			return true
+		}
+		word, rest := shell.FirstWord(strings.TrimSpace(command))
+		f := strings.Fields(rest)
+		_, known := claudecode.Lookup(lastOf(f))
+		return word == exe && len(f) == 2 && f[0] == "hook" && known
+	}
+}
+
+func lastOf(f []string) string {
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// statusLineOurs recognises cairn's status line command, chained or not.
+func statusLineOurs(exe string) func(string) bool {
+	return func(command string) bool {
+		word, rest := shell.FirstWord(strings.TrimSpace(command))
+		f := strings.Fields(rest)
+		return len(f) > 0 && f[0] == "statusline" && (word == exe || strings.HasPrefix(filepath.Base(word), "cairn"))
+	}
+}
+
+// isOurs recognises cairn's hook commands whatever the binary's path
+// (quoted when it has spaces): "<…/cairn…> hook EVENT" for an event cairn
+// handles.
+func isOurs(command string) bool {
+	exe, rest := shell.FirstWord(strings.TrimSpace(command))
+	f := strings.Fields(rest)
+	if len(f) != 2 || f[0] != "hook" {
+		return false
+	}
+	if _, ok := claudecode.Lookup(f[1]); !ok {
+		return false
+	}
+	return strings.HasPrefix(filepath.Base(exe), "cairn")
+}
+
+// wanted lists the hooks cairn installs, calling exe.
+func wanted(exe string) []settings.Hook {
+	var hs []settings.Hook
+	for _, ev := range claudecode.Events {
+		hs = append(hs, settings.Hook{Event: ev.Name, Command: shell.Quote(exe) + " hook " + ev.Name, Timeout: ev.Timeout})
+	}
+	return hs
+}
+
+// wiring is what install puts into a settings file for the cairn at exe,
+// its status line chaining inherited when the file has none of its own.
+func wiring(exe, inherited string) settings.Wiring {
+	return settings.Wiring{
+		Hooks:      wanted(exe),
+		IsOurs:     oursFor(exe),
+		StatusLine: shell.Quote(exe) + " statusline",
+		StatusOurs: statusLineOurs(exe),
+		// A status line of cairn's that runs this binary, or cairn from
+		// PATH (a user who chose cairn's status line by hand), does the job.
+		// One that runs another absolute path is an older install's, maybe
+		// of a binary that has moved: install points it at this one.
+		StatusCurrent: func(c string) bool {
+			word, _ := shell.FirstWord(strings.TrimSpace(c))
+			return word == exe || !filepath.IsAbs(word)
+		},
+		Inherited: inherited,
+	}
+}
+
+// The settings files cairn wires, by where Claude Code reads them.
+//
+// The hooks and the status line call this machine's cairn by its absolute
+// path, so they are per-user wiring: for a project they go into
+// .claude/settings.local.json, which Claude Code reads for the project
+// and which is not meant to be committed, never into .claude/settings.json,
+// which teams commit. An older cairn installed there; install moves that
+// wiring out.
+type settingsFiles struct {
+	shared, local, user string
+	journal             settings.Journal
+}
+
+func (s Setup) files() settingsFiles {
+	return settingsFiles{
+		shared:  filepath.Join(s.Root, ".claude", "settings.json"),
+		local:   filepath.Join(s.Root, ".claude", "settings.local.json"),
+		user:    filepath.Join(s.ConfigDir, "settings.json"),
+		journal: settings.Journal{Dir: filepath.Join(s.DataDir, "install")},
+	}
+}
+
+// read loads a settings file for a check; a missing file reads as empty.
+func read(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// check reads the settings files an edit will touch and refuses them all,
+// before any is changed, when one cannot be edited (not JSON, a key
+// twice): the user fixes it and runs the command again, rather than
+// finding half of cairn wired.
+func check(w settings.Wiring, paths ...string) error {
+	for _, p := range paths {
+		data, err := read(p)
+		if err == nil {
+			_, err = w.Before(data)
+		}
+		if err != nil {
+			var se *settings.Error
+			if errors.As(err, &se) {
+				se.Path = p
+			}
+			return settingsError(err)
+		}
+	}
+	return nil
+}
+
+// statusLineOf is the status line command the file at path sets, "" for
+// none or no file.
+func statusLineOf(path string) (string, error) {
+	data, err := read(path)
+	if err != nil || data == nil {
+		return "", err
+	}
+	cmd, _, err := settings.StatusLine(data)
+	var se *settings.Error
+	if errors.As(err, &se) {
+		se.Path = path
+	}
+	return cmd, err
+}
+
+// hasHooks reports whether the file at path holds cairn's hooks.
+func hasHooks(w settings.Wiring, path string) bool {
+	data, err := read(path)
+	if err != nil || data == nil {
+		return false
+	}
+	hooks, _ := w.Installed(data)
+	return len(hooks) > 0
+}
