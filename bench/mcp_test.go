@@ -15,7 +15,7 @@ import (
 )
 
 // mcpWorld is a project with one real compacted session, and the MCP
-// server built as the README builds cairn.
+// server: `cairn mcp`, built as the README builds cairn.
 type mcpWorld struct {
 	bin, project string
 	env          []string
@@ -25,12 +25,7 @@ func newMCPWorld(b *testing.B) *mcpWorld {
 	b.Helper()
 	buildBinaries(b)
 	dir := b.TempDir()
-	w := &mcpWorld{bin: filepath.Join(dir, "mcpserve"), project: filepath.Join(dir, "project")}
-	build := exec.Command("go", "build", "-o", w.bin, "github.com/cairn-agent/cairn/bench/mcpserve")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build mcpserve: %v\n%s", err, out)
-	}
+	w := &mcpWorld{bin: work.cairn, project: filepath.Join(dir, "project")}
 	config := filepath.Join(dir, "claude")
 	folder := filepath.Join(config, "projects", claudecode.ProjectKey(w.project))
 	os.MkdirAll(folder, 0o755)
@@ -50,7 +45,7 @@ func newMCPWorld(b *testing.B) *mcpWorld {
 // initialize, tools/list, one tools/call (none when tool is ""), stdin
 // closed, exit.
 func (w *mcpWorld) session(b *testing.B, tool string) {
-	cmd := exec.Command(w.bin)
+	cmd := exec.Command(w.bin, "mcp")
 	cmd.Dir, cmd.Env = w.project, w.env
 	var errs bytes.Buffer
 	cmd.Stderr = &errs

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,18 +10,14 @@ import (
 	"github.com/cairn-agent/cairn/e2e/fakeapi"
 )
 
-// mcpServer builds the MCP server the client starts. Until `cairn mcp`
-// exists it is bench/mcpserve, which wires internal/mcpserver's context
-// tools as the command will.
+// mcpServer is the MCP server the client starts: the cairn binary the
+// tests built, run as `cairn mcp`.
 func mcpServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mcpserve")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/cairn-agent/cairn/bench/mcpserve")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the MCP server: %v\n%s", err, out)
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // withMCP registers the server in the project's .mcp.json, which the
@@ -30,7 +25,7 @@ func mcpServer(t *testing.T) string {
 // with the test.
 func withMCP(t *testing.T, b *bench, bin string) {
 	t.Helper()
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"cairn": map[string]any{"command": bin, "args": []string{}}}})
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"cairn": map[string]any{"command": bin, "args": []string{"mcp"}}}})
 	if err := os.WriteFile(filepath.Join(b.s.ProjectDir, ".mcp.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
