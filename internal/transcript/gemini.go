@@ -54,6 +54,7 @@ type geminiRecord struct {
 	tokens                   geminiTokens
 	calls                    []geminiCall
 	snapshot, snapshotID     []byte // a <state_snapshot> message in $set.messages
+	sessionContext           []byte // the <session_context> message there
 	snapshotTime             []byte
 	historyChars, historyMsg int
 }
@@ -268,8 +269,31 @@ func (d *geminiDecoder) toolCall() {
 }
 
 // stateSnapshot opens the summary Gemini CLI's compression puts in the
-// history.
-var stateSnapshot = []byte("<state_snapshot>")
+// history; sessionContext the first message, which says where the
+// session works.
+var (
+	stateSnapshot  = []byte("<state_snapshot>")
+	sessionContext = []byte("<session_context>")
+)
+
+// workspaceList heads the list of workspace directories in the
+// <session_context> message.
+const workspaceList = "- **Workspace Directories:**\n"
+
+// workspace is the first workspace directory a <session_context> names:
+// the chat file records no cwd of its own.
+func workspace(ctx string) string {
+	i := strings.Index(ctx, workspaceList)
+	if i < 0 {
+		return ""
+	}
+	line, _, _ := strings.Cut(ctx[i+len(workspaceList):], "\n")
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "- ") {
+		return ""
+	}
+	return strings.TrimSpace(line[2:])
+}
 
 // history walks a $set.messages list: the size of its texts, and the
 // <state_snapshot> message if it holds one.
@@ -324,8 +348,12 @@ func (d *geminiDecoder) history() {
 				sc.Skip()
 			}
 		})
-		if string(typ) == "user" && bytes.HasPrefix(bytes.TrimSpace(first), stateSnapshot) {
+		switch {
+		case string(typ) != "user":
+		case bytes.HasPrefix(bytes.TrimSpace(first), stateSnapshot):
 			r.snapshot, r.snapshotID, r.snapshotTime = first, id, ts
+		case bytes.HasPrefix(first, sessionContext):
+			r.sessionContext = first
 		}
 	}
 }
@@ -337,6 +365,9 @@ func (d *geminiDecoder) apply(s *Session, lineNo int) {
 		setStr(&s.SessionID, r.sessionID)
 		s.seen(r.startTime)
 	case r.set:
+		if s.CWD == "" && r.sessionContext != nil {
+			s.CWD = workspace(jsonscan.Unescape(r.sessionContext))
+		}
 		if r.snapshot != nil {
 			d.compression(s, lineNo)
 		}
