@@ -62,7 +62,10 @@ func (s *Session) Update(p *Parser) (Result, error) {
 	if fi.Size() == s.Offset {
 		return res, nil
 	}
-	if s.Client == "" && s.Offset == 0 {
+	if s.Client == "" {
+		// From the file's first line, even when the session resumes past
+		// it: a state that lost its client must not guess from a line in
+		// the middle.
 		s.Client = sniffFile(f)
 	}
 	start := s.Offset
