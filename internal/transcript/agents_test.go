@@ -563,3 +563,39 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// Both clients record the hooks' context they use: a restore cairn
+// delivered shows in the transcript, on the line the client wrote it.
+func TestAgentRestoreLines(t *testing.T) {
+	restore := strings.ReplaceAll(RestoreHeader, `"`, `\"`) + `\n\nGoal: ship it`
+	tests := []struct {
+		name   string
+		client string
+		lines  []string
+		want   []int
+	}{
+		{"codex developer message", Codex, []string{
+			cx("session_meta", `{"id":"T"}`),
+			cx("response_item", `{"type":"message","role":"developer","content":[{"type":"input_text","text":"MARK other context"}]}`),
+			cx("response_item", `{"type":"message","role":"developer","content":[{"type":"input_text","text":"`+restore+`"}]}`),
+			cx("response_item", `{"type":"message","role":"user","content":[{"type":"input_text","text":"`+restore+`"}]}`),
+		}, []int{3}},
+		{"gemini hook context part", Gemini, []string{
+			`{"sessionId":"S","projectHash":"h","startTime":"2026-11-24T08:30:16.306Z","kind":"main"}`,
+			gm(`u1|"type":"user","content":[{"text":"go on"},{"text":"<hook_context>advice</hook_context>"}]`),
+			gm(`u2|"type":"user","content":[{"text":"go on"},{"text":"<hook_context>` + restore + `</hook_context>"}],"displayContent":[{"text":"go on"}]`),
+			gm(`g1|"type":"gemini","content":"` + restore + `"`),
+		}, []int{3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := feedClient(t, tt.client, tt.lines...)
+			if s.BadCount != 0 {
+				t.Fatalf("bad lines: %+v", s.BadLines)
+			}
+			if !s.HookAnswers || !cmp.Equal(s.RestoreLines, tt.want) {
+				t.Errorf("hook answers %v, restore lines %v, want %v", s.HookAnswers, s.RestoreLines, tt.want)
+			}
+		})
+	}
+}

@@ -424,10 +424,7 @@ func (p *claudeDecoder) apply(s *Session, lineNo int) {
 		}
 		s.HookAnswers = true
 		if e.attach.restore {
-			s.RestoreLines = append(s.RestoreLines, lineNo)
-			if len(s.RestoreLines) > maxRestoreLines {
-				s.RestoreLines = s.RestoreLines[len(s.RestoreLines)-maxRestoreLines:]
-			}
+			s.restoreSeen(lineNo)
 		}
 		return
 	default:

@@ -294,6 +294,9 @@ func (d *codexDecoder) apply(s *Session, lineNo int) {
 	ts := s.seen(r.timestamp)
 	switch string(r.typ) {
 	case "session_meta":
+		// Codex writes every hook's context it uses into the history, as
+		// a developer message before the request it goes with.
+		s.HookAnswers = true
 		setStr(&s.SessionID, r.id)
 		setStr(&s.CWD, r.cwd)
 		setStr(&s.ClientVersion, r.cliVersion)
@@ -334,8 +337,17 @@ func (d *codexDecoder) item(s *Session, ts time.Time, lineNo int) {
 			for _, t := range r.texts {
 				s.assistantText(jsonscan.Unescape(t), ts, lineNo, d.full)
 			}
+		case "developer":
+			// The client's instructions and the hooks' context: of
+			// these, cairn reads only whether a restore reached the
+			// model.
+			for _, t := range r.texts {
+				if bytes.HasPrefix(t, []byte(RestoreHeader)) {
+					s.restoreSeen(lineNo)
+					break
+				}
+			}
 		}
-		// developer and system messages are the client's and hooks'.
 	case "function_call", "custom_tool_call":
 		d.call(s, ts, lineNo)
 	case "function_call_output", "custom_tool_call_output":

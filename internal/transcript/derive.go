@@ -190,6 +190,16 @@ func (s *Session) toolResult(c *ToolCall, r *result, lineNo int, full bool) {
 	}
 }
 
+// restoreSeen notes a line that records cairn's restore reaching the
+// model (the client's record of a hook's context that starts with
+// RestoreHeader).
+func (s *Session) restoreSeen(line int) {
+	s.RestoreLines = append(s.RestoreLines, line)
+	if len(s.RestoreLines) > maxRestoreLines {
+		s.RestoreLines = s.RestoreLines[len(s.RestoreLines)-maxRestoreLines:]
+	}
+}
+
 // compacted records a compaction; c's TurnsBefore is filled in.
 func (s *Session) compacted(c Compaction) {
 	c.TurnsBefore = s.NumTurns()

@@ -362,6 +362,9 @@ func (d *geminiDecoder) apply(s *Session, lineNo int) {
 	r := &d.r
 	switch {
 	case r.header:
+		// Gemini CLI writes the hooks' context it uses into the user's
+		// record, in <hook_context> tags, before the request.
+		s.HookAnswers = true
 		setStr(&s.SessionID, r.sessionID)
 		s.seen(r.startTime)
 	case r.set:
@@ -388,8 +391,18 @@ func (d *geminiDecoder) apply(s *Session, lineNo int) {
 // geminiNotTyped open the user records that Gemini CLI writes for itself.
 var geminiNotTyped = []string{"<session_context>", "<state_snapshot>"}
 
+// hookRestore opens a hook's context that is cairn's restore, as Gemini
+// CLI records it (JSON-escaped, as it stands in the line).
+var hookRestore = []byte("<hook_context>" + RestoreHeader)
+
 func (d *geminiDecoder) user(s *Session, ts time.Time, lineNo int) {
 	r := &d.r
+	for _, t := range r.texts {
+		if bytes.Contains(t, hookRestore) {
+			s.restoreSeen(lineNo)
+			break
+		}
+	}
 	texts := r.texts
 	if r.hasDisplay {
 		// What the user was shown of the prompt: without the context a
