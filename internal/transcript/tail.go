@@ -86,7 +86,9 @@ func (s *Session) Update(p *Parser) (Result, error) {
 // sniffFile tells the client from the file's first line that is not
 // blank, "" when there is no complete one yet.
 func sniffFile(f *os.File) string {
-	buf := make([]byte, 64<<10)
+	// Each client's first line tells in its first bytes (a Codex
+	// session_meta line, with the instructions, runs to tens of KB).
+	buf := make([]byte, 4<<10)
 	n, _ := f.ReadAt(buf, 0)
 	b := buf[:n]
 	for len(b) > 0 {
