@@ -48,20 +48,19 @@ type codexRecord struct {
 	payload        []byte
 
 	// Payload fields, whichever the payload's type.
-	ptype, id, role, name     []byte
-	cwd, cliVersion, model    []byte
-	branch                    []byte
-	arguments, callID, input  []byte
-	output, message           []byte
-	compactionResponse        []byte
-	responseID, itemType      []byte
-	window                    int64
-	texts                     [][]byte
-	hasInfo                   bool
-	cumulative                int64
-	last                      codexUsage
-	infoWindow                int64
-	outputArray, outputIsText bool
+	ptype, id, role, name    []byte
+	cwd, cliVersion, model   []byte
+	branch                   []byte
+	arguments, callID, input []byte
+	output, message          []byte
+	compactionResponse       []byte
+	responseID, itemType     []byte
+	window                   int64
+	texts                    [][]byte
+	hasInfo                  bool
+	cumulative               int64
+	last                     codexUsage
+	infoWindow               int64
 }
 
 type codexUsage struct {
@@ -171,10 +170,8 @@ func (d *codexDecoder) payload(b []byte) {
 			switch sc.Peek() {
 			case '"':
 				r.output = sc.RawString()
-				r.outputIsText = true
 			case '[':
 				// Content items (text and images): the first text.
-				r.outputArray = true
 				for sc.Array(); sc.More(); {
 					d.object(func(k []byte) {
 						if string(k) == "text" && r.output == nil {

@@ -42,21 +42,21 @@ type geminiDecoder struct {
 // geminiRecord is the part of one chat line cairn reads. Byte slices point
 // into the line (raw, JSON-escaped) and die with it.
 type geminiRecord struct {
-	header                   bool // has projectHash
-	set                      bool
-	sessionID, startTime     []byte
-	id, timestamp, typ       []byte
-	model                    []byte
-	content                  []byte // content as a plain string
-	texts, display           [][]byte
-	hasDisplay               bool
-	hasTokens                bool
-	tokens                   geminiTokens
-	calls                    []geminiCall
-	snapshot, snapshotID     []byte // a <state_snapshot> message in $set.messages
-	sessionContext           []byte // the <session_context> message there
-	snapshotTime             []byte
-	historyChars, historyMsg int
+	header               bool // has projectHash
+	set                  bool
+	sessionID, startTime []byte
+	id, timestamp, typ   []byte
+	model                []byte
+	content              []byte // content as a plain string
+	texts, display       [][]byte
+	hasDisplay           bool
+	hasTokens            bool
+	tokens               geminiTokens
+	calls                []geminiCall
+	snapshot, snapshotID []byte // a <state_snapshot> message in $set.messages
+	sessionContext       []byte // the <session_context> message there
+	snapshotTime         []byte
+	historyChars         int
 }
 
 type geminiTokens struct{ input, cached, output int64 }
@@ -303,7 +303,6 @@ func (d *geminiDecoder) history() {
 	for sc.Array(); sc.More(); {
 		var id, typ, ts []byte
 		var first []byte
-		r.historyMsg++
 		d.object(func(k []byte) {
 			switch string(k) {
 			case "id":
