@@ -402,6 +402,13 @@ func TestCodexLines(t *testing.T) {
 			calls: []callSummary{{Name: "Bash", Command: "rm a.txt", Done: true, Exit: 0, Outcome: "passed"}},
 		},
 		{
+			name: "older clients: the output a JSON object with the exit code in its metadata",
+			lines: []string{meta,
+				cx("response_item", `{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"go vet ./...\"]}","call_id":"c1"}`),
+				cx("response_item", `{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"vet: x.go:3: unreachable code\\n\",\"metadata\":{\"exit_code\":1,\"duration_seconds\":0.4}}"}`)},
+			calls: []callSummary{{Name: "Bash", Command: "go vet ./...", Done: true, IsError: true, Exit: 1, Outcome: "failed"}},
+		},
+		{
 			name: "apply_patch as a function call, failing",
 			lines: []string{meta,
 				cx("response_item", `{"type":"function_call","name":"apply_patch","arguments":"{\"input\":\"*** Begin Patch\\n*** Delete File: old.go\\n*** Update File: a.go\\n*** Move to: b.go\\n*** End Patch\"}","call_id":"c1"}`),

@@ -559,10 +559,56 @@ func (d *codexDecoder) result(s *Session, lineNo int) {
 	raw := r.output
 	res := result{raw: raw}
 	if c.Name == "Bash" || c.Name == "apply_patch" {
-		res.exit, res.raw = codexExit(raw)
+		if bytes.HasPrefix(raw, codexJSONOutput) {
+			res.exit, res.raw = d.jsonOutput(raw)
+		} else {
+			res.exit, res.raw = codexExit(raw)
+		}
 		res.isError = res.exit != nil && *res.exit != 0
 	}
 	s.toolResult(c, &res, lineNo, d.full)
+}
+
+// codexJSONOutput opens a command's output as older clients wrote it: a
+// JSON object in the string, {"output": ..., "metadata": {"exit_code": N,
+// ...}}.
+var codexJSONOutput = []byte(`{\"output\":`)
+
+// jsonOutput reads an older client's command output (raw): the exit code
+// from its metadata and the output, raw within the unescaped object.
+func (d *codexDecoder) jsonOutput(raw []byte) (*int, []byte) {
+	obj := []byte(jsonscan.Unescape(raw))
+	sc := &d.sub
+	sc.Reset(obj)
+	var out []byte
+	var exit *int
+	sc.Object()
+	for k := sc.Key(); k != nil; k = sc.Key() {
+		switch string(k) {
+		case "output":
+			out = rawStr(sc)
+		case "metadata":
+			if sc.Peek() != '{' {
+				sc.Skip()
+				continue
+			}
+			sc.Object()
+			for k := sc.Key(); k != nil; k = sc.Key() {
+				if string(k) == "exit_code" && sc.Peek() != 'n' {
+					code := int(sc.Int())
+					exit = &code
+				} else {
+					sc.Skip()
+				}
+			}
+		default:
+			sc.Skip()
+		}
+	}
+	if sc.Failed() {
+		return nil, raw
+	}
+	return exit, out
 }
 
 // Markers of Codex's command output header, as they stand JSON-escaped.
