@@ -2,6 +2,10 @@
 // of the context: tokens in use (from the API's own usage figures), the
 // window, the estimated auto-compact threshold, the trend over recent turns
 // and the predicted point of auto-compaction.
+//
+// The window and the threshold are each client's own arithmetic: Rules
+// supply them (Settings for Claude Code, CodexRules, GeminiRules), and the
+// meter applies whichever it is given.
 package meter
 
 import (
@@ -83,9 +87,11 @@ func SettingsFromEnv(getenv func(string) string) (Settings, []error) {
 type Reading struct {
 	Tokens int64 `json:"tokens"`
 	// Source says where Tokens comes from: "usage" (the latest main-chain
-	// reply), "compact_boundary" (the boundary's postTokens, after a
-	// compaction and before the next reply), "compact_estimate" (the
-	// summary's size, when the boundary has no postTokens) or "none".
+	// reply), "compact_boundary" (the client's own count after a
+	// compaction, before the next reply: Claude Code's postTokens, Codex's
+	// estimate), "compact_estimate" (from the size of the history the
+	// compaction left, or of its summary, when the client gives no count)
+	// or "none".
 	Source       string  `json:"source"`
 	Window       int64   `json:"window"`
 	WindowSource string  `json:"window_source"`
@@ -104,8 +110,33 @@ type Trend struct {
 	Samples          int      `json:"samples"`
 }
 
-// Measure reads the context of s.
-func Measure(s *transcript.Session, set Settings) (Reading, Trend) {
+// Rules are one client's arithmetic of the context window and of when it
+// compacts on its own. A client adapter supplies them; the meter knows no
+// client.
+type Rules interface {
+	// ContextWindow is the window of s's context and where it was learnt.
+	ContextWindow(s *transcript.Session) (int64, string)
+	// CompactAt is the context at which the client compacts on its own
+	// with this window, 0 when it never will.
+	CompactAt(window int64) int64
+	// Compacts says whether the client compacts on its own at all.
+	Compacts() bool
+}
+
+// Settings are Claude Code's rules.
+var _ Rules = Settings{}
+
+// ContextWindow is Window(s, set).
+func (set Settings) ContextWindow(s *transcript.Session) (int64, string) { return Window(s, set) }
+
+// CompactAt is Threshold(window, set).
+func (set Settings) CompactAt(window int64) int64 { return Threshold(window, set) }
+
+// Compacts is false under DISABLE_AUTO_COMPACT.
+func (set Settings) Compacts() bool { return !set.Disabled }
+
+// Measure reads the context of s by the client's rules.
+func Measure(s *transcript.Session, rules Rules) (Reading, Trend) {
 	var r Reading
 	r.Source = "none"
 	var lastTurnLine int
@@ -115,15 +146,18 @@ func Measure(s *transcript.Session, set Settings) (Reading, Trend) {
 	}
 	if n := len(s.Compactions); n > 0 && s.Compactions[n-1].Line > lastTurnLine {
 		c := s.Compactions[n-1]
-		if c.PostTokens > 0 {
+		switch {
+		case c.PostTokens > 0:
 			r.Tokens, r.Source = c.PostTokens, "compact_boundary"
-		} else {
+		case c.ContextChars > 0:
+			r.Tokens, r.Source = EstimateTokens(c.ContextChars), "compact_estimate"
+		default:
 			r.Tokens, r.Source = EstimateTokens(c.SummaryChars), "compact_estimate"
 		}
 	}
-	r.Window, r.WindowSource = Window(s, set)
-	r.AutoCompact = !set.Disabled
-	r.Threshold = Threshold(r.Window, set)
+	r.Window, r.WindowSource = rules.ContextWindow(s)
+	r.AutoCompact = rules.Compacts()
+	r.Threshold = rules.CompactAt(r.Window)
 	if r.Window > 0 {
 		r.PctWindow = round1(100 * float64(r.Tokens) / float64(r.Window))
 	}

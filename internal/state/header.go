@@ -19,8 +19,10 @@ import (
 //	cairn-header <version> <offset> <lines> <tail-sum-hex> <tail-len> <head-hex> <subagent>
 //	  <earlier-turns> <bad-count> <skipped> <first-time> <last-time>
 //	  <path> <session-id> <model> <cwd> <branch> <client-version> <first-prompt>
-//	  <n> { <line> <time> <input> <cache-creation> <cache-read> <output> }*n
-//	  <m> { <trigger> <pre> <post> <time> <line> <turns-before> <summary-chars> }*m
+//	  <client> <context-window>
+//	  <carry-response> <carry-cumulative> <carry-last-total> <carry-compacting> <carry-compacted> <carry-snapshot>
+//	  <n> { <line> <time> <message-id> <input> <cache-creation> <cache-read> <output> <total> }*n
+//	  <m> { <trigger> <pre> <post> <time> <line> <turns-before> <summary-chars> <context-chars> }*m
 //	  <hook-answers> <k> { <restore-line> }*k
 //
 // Times are Unix nanoseconds, 0 for none.
@@ -73,14 +75,33 @@ func encodeHeader(s *transcript.Session) []byte {
 		first = s.Prompts[0].Text
 	}
 	str(first)
+	str(s.Client)
+	num(s.ContextWindow)
+	flag := func(v bool) {
+		if v {
+			num(1)
+		} else {
+			num(0)
+		}
+	}
+	str(s.Carry.Response)
+	num(s.Carry.Cumulative)
+	num(s.Carry.LastTotal)
+	flag(s.Carry.Compacting)
+	flag(s.Carry.Compacted)
+	str(s.Carry.Snapshot)
 	num(int64(len(s.Turns)))
 	for _, t := range s.Turns {
 		num(int64(t.Line))
 		tm(t.Time)
+		// The id too: a reply recorded again later (Gemini CLI writes one
+		// again with its tool results) is the same turn.
+		str(t.MessageID)
 		num(t.Usage.Input)
 		num(t.Usage.CacheCreation)
 		num(t.Usage.CacheRead)
 		num(t.Usage.Output)
+		num(t.Usage.Total)
 	}
 	num(int64(len(s.Compactions)))
 	for _, c := range s.Compactions {
@@ -91,6 +112,7 @@ func encodeHeader(s *transcript.Session) []byte {
 		num(int64(c.Line))
 		num(int64(c.TurnsBefore))
 		num(int64(c.SummaryChars))
+		num(int64(c.ContextChars))
 	}
 	if s.HookAnswers {
 		num(1)
@@ -222,15 +244,25 @@ func decodeHeader(line string) (*transcript.Session, error) {
 	if p := r.str(); p != "" {
 		s.Prompts = []transcript.Prompt{{Text: p}}
 	}
+	s.Client = r.str()
+	s.ContextWindow = r.num()
+	s.Carry.Response = r.str()
+	s.Carry.Cumulative = r.num()
+	s.Carry.LastTotal = r.num()
+	s.Carry.Compacting = r.num() == 1
+	s.Carry.Compacted = r.num() == 1
+	s.Carry.Snapshot = r.str()
 	n := r.count()
 	for i := 0; i < n && r.err == nil; i++ {
 		var t transcript.Turn
 		t.Line = int(r.num())
 		t.Time = r.time()
+		t.MessageID = r.str()
 		t.Usage.Input = r.num()
 		t.Usage.CacheCreation = r.num()
 		t.Usage.CacheRead = r.num()
 		t.Usage.Output = r.num()
+		t.Usage.Total = r.num()
 		s.Turns = append(s.Turns, t)
 	}
 	m := r.count()
@@ -243,6 +275,7 @@ func decodeHeader(line string) (*transcript.Session, error) {
 		c.Line = int(r.num())
 		c.TurnsBefore = int(r.num())
 		c.SummaryChars = int(r.num())
+		c.ContextChars = int(r.num())
 		s.Compactions = append(s.Compactions, c)
 	}
 	s.HookAnswers = r.num() == 1

@@ -218,6 +218,7 @@ func Lite(s *transcript.Session) *transcript.Session {
 		GitBranch: s.GitBranch, ClientVersion: s.ClientVersion, FirstTime: s.FirstTime,
 		LastTime: s.LastTime, BadCount: s.BadCount, Skipped: s.Skipped,
 		EarlierTurns: s.EarlierTurns, HookAnswers: s.HookAnswers, RestoreLines: s.RestoreLines,
+		Client: s.Client, ContextWindow: s.ContextWindow, Carry: s.Carry,
 	}
 	turns := s.Turns
 	if len(turns) > recentTurns {

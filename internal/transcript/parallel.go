@@ -40,10 +40,11 @@ type chunk struct {
 
 func workers() int { return min(runtime.GOMAXPROCS(0), 8) }
 
-// readParallel reads the complete lines in [s.Offset, size) with several
-// workers and reports whether it did; it declines (false) when the read is
-// small or there is one CPU.
-func (s *Session) readParallel(f *os.File, size int64, p *Parser) (bool, error) {
+// readParallel reads the complete lines in [s.Offset, size) of a Claude
+// Code transcript with several workers and reports whether it did; it
+// declines (false) when the read is small or there is one CPU. The other
+// clients' transcripts are a few megabytes at most and read serially.
+func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, error) {
 	n := workers()
 	if n < 2 || size-s.Offset < parallelMin {
 		return false, nil
@@ -78,7 +79,7 @@ func (s *Session) readParallel(f *os.File, size int64, p *Parser) (bool, error) 
 	pool := make(chan *chunk, n+1)
 	for w := 0; w < n; w++ {
 		go func() {
-			var wp Parser
+			var wp claudeDecoder
 			for c := range jobs {
 				select {
 				case old := <-pool:
@@ -138,7 +139,7 @@ func (s *Session) readParallel(f *os.File, size int64, p *Parser) (bool, error) 
 }
 
 // scan reads the chunk and walks each of its lines.
-func (c *chunk) scan(f *os.File, p *Parser) {
+func (c *chunk) scan(f *os.File, p *claudeDecoder) {
 	size := int(c.end - c.start)
 	if cap(c.buf) < size {
 		c.buf = make([]byte, size, size+size/8)

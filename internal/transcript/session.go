@@ -1,11 +1,20 @@
-// Package transcript reads Claude Code session transcripts (JSONL) fast,
+// Package transcript reads coding agents' session transcripts (JSONL) fast,
 // incrementally and defensively, and derives a picture of the session from
 // them: replies and their token usage, user prompts, tool calls and their
 // results, file operations, Bash commands, todos, compactions and subagents.
 //
-// A Session is the derived state. It is plain data, serialisable as JSON, so
-// that a short-lived process can save it with the byte offset it reached and
-// the next process can continue from there, reading only what was appended.
+// A Session is the derived state, the same whichever client wrote the
+// transcript: Claude Code, Codex CLI (rollout files) or Gemini CLI (chat
+// files). It is plain data, serialisable as JSON, so that a short-lived
+// process can save it with the byte offset it reached and the next
+// process can continue from there, reading only what was appended.
+//
+// Three layers: tail.go reads complete lines from where the last read
+// stopped (parallel.go splits a large cold read); a decoder per client
+// (claude.go, codex.go, gemini.go) reads its lines; the derivation
+// (derive.go, tools.go, notes.go) says what a prompt, a reply and its
+// usage, a tool call or result, a file change or a compaction does to
+// the Session.
 package transcript
 
 import (
@@ -17,7 +26,7 @@ import (
 
 // StateVersion changes whenever Session's meaning or shape changes; saved
 // state of another version is discarded and rebuilt.
-const StateVersion = 5
+const StateVersion = 6
 
 // Limits that keep the derived state small whatever the transcript's size.
 const (
@@ -53,15 +62,23 @@ type Session struct {
 	// same purpose: a replaced file rarely keeps both its start and the end
 	// of what was read.
 	Head []byte `json:"head"`
+	// Client is the program that wrote the transcript: ClaudeCode, Codex
+	// or Gemini; "" until the first line has told.
+	Client string `json:"client"`
+	// Carry is what the client's decoder keeps between lines.
+	Carry Carry `json:"carry"`
 	// IsSubagent marks a subagent's own transcript, whose lines are all
 	// sidechain lines: there they are the chain that counts.
 	IsSubagent bool `json:"is_subagent,omitempty"`
 
-	SessionID     string    `json:"session_id"`
-	Model         string    `json:"model"`
-	CWD           string    `json:"cwd"`
-	GitBranch     string    `json:"git_branch"`
-	ClientVersion string    `json:"client_version"`
+	SessionID     string `json:"session_id"`
+	Model         string `json:"model"`
+	CWD           string `json:"cwd"`
+	GitBranch     string `json:"git_branch"`
+	ClientVersion string `json:"client_version"`
+	// ContextWindow is the context window the transcript itself states
+	// (Codex records the one it works with), 0 when it states none.
+	ContextWindow int64     `json:"context_window,omitempty"`
 	FirstTime     time.Time `json:"first_time"`
 	LastTime      time.Time `json:"last_time"`
 
@@ -105,16 +122,30 @@ type Session struct {
 	rawTexts bool
 }
 
-// Usage is the token accounting of one API response.
+// Usage is the token accounting of one API response. Input is the input
+// neither read from nor written to a cache, so that the three input
+// figures add up to the request's whole input, whichever way the client
+// counts them.
 type Usage struct {
 	Input         int64 `json:"input_tokens"`
 	CacheCreation int64 `json:"cache_creation_input_tokens"`
 	CacheRead     int64 `json:"cache_read_input_tokens"`
 	Output        int64 `json:"output_tokens"`
+	// Total is the client's own count of the context after this
+	// response, where it records one and compacts on it: Codex counts the
+	// reply's output too. 0 where the client keeps none.
+	Total int64 `json:"total_tokens,omitempty"`
 }
 
-// Context is what the request that produced this response had in context.
-func (u Usage) Context() int64 { return u.Input + u.CacheCreation + u.CacheRead }
+// Context is the context this response leaves, as the client counts it:
+// its own Total where it keeps one, else what the request that produced
+// the response had in context.
+func (u Usage) Context() int64 {
+	if u.Total > 0 {
+		return u.Total
+	}
+	return u.Input + u.CacheCreation + u.CacheRead
+}
 
 // Turn is one main-chain assistant reply (one API response, however many
 // transcript lines it was split over).
@@ -125,7 +156,7 @@ type Turn struct {
 	Line      int       `json:"line"`
 }
 
-// Compaction is one compact_boundary and the summary that followed it.
+// Compaction is one compaction of the context and its summary.
 type Compaction struct {
 	Trigger    string    `json:"trigger"`
 	PreTokens  int64     `json:"pre_tokens"`
@@ -136,6 +167,10 @@ type Compaction struct {
 	TurnsBefore  int    `json:"turns_before"`
 	Summary      string `json:"summary,omitempty"`
 	SummaryChars int    `json:"summary_chars"`
+	// ContextChars is the size of the history the compaction left, in
+	// characters, where the client records the history but no count
+	// (Gemini CLI): what the meter estimates the context from.
+	ContextChars int `json:"context_chars,omitempty"`
 }
 
 // Prompt is something the user typed (not tool results, hook or command
@@ -154,7 +189,10 @@ type ToolCall struct {
 	Line      int       `json:"line"`
 	Sidechain bool      `json:"sidechain,omitempty"`
 	FilePath  string    `json:"file_path,omitempty"`
-	Command   string    `json:"command,omitempty"`
+	// Paths are the other files a call that changes several (a patch)
+	// changed, FilePath being the first.
+	Paths   []string `json:"paths,omitempty"`
+	Command string   `json:"command,omitempty"`
 	// Description is what a Bash or subagent (Task, Agent) call said it
 	// was for.
 	Description string `json:"description,omitempty"`
@@ -253,7 +291,37 @@ func (s *Session) index() *index {
 // NumTurns is the number of main-chain replies.
 func (s *Session) NumTurns() int { return s.EarlierTurns + len(s.Turns) }
 
-// New returns an empty session for the transcript at path.
+// New returns an empty session for the transcript at path, whose first
+// line will tell which client wrote it.
 func New(path string) *Session {
 	return &Session{Version: StateVersion, Path: path}
+}
+
+// NewFor returns an empty session for the transcript at path written by
+// client (ClaudeCode, Codex, Gemini; "" to tell from the first line).
+func NewFor(path, client string) *Session {
+	return &Session{Version: StateVersion, Path: path, Client: client}
+}
+
+// Carry is what a decoder keeps between the lines of a transcript whose
+// records refer to each other, saved with the session so that the next
+// process continues where this one stopped.
+type Carry struct {
+	// Response is the id of the Codex response whose usage the next
+	// token_count reports (from the token_usage_record before it).
+	Response string `json:"response,omitempty"`
+	// Cumulative and LastTotal are the latest Codex token_count's thread
+	// total and last_token_usage total: a token_count that repeats both
+	// reports no new response.
+	Cumulative int64 `json:"cumulative,omitempty"`
+	LastTotal  int64 `json:"last_total,omitempty"`
+	// Compacting is set when Codex wrote a compaction's output: the usage
+	// that follows is the compaction call's own, not a turn's.
+	Compacting bool `json:"compacting,omitempty"`
+	// Compacted is set from a Codex compacted record until the
+	// ContextCompaction item that closes the same compaction.
+	Compacted bool `json:"compacted,omitempty"`
+	// Snapshot names the latest Gemini CLI <state_snapshot> seen (its
+	// message id), which a resumed history repeats.
+	Snapshot string `json:"snapshot,omitempty"`
 }

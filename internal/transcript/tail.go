@@ -55,22 +55,57 @@ func (s *Session) Update(p *Parser) (Result, error) {
 	}
 	var res Result
 	if !s.matches(f, fi.Size()) {
-		*s = *New(s.Path)
+		// The client stays: a file is never replaced by another client's.
+		*s = *NewFor(s.Path, s.Client)
 		res.Rebuilt = true
 	}
 	if fi.Size() == s.Offset {
 		return res, nil
 	}
+	if s.Client == "" {
+		// From the file's first line, even when the session resumes past
+		// it: a state that lost its client must not guess from a line in
+		// the middle.
+		s.Client = sniffFile(f)
+	}
 	start := s.Offset
-	if done, err := s.readParallel(f, fi.Size(), p); done || err != nil {
-		res.Read = s.Offset - start
-		if err != nil {
-			return res, err
+	if cr, ok := p.decoder(s).(coldReader); ok && s.Client != "" {
+		done, err := cr.readParallel(s, f, fi.Size())
+		if done || err != nil {
+			res.Read = s.Offset - start
+			if err != nil {
+				return res, err
+			}
 		}
 	}
 	n, err := s.read(f, p)
 	res.Read += n
 	return res, err
+}
+
+// sniffFile tells the client from the file's first line that is not
+// blank, "" when there is no complete one yet.
+func sniffFile(f *os.File) string {
+	// Each client's first line tells in its first bytes (a Codex
+	// session_meta line, with the instructions, runs to tens of KB).
+	buf := make([]byte, 4<<10)
+	n, _ := f.ReadAt(buf, 0)
+	b := buf[:n]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if n == len(buf) {
+				// A first line longer than the window: its start says.
+				return Sniff(b)
+			}
+			return ""
+		}
+		if line := b[:i]; len(bytes.TrimSpace(line)) > 0 {
+			return Sniff(line)
+		}
+		b = b[i+1:]
+	}
+	return ""
 }
 
 // matches reports whether the file still holds, just before Offset, the

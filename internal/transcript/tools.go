@@ -111,7 +111,8 @@ func (s *Session) fileOp(path string, k opKind) {
 	}
 }
 
-// todoWrite replaces the todo list with TodoWrite's input.
+// todoWrite replaces the todo list with TodoWrite's input (or a list of
+// the same shape: Codex's plan, Gemini CLI's todos).
 func (s *Session) todoWrite(raw []byte, sc *jsonscan.Scanner) {
 	if len(raw) == 0 {
 		return
@@ -134,7 +135,9 @@ func (s *Session) todoWrite(raw []byte, sc *jsonscan.Scanner) {
 				continue
 			}
 			switch string(k) {
-			case "content":
+			case "content", "step", "description":
+				// Claude Code's content, Codex's plan step, Gemini
+				// CLI's todo description.
 				t.Content = keep(sc.Str(), maxNoteBytes)
 			case "status":
 				t.Status = sc.Str()
@@ -199,38 +202,6 @@ func (s *Session) taskUpdate(in *toolInput) {
 	if v := jsonscan.Unescape(in.activeForm); v != "" {
 		t.ActiveForm = keep(v, maxNoteBytes)
 	}
-}
-
-// promptText decides whether a user message is something the user typed and
-// returns its text without system reminders.
-func promptText(text string, m *message) (string, bool) {
-	for i := range m.blocks {
-		if string(m.blocks[i].typ) == "tool_result" {
-			return "", false
-		}
-	}
-	text = stripTagged(text, "system-reminder")
-	t := strings.TrimSpace(text)
-	if t == "" {
-		return "", false
-	}
-	for _, p := range nonPromptPrefixes {
-		if strings.HasPrefix(t, p) {
-			return "", false
-		}
-	}
-	return t, true
-}
-
-// Lines Claude Code writes as "user" that the user did not type.
-var nonPromptPrefixes = []string{
-	"<command-name>", "<command-message>", "<command-args>",
-	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
-	"<bash-input>", "<bash-stdout>", "<bash-stderr>",
-	"<task-notification>", "<user-prompt-submit-hook>",
-	"[Request interrupted",
-	"Caveat: The messages below were generated",
-	"This session is being continued from a previous conversation",
 }
 
 // stripTagged removes every <tag>...</tag> span.

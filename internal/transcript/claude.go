@@ -8,18 +8,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-agent/cairn/internal/jsonscan"
-	"github.com/cairn-agent/cairn/internal/outcome"
-	"github.com/cairn-agent/cairn/internal/text"
 )
 
-// Parser turns transcript lines into updates of a Session. It reuses its
-// buffers between lines, so one Parser serves one goroutine.
-type Parser struct {
-	// Light skips what only a checkpoint needs (the open-items ledger,
-	// command outcomes): the hooks that run on every prompt and tool
-	// call work on the light session, which keeps neither.
-	Light bool
-
+// claudeDecoder reads Claude Code's transcript lines: one JSON object a
+// line, of type user, assistant, system, attachment and more. It walks
+// each line once with jsonscan, keeping byte slices into the line, and
+// hands what it found to the derivation (derive.go). It reuses its
+// buffers between lines, so one decoder serves one goroutine.
+type claudeDecoder struct {
+	full   bool // !Parser.Light
 	sc     jsonscan.Scanner
 	sub    jsonscan.Scanner
 	e      entry
@@ -79,9 +76,7 @@ type toolInput struct {
 	todos                                 []byte // raw array, parsed for TodoWrite only
 }
 
-// Feed reads one complete line (without its newline) into s. lineNo is
-// 1-based; offset is where the line starts in the file.
-func (p *Parser) Feed(s *Session, line []byte, lineNo int, offset int64) {
+func (p *claudeDecoder) feed(s *Session, line []byte, lineNo int, offset int64) {
 	switch reason, ok := p.walk(line); {
 	case !ok && reason == "":
 	case !ok:
@@ -93,7 +88,7 @@ func (p *Parser) Feed(s *Session, line []byte, lineNo int, offset int64) {
 
 // walk scans one line into p.e. It returns false with a reason for a line
 // that cannot be read, and false with no reason for a blank line.
-func (p *Parser) walk(line []byte) (string, bool) {
+func (p *claudeDecoder) walk(line []byte) (string, bool) {
 	line = bytes.TrimRight(line, "\r")
 	if len(bytes.TrimSpace(line)) == 0 {
 		return "", false
@@ -117,7 +112,7 @@ func (s *Session) bad(line int, off int64, reason string) {
 
 // scan walks the line, validating it, and fills p.e. It stops early where
 // the rest of a line is known to hold nothing cairn keeps.
-func (p *Parser) scan(line []byte) bool {
+func (p *claudeDecoder) scan(line []byte) bool {
 	p.walked = len(line)
 	sc := &p.sc
 	sc.Reset(line)
@@ -214,7 +209,7 @@ const RestoreHeader = "# Restored working state (cairn)"
 
 // attachment reads an attachment object: its type, and for a hook's
 // additional context whether it is a restore.
-func (p *Parser) attachment() {
+func (p *claudeDecoder) attachment() {
 	sc := &p.sc
 	a := &p.e.attach
 	var context, restore bool
@@ -245,7 +240,7 @@ func (p *Parser) attachment() {
 }
 
 // rawStr reads a string value, or skips a value of another kind.
-func (p *Parser) rawStr() []byte {
+func (p *claudeDecoder) rawStr() []byte {
 	if !p.sc.IsString() {
 		p.sc.Skip()
 		return nil
@@ -253,7 +248,7 @@ func (p *Parser) rawStr() []byte {
 	return p.sc.RawString()
 }
 
-func (p *Parser) compactMeta() {
+func (p *claudeDecoder) compactMeta() {
 	sc := &p.sc
 	sc.Object()
 	for k := sc.Key(); k != nil; k = sc.Key() {
@@ -270,7 +265,7 @@ func (p *Parser) compactMeta() {
 	}
 }
 
-func (p *Parser) message(m *message) {
+func (p *claudeDecoder) message(m *message) {
 	sc := &p.sc
 	sc.Object()
 	for k := sc.Key(); k != nil; k = sc.Key() {
@@ -325,7 +320,7 @@ func (p *Parser) message(m *message) {
 	}
 }
 
-func (p *Parser) block(b *block) {
+func (p *claudeDecoder) block(b *block) {
 	sc := &p.sc
 	sc.Object()
 	for k := sc.Key(); k != nil; k = sc.Key() {
@@ -378,7 +373,7 @@ func (p *Parser) block(b *block) {
 	}
 }
 
-func (p *Parser) input(in *toolInput) {
+func (p *claudeDecoder) input(in *toolInput) {
 	sc := &p.sc
 	sc.Object()
 	for k := sc.Key(); k != nil; k = sc.Key() {
@@ -418,7 +413,7 @@ func (p *Parser) input(in *toolInput) {
 }
 
 // apply folds the scanned entry into the session.
-func (p *Parser) apply(s *Session, lineNo int) {
+func (p *claudeDecoder) apply(s *Session, lineNo int) {
 	e := &p.e
 	switch string(e.typ) {
 	case "assistant", "user", "system":
@@ -429,28 +424,14 @@ func (p *Parser) apply(s *Session, lineNo int) {
 		}
 		s.HookAnswers = true
 		if e.attach.restore {
-			s.RestoreLines = append(s.RestoreLines, lineNo)
-			if len(s.RestoreLines) > maxRestoreLines {
-				s.RestoreLines = s.RestoreLines[len(s.RestoreLines)-maxRestoreLines:]
-			}
+			s.restoreSeen(lineNo)
 		}
 		return
 	default:
 		s.Skipped++
 		return
 	}
-	var ts time.Time
-	if len(e.timestamp) > 0 {
-		ts, _ = time.Parse(time.RFC3339Nano, string(e.timestamp))
-		if !ts.IsZero() {
-			if s.FirstTime.IsZero() {
-				s.FirstTime = ts
-			}
-			if ts.After(s.LastTime) {
-				s.LastTime = ts
-			}
-		}
-	}
+	ts := s.seen(e.timestamp)
 	setStr(&s.SessionID, e.sessID)
 	if s.IsSubagent {
 		e.sidechain = false
@@ -467,108 +448,75 @@ func (p *Parser) apply(s *Session, lineNo int) {
 		p.user(s, ts, lineNo)
 	case "system":
 		if string(e.subtype) == "compact_boundary" {
-			s.Compactions = append(s.Compactions, Compaction{
-				Trigger:     jsonscan.Unescape(e.trigger),
-				PreTokens:   e.pre,
-				PostTokens:  e.post,
-				Time:        ts,
-				Line:        lineNo,
-				TurnsBefore: s.NumTurns(),
+			s.compacted(Compaction{
+				Trigger:    jsonscan.Unescape(e.trigger),
+				PreTokens:  e.pre,
+				PostTokens: e.post,
+				Time:       ts,
+				Line:       lineNo,
 			})
 		}
 	}
 }
 
-func setStr(dst *string, raw []byte) {
-	if len(raw) > 0 && string(raw) != *dst {
-		*dst = jsonscan.Unescape(raw)
-	}
-}
-
-func (p *Parser) assistant(s *Session, ts time.Time, lineNo int) {
+func (p *claudeDecoder) assistant(s *Session, ts time.Time, lineNo int) {
 	e := &p.e
 	m := &e.msg
-	x := s.index()
 	// Synthetic replies (API errors, interruptions) carry no real usage.
 	synthetic := string(m.model) == "<synthetic>"
 	if !e.sidechain && !synthetic && m.hasUsage {
-		if len(m.id) > 0 {
-			if i, ok := x.turnByMsg[string(m.id)]; ok {
-				// Later lines of a split response may carry the final counts.
-				s.Turns[i].Usage = m.usage
-			} else {
-				x.turnByMsg[string(m.id)] = len(s.Turns)
-				s.Turns = append(s.Turns, Turn{MessageID: string(m.id), Time: ts, Usage: m.usage, Line: lineNo})
-			}
-		} else if n := len(s.Turns); n == 0 || s.Turns[n-1].MessageID != "" || s.Turns[n-1].Usage != m.usage {
-			// No message id (older clients, exported or cleaned
-			// sessions): each reply is measured as it comes. The lines of
-			// one split reply repeat its usage, which two replies never
-			// share (the cache grows), so a repeat is the same reply.
-			s.Turns = append(s.Turns, Turn{Time: ts, Usage: m.usage, Line: lineNo})
-		}
+		s.reply(m.id, ts, lineNo, m.usage)
 		setStr(&s.Model, m.model)
 	}
 	if !e.sidechain && !synthetic {
 		for i := range m.blocks {
 			if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
-				s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, !p.Light)
+				s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, p.full)
 			}
 		}
 	}
 	for i := range m.blocks {
 		b := &m.blocks[i]
-		if string(b.typ) != "tool_use" || len(b.id) == 0 {
+		if string(b.typ) != "tool_use" || len(b.id) == 0 || s.call(b.id) != nil {
 			continue
 		}
-		id := string(b.id)
-		if _, ok := x.callByID[id]; ok {
-			continue
-		}
-		c := ToolCall{ID: id, Name: jsonscan.Unescape(b.name), Time: ts, Line: lineNo, Sidechain: e.sidechain}
-		s.toolUse(&c, &b.in, jsonscan.Unescape(e.cwd), &p.sub, lineNo, !p.Light)
-		x.callByID[id] = len(s.ToolCalls)
-		s.ToolCalls = append(s.ToolCalls, c)
+		c := ToolCall{ID: string(b.id), Name: jsonscan.Unescape(b.name), Time: ts, Line: lineNo, Sidechain: e.sidechain}
+		s.toolCall(c, &b.in, jsonscan.Unescape(e.cwd), &p.sub, p.full)
 	}
 }
 
-func (p *Parser) user(s *Session, ts time.Time, lineNo int) {
+func (p *claudeDecoder) user(s *Session, ts time.Time, lineNo int) {
 	e := &p.e
 	m := &e.msg
-	x := s.index()
 	for i := range m.blocks {
 		b := &m.blocks[i]
 		if string(b.typ) != "tool_result" {
 			continue
 		}
-		ci, ok := x.callByID[string(b.toolUseID)]
-		if !ok {
+		c := s.call(b.toolUseID)
+		if c == nil {
 			continue
 		}
-		s.toolResult(&s.ToolCalls[ci], b, lineNo, !p.Light)
+		r := result{isError: b.isError, raw: b.result}
+		if c.Name == "Bash" {
+			r.exit = claudeExit(b)
+		}
+		s.toolResult(c, &r, lineNo, p.full)
 	}
 	if e.compactSummary {
-		if n := len(s.Compactions); n > 0 && s.Compactions[n-1].Summary == "" {
-			text := p.text()
-			s.Compactions[n-1].SummaryChars = utf8.RuneCountInString(text)
-			s.Compactions[n-1].Summary = keep(text, maxSummaryBytes)
-		}
+		s.compactSummary(p.text())
 		return
 	}
 	if e.sidechain || e.meta || e.visibleOnly {
 		return
 	}
 	if typed, ok := promptText(p.text(), m); ok {
-		typed = clean(typed)
-		s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: text.Truncate(typed, maxPromptBytes), Line: lineNo})
-		if !p.Light {
-			s.Ledger.User(s.NumTurns(), lineNo, ts, typed)
-		}
+		s.prompt(typed, ts, lineNo, p.full)
 	}
 }
 
 // text returns the message's text: the content string or its text blocks.
-func (p *Parser) text() string {
+func (p *claudeDecoder) text() string {
 	m := &p.e.msg
 	if m.isStr {
 		return jsonscan.Unescape(m.contentStr)
@@ -588,135 +536,56 @@ func (p *Parser) text() string {
 // exitCodePrefix is how Claude Code reports a failed Bash command.
 const exitCodePrefix = "Exit code "
 
-// toolResult records a call's result; with full, also how a command ended
-// judged from its output, and what the result closes in the ledger.
-func (s *Session) toolResult(c *ToolCall, b *block, lineNo int, full bool) {
-	c.Done = true
-	c.IsError = b.isError
-	if b.isError {
-		c.ErrorText = unescapePrefix(b.result, maxErrorBytes)
+// claudeExit is a Bash result's exit code: 0 when it is not an error, N
+// from "Exit code N", nil when an error result does not say (rejected,
+// interrupted).
+func claudeExit(b *block) *int {
+	if !b.isError {
+		return new(int)
 	}
-	if c.Name == "Bash" {
-		switch {
-		case !b.isError:
-			c.ExitCode = new(int)
-		case bytes.HasPrefix(b.result, []byte(exitCodePrefix)):
-			rest := b.result[len(exitCodePrefix):]
-			n := 0
-			for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-				n++
-			}
-			if code, err := strconv.Atoi(string(rest[:n])); err == nil {
-				c.ExitCode = &code
-			}
-		}
-		if full {
-			out := bashOutput(b.result)
-			o := outcome.Judge(c.Command, out, c.ExitCode)
-			if len(o.Errors) > 0 {
-				// Error lines are kept: take them from the output cleaned
-				// as a whole, where a secret's context is still there.
-				o = outcome.Judge(c.Command, clean(out), c.ExitCode)
-			}
-			o.Tool, o.Counts = keep(o.Tool, maxNoteBytes), keep(o.Counts, maxNoteBytes)
-			for i := range o.Errors {
-				o.Errors[i] = keep(o.Errors[i], outcome.MaxErrorBytes)
-			}
-			c.Outcome = &o
-			s.Ledger.CommandEnded(s.NumTurns(), lineNo, c.Command, o.Status == outcome.Passed)
-		}
+	if !bytes.HasPrefix(b.result, []byte(exitCodePrefix)) {
+		return nil
 	}
-	if full && !b.isError {
-		switch c.Name {
-		case "Write", "Edit", "MultiEdit", "NotebookEdit":
-			s.Ledger.FileChanged(s.NumTurns(), lineNo, c.FilePath)
-		}
+	rest := b.result[len(exitCodePrefix):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
 	}
-	if (c.Name == "Task" || c.Name == "Agent") && !b.isError {
-		report := subagentReport(jsonscan.Unescape(b.result))
-		c.Result = keep(report, maxResultBytes)
-		if full {
-			// A subagent's report is findings, the main session's own.
-			report := clean(report)
-			for _, f := range Findings(report) {
-				s.Findings = append(s.Findings, Note{Time: c.Time, Line: lineNo, Text: f})
-			}
-			if len(s.Findings) > maxFindings {
-				s.Findings = append(s.Findings[:0], s.Findings[len(s.Findings)-maxFindings:]...)
-			}
-		}
+	code, err := strconv.Atoi(string(rest[:n]))
+	if err != nil {
+		return nil
 	}
-	if c.Name == "TaskCreate" && !b.isError {
-		// The id is assigned by the tool: "Task #3 created successfully: ...".
-		res := unescapePrefix(b.result, 200)
-		if i := strings.Index(res, "#"); i >= 0 {
-			j := i + 1
-			for j < len(res) && res[j] >= '0' && res[j] <= '9' {
-				j++
-			}
-			if j > i+1 {
-				s.assignTaskID(c.ID, res[i+1:j])
-			}
-		}
-	}
+	return &code
 }
 
-// handBack is how Claude Code 2.1.x frames a subagent's report in the
-// tool result it hands back: a paragraph of its own, then the report with
-// every line indented.
-const handBack = "[Subagent hand-back]"
-
-// subagentReport is the report in a subagent's tool result, without the
-// client's frame around it (tools used, the hand-back notice) and with its
-// lines unindented.
-func subagentReport(s string) string {
-	if i := strings.Index(s, "</tools-used-before-summary>"); i >= 0 && strings.HasPrefix(strings.TrimSpace(s), "<tools-used-before-summary>") {
-		s = s[i+len("</tools-used-before-summary>"):]
-	}
-	i := strings.Index(s, handBack)
-	if i < 0 {
-		return strings.TrimSpace(s)
-	}
-	s = s[i:]
-	if j := strings.Index(s, "The report follows:"); j >= 0 {
-		s = s[j+len("The report follows:"):]
-	} else if j := strings.Index(s, "\n"); j >= 0 {
-		s = s[j+1:]
-	}
-	lines := strings.Split(s, "\n")
-	for k, l := range lines {
-		lines[k] = strings.TrimPrefix(l, "  ")
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
-}
-
-// bashOutput is the part of a Bash result outcome.Judge reads: its head
-// and tail. Claude Code keeps about 30,000 characters of an output, so the
-// whole raw text is unescaped; a longer one (a client that keeps more) is
-// cut first, at escapes' edges.
-func bashOutput(raw []byte) string {
-	const most = 4 * (outcome.HeadBytes + outcome.TailBytes)
-	if len(raw) <= most {
-		return jsonscan.Unescape(raw)
-	}
-	head := raw[:2*outcome.HeadBytes]
-	if k := bytes.LastIndexByte(head, '\\'); k >= len(head)-6 {
-		head = head[:k]
-	}
-	tail := raw[len(raw)-2*outcome.TailBytes:]
-	// Start the tail after a newline escape: never inside an escape.
-	if k := bytes.Index(tail, []byte(`\n`)); k >= 0 {
-		tail = tail[k:]
-	}
-	return outcome.Cut(jsonscan.Unescape(head) + "\n" + jsonscan.Unescape(tail))
-}
-
-func unescapePrefix(raw []byte, max int) string {
-	if len(raw) > max*2 {
-		raw = raw[:max*2]
-		if k := bytes.LastIndexByte(raw, '\\'); k >= len(raw)-6 {
-			raw = raw[:k]
+// promptText decides whether a user message is something the user typed and
+// returns its text without system reminders.
+func promptText(text string, m *message) (string, bool) {
+	for i := range m.blocks {
+		if string(m.blocks[i].typ) == "tool_result" {
+			return "", false
 		}
 	}
-	return keep(jsonscan.Unescape(raw), max)
+	text = stripTagged(text, "system-reminder")
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return "", false
+	}
+	for _, p := range nonPromptPrefixes {
+		if strings.HasPrefix(t, p) {
+			return "", false
+		}
+	}
+	return t, true
+}
+
+// Lines Claude Code writes as "user" that the user did not type.
+var nonPromptPrefixes = []string{
+	"<command-name>", "<command-message>", "<command-args>",
+	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
+	"<bash-input>", "<bash-stdout>", "<bash-stderr>",
+	"<task-notification>", "<user-prompt-submit-hook>",
+	"[Request interrupted",
+	"Caveat: The messages below were generated",
+	"This session is being continued from a previous conversation",
 }
