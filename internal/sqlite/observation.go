@@ -385,8 +385,10 @@ var ErrWALBusy = errors.New("the write-ahead log is in use by another process")
 
 // ForgetObservations removes observations for good: the rows, their terms
 // in the full-text index (which is in secure-delete mode), the pages that
-// held them (zeroed: PRAGMA secure_delete), and the write-ahead log that
-// still held the old pages (checkpointed and truncated). Their content
+// held them (zeroed: every connection has PRAGMA secure_delete on, so the
+// copies that page splits and index merges left before are zeroed too),
+// and the write-ahead log that still held the old pages (checkpointed and
+// truncated). Their content
 // hashes are kept in the forgotten table so that the same content is not
 // added again from a later checkpoint.
 func (db *DB) ForgetObservations(ctx context.Context, f Forget) (Forgotten, error) {
@@ -400,11 +402,6 @@ func (db *DB) ForgetObservations(ctx context.Context, f Forget) (Forgotten, erro
 		return out, fmt.Errorf("forget: %w", err)
 	}
 	defer conn.Close()
-	// secure_delete is per connection; the connection goes back to the
-	// pool with it on, which only costs later deletes some zeroing.
-	if _, err := conn.ExecContext(ctx, "PRAGMA secure_delete = ON"); err != nil {
-		return out, fmt.Errorf("forget: %w", err)
-	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return out, fmt.Errorf("forget: %w", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -325,7 +326,8 @@ func contains(t *testing.T, files []string, word string) bool {
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		if bytes.Contains(bytes.ToLower(data), []byte(word)) {
+		if i := bytes.Index(data, []byte(word)); i >= 0 {
+			t.Logf("%s at %d: %q", filepath.Base(f), i, data[max(0, i-120):min(len(data), i+40)])
 			return true
 		}
 	}

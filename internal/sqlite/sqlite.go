@@ -45,8 +45,11 @@ const busyTimeout = 10 * time.Second
 
 // params configures every connection the pool opens. Foreign keys are a
 // per-connection setting, so they belong here and not in a migration.
+// secure_delete zeroes what a delete, a page split or a full-text index
+// merge leaves behind, on every connection: a forgotten observation must
+// not survive in a page freed before it was forgotten (TestForget*).
 const params = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
-	"&_pragma=foreign_keys(1)&_txlock=immediate"
+	"&_pragma=foreign_keys(1)&_pragma=secure_delete(1)&_txlock=immediate"
 
 //go:embed migrations/*.sql
 var migrations embed.FS
