@@ -100,36 +100,103 @@ func (db *DB) AddObservations(ctx context.Context, obs []Observation) ([]int64, 
 		return nil, fmt.Errorf("add observations: %w", err)
 	}
 	defer tx.Rollback()
-	// RETURNING gives the id only when the row went in or was replaced:
-	// nothing comes back for a duplicate or a forgotten one (the WHERE).
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO observations
-		(project, session_id, created_at, kind, title, body, files, source, hash)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
-		WHERE NOT EXISTS (SELECT 1 FROM forgotten WHERE project = ?1 AND kind = ?4 AND hash = ?9)
-		ON CONFLICT (project, kind, hash) DO UPDATE SET
-			session_id = excluded.session_id, created_at = excluded.created_at, title = excluded.title,
-			body = excluded.body, files = excluded.files, source = excluded.source
-			WHERE ?10 AND (title, body, files) IS NOT (excluded.title, excluded.body, excluded.files)
-		RETURNING id`)
-	if err != nil {
-		return nil, fmt.Errorf("add observations: %w", err)
+	// Many rows to one statement: FTS5 writes what it holds in memory to
+	// disk at the end of every statement, and a statement per row wrote
+	// a segment per row, then merged them (about twice the time for a
+	// checkpoint's observations, BenchmarkWriteCheckpoint). Those that replace and those that do not go in
+	// separate statements, as their conflict clauses differ.
+	type row struct {
+		i    int
+		hash []byte
 	}
-	defer ins.Close()
 	now := db.Now()
-	for i, o := range obs {
-		if o.CreatedAt.IsZero() {
-			o.CreatedAt = now
+	for _, replace := range []bool{false, true} {
+		var rows []row
+		var args []any
+		for i, o := range obs {
+			if o.Replace != replace {
+				continue
+			}
+			if o.CreatedAt.IsZero() {
+				o.CreatedAt = now
+			}
+			h := o.hash()
+			rows = append(rows, row{i, h})
+			args = append(args, o.Project, o.SessionID, millis(o.CreatedAt), o.Kind, o.Title, o.Body, frameFiles(o.Files), o.Source, h)
 		}
-		err := ins.QueryRowContext(ctx, o.Project, o.SessionID, millis(o.CreatedAt), o.Kind, o.Title, o.Body,
-			frameFiles(o.Files), o.Source, o.hash(), o.Replace).Scan(&ids[i])
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("add observations: %w", err)
+		for len(rows) > 0 {
+			n := min(len(rows), rowsPerInsert)
+			got, err := insertRows(ctx, tx, n, args[:n*insertColumns], replace)
+			if err != nil {
+				return nil, fmt.Errorf("add observations: %w", err)
+			}
+			for _, r := range rows[:n] {
+				key := obs[r.i].Project + "\x00" + obs[r.i].Kind + "\x00" + string(r.hash)
+				if id, ok := got[key]; ok {
+					ids[r.i] = id
+					delete(got, key) // a duplicate later in the batch is left out
+				}
+			}
+			rows, args = rows[n:], args[n*insertColumns:]
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("add observations: %w", err)
 	}
 	return ids, nil
+}
+
+// insertColumns is how many values a row of insertRows takes, and
+// rowsPerInsert how many rows one statement takes at most (SQLite allows
+// 32766 values).
+const (
+	insertColumns = 9
+	rowsPerInsert = 500
+)
+
+// insertRows inserts n rows of values in one statement, those neither
+// forgotten nor stored already (or, with replace, stored with another
+// content), and returns the IDs of those it added or replaced by project,
+// kind and hash. RETURNING gives nothing for a row left out.
+func insertRows(ctx context.Context, tx *sql.Tx, n int, args []any, replace bool) (map[string]int64, error) {
+	var q strings.Builder
+	q.WriteString("WITH v (project, session_id, created_at, kind, title, body, files, source, hash) AS (VALUES ")
+	for i := range n {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(" + placeholders(insertColumns) + ")")
+	}
+	q.WriteString(`)
+		INSERT INTO observations (project, session_id, created_at, kind, title, body, files, source, hash)
+		SELECT * FROM v WHERE NOT EXISTS
+			(SELECT 1 FROM forgotten f WHERE f.project = v.project AND f.kind = v.kind AND f.hash = v.hash)
+		ON CONFLICT (project, kind, hash) DO `)
+	if replace {
+		q.WriteString(`UPDATE SET
+			session_id = excluded.session_id, created_at = excluded.created_at, title = excluded.title,
+			body = excluded.body, files = excluded.files, source = excluded.source
+			WHERE (title, body, files) IS NOT (excluded.title, excluded.body, excluded.files)`)
+	} else {
+		q.WriteString("NOTHING")
+	}
+	q.WriteString(" RETURNING id, project, kind, hash")
+	rs, err := tx.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	got := make(map[string]int64, n)
+	for rs.Next() {
+		var id int64
+		var project, kind string
+		var hash []byte
+		if err := rs.Scan(&id, &project, &kind, &hash); err != nil {
+			return nil, err
+		}
+		got[project+"\x00"+kind+"\x00"+string(hash)] = id
+	}
+	return got, rs.Err()
 }
 
 // ObservationQuery selects observations. Every filter left zero selects
@@ -153,8 +220,7 @@ type ObservationQuery struct {
 // ObservationHit is an observation found, without its body.
 type ObservationHit struct {
 	Observation
-	// Snippet is the part of the text where the query matched (the start
-	// of the body without a query), at most about 24 words.
+	// Snippet is the start of the body without a query, "" with one.
 	Snippet string
 	// Score is FTS5's BM25 rank negated: higher is better; 0 without a
 	// query.
@@ -177,7 +243,7 @@ func (db *DB) SearchObservations(ctx context.Context, q ObservationQuery) ([]Obs
 	where, args := q.filters()
 	var query string
 	if q.Match != "" {
-		query = "SELECT " + hitColumns + ", snippet(observations_fts, -1, '', '', '…', 24), " + rankExpr +
+		query = "SELECT " + hitColumns + ", '', " + rankExpr +
 			" FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid" +
 			" WHERE observations_fts MATCH ?" + where + " ORDER BY 10 LIMIT ?"
 		args = append([]any{q.Match}, args...)
@@ -212,6 +278,26 @@ func (db *DB) SearchObservations(ctx context.Context, q ObservationQuery) ([]Obs
 		return nil, fmt.Errorf("search observations: %w", err)
 	}
 	return hits, nil
+}
+
+// MatchCounts returns how many observations each FTS5 query matches, each
+// count stopped at most: enough to tell a rare term from a common one
+// without reading the whole list of a common one.
+func (db *DB) MatchCounts(ctx context.Context, matches []string, most int) ([]int, error) {
+	conn, err := db.conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("match counts: %w", err)
+	}
+	defer conn.Close()
+	out := make([]int, len(matches))
+	for i, m := range matches {
+		err := conn.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)",
+			m, most).Scan(&out[i])
+		if err != nil {
+			return nil, fmt.Errorf("match counts: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // filters is the query's WHERE clauses after the first, each starting
