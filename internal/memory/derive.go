@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -324,6 +325,11 @@ func sessionCommands(base Observation, s *transcript.Session) []Observation {
 		o := commandOf(base, c)
 		if !tc.Time.IsZero() {
 			o.Time = tc.Time
+		}
+		// The latest run of a command stands for it (its counts): an
+		// earlier one in the same list would replace it back each time.
+		if i := slices.IndexFunc(out, func(p Observation) bool { return p.key == o.key }); i >= 0 {
+			out = slices.Delete(out, i, i+1)
 		}
 		out = append(out, o)
 	}
