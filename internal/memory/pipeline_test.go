@@ -144,12 +144,18 @@ func replay(t testing.TB, db *sqlite.DB, st *Store, src, work string) int {
 
 // fixtureMemory replays every fixture transcript into a new database.
 func fixtureMemory(t testing.TB) (*Store, string) {
+	return fixtureMemoryIn(t, filepath.Join(t.TempDir(), "cairn.db"))
+}
+
+// fixtureMemoryIn replays every fixture transcript into the database at
+// path.
+func fixtureMemoryIn(t testing.TB, path string) (*Store, string) {
 	t.Helper()
 	fx, err := fixtures.Extract(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "cairn.db"))
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

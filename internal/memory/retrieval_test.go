@@ -123,6 +123,19 @@ func TestRetrieval(t *testing.T) {
 	}
 	st, fx := fixtureMemory(t)
 	ctx := context.Background()
+	if src := os.Getenv("CAIRN_MEMORY_DISTRACTORS"); src != "" {
+		// The same observations among many others (a database bench/mkmem
+		// wrote, copied): how ranking holds up at scale.
+		path := filepath.Join(t.TempDir(), "cairn.db")
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, fx = fixtureMemoryIn(t, path)
+	}
 
 	run := func(plain bool) (score, map[string]score, []string) {
 		st.plainRanking = plain
@@ -213,7 +226,7 @@ func TestRetrieval(t *testing.T) {
 	for _, m := range misses {
 		t.Logf("  miss: %s", m)
 	}
-	if mem.at5 < minHitAt5 || mem.at1 < minHitAt1 {
+	if os.Getenv("CAIRN_MEMORY_DISTRACTORS") == "" && (mem.at5 < minHitAt5 || mem.at1 < minHitAt1) {
 		t.Errorf("hit@1 %d and hit@5 %d fell below the floors %d and %d", mem.at1, mem.at5, minHitAt1, minHitAt5)
 	}
 }

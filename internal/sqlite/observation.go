@@ -345,6 +345,10 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
+// idsPerQuery is how many IDs one query asks for: SQLite takes at most
+// 32766 values in a statement.
+const idsPerQuery = 1000
+
 const fullColumns = "o.id, o.project, o.session_id, o.created_at, o.kind, o.title, o.body, o.files, o.source"
 
 // Observations returns the observations with these IDs, in the order
@@ -353,19 +357,22 @@ func (db *DB) Observations(ctx context.Context, ids []int64) ([]Observation, err
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
+	byID := make(map[int64]Observation, len(ids))
+	for start := 0; start < len(ids); start += idsPerQuery {
+		chunk := ids[start:min(start+idsPerQuery, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		got, err := db.observations(ctx, "WHERE o.id IN ("+placeholders(len(chunk))+")", args...)
+		if err != nil {
+			return nil, fmt.Errorf("get observations: %w", err)
+		}
+		for _, o := range got {
+			byID[o.ID] = o
+		}
 	}
-	got, err := db.observations(ctx, "WHERE o.id IN ("+placeholders(len(ids))+")", args...)
-	if err != nil {
-		return nil, fmt.Errorf("get observations: %w", err)
-	}
-	byID := make(map[int64]Observation, len(got))
-	for _, o := range got {
-		byID[o.ID] = o
-	}
-	out := make([]Observation, 0, len(got))
+	out := make([]Observation, 0, len(byID))
 	for _, id := range ids {
 		if o, ok := byID[id]; ok {
 			out = append(out, o)

@@ -151,6 +151,14 @@ func TestObservationsGetAndTimeline(t *testing.T) {
 	if len(got) != 2 || got[0].ID != ids[3] || got[1].ID != ids[1] {
 		t.Errorf("get = %+v, want n3 then n1", got)
 	}
+	// More IDs than SQLite takes values in one statement.
+	many := make([]int64, 40000)
+	for i := range many {
+		many[i] = int64(i)
+	}
+	if got, err := db.Observations(ctx, many); err != nil || len(got) != len(ids) || got[0].ID != ids[0] || got[len(got)-1].ID != ids[len(ids)-1] {
+		t.Errorf("40,000 IDs: %d observations, %v", len(got), err)
+	}
 
 	names := func(os []Observation) []string {
 		var out []string
