@@ -518,7 +518,9 @@ func FromHandoff(project, sessionID, docPath, doc string, at time.Time) Observat
 	title := ""
 	for _, l := range strings.Split(doc, "\n") {
 		if h, ok := strings.CutPrefix(strings.TrimSpace(l), "# "); ok {
-			title = h
+			// internal/handoff's heading is "Session Handoff: the task".
+			h = strings.TrimPrefix(strings.TrimPrefix(h, "Session "), "Handoff")
+			title = strings.TrimSpace(strings.TrimPrefix(h, ":"))
 			break
 		}
 	}

@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/capture"
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/golden"
+	"github.com/cairn-agent/cairn/internal/learn"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/sqlite"
@@ -457,4 +459,54 @@ func asciiLower(b []byte) []byte {
 		out[i] = c
 	}
 	return out
+}
+
+// What a handoff, a learning, a reviewed capture and a compaction become,
+// and that a later version of each replaces the earlier one.
+func TestFromDocuments(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openStore(t)
+	doc := "---\nsession_id: sess-1\n---\n# Session Handoff: CSV export for BILL-482\n\nNext: write the empty-export test in internal/export/csv_test.go.\n"
+	entry := learn.Entry{ID: "a1b2c3d4", File: "learnings-implementation.md", Heading: "2026-03-01 — implementation: quote with encoding/csv",
+		Title: "quote with encoding/csv", Phase: "implementation", Body: "Hand-written quoting broke on embedded newlines; see internal/export/csv.go."}
+	capt := capture.Capture{Path: "/work/shop/.project/compacts/20260301_110000-autocompact.md", SessionID: "sess-1", Time: t0}
+	mem := capture.Memory{Title: "CSV export", Goal: "Export invoices as CSV.", Learnings: []string{"The header row is always written."},
+		OpenQuestions: []string{"Should empty exports have a BOM?"}, Confidence: "High - tests pass", KeyFiles: []string{"internal/export/csv.go"},
+		Summary: "Built the CSV export."}
+	comp := transcript.Compaction{Trigger: "auto", PreTokens: 167094, PostTokens: 9120, Time: t0, Summary: "The user asked for a CSV export..."}
+	for _, tc := range []struct {
+		o            Observation
+		kind, title  string
+		inBody, file string
+	}{
+		{o: FromHandoff("/work/shop", "sess-1", "/work/shop/.claude/handoffs/2026-03-01-1100.md", doc, t0), kind: KindHandoff,
+			title: "Handoff: CSV export for BILL-482", inBody: "empty-export test", file: "internal/export/csv_test.go"},
+		{o: FromLearning("/work/shop", entry, t0), kind: KindLearning, title: "quote with encoding/csv", inBody: "Phase: implementation",
+			file: "internal/export/csv.go"},
+		{o: FromCapture("/work/shop", capt, mem), kind: KindCapture, title: "Capture: CSV export", inBody: "Open question: Should empty exports have a BOM?",
+			file: "internal/export/csv.go"},
+		{o: FromCompaction("/work/shop", "sess-1", comp), kind: KindCompaction, title: "Compaction (auto, 167,094 → 9,120 tokens)",
+			inBody: "CSV export"},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			o := tc.o
+			if o.Kind != tc.kind || o.Title != tc.title || !strings.Contains(o.Body, tc.inBody) || tc.file != "" && !slices.Contains(o.Files, tc.file) {
+				t.Errorf("%+v", o)
+			}
+			ids, err := st.Add(ctx, o)
+			if err != nil || ids[0] == 0 {
+				t.Fatalf("add: %v %v", ids, err)
+			}
+			// The same document, edited since: the same observation, replaced.
+			o.Body += "\nEdited later."
+			again, err := st.Add(ctx, o)
+			if err != nil || again[0] != ids[0] {
+				t.Errorf("edited: %v (first %v) %v", again, ids, err)
+			}
+			got, _ := st.Get(ctx, ids[0])
+			if len(got) != 1 || !strings.HasSuffix(got[0].Body, "Edited later.") {
+				t.Errorf("not replaced: %+v", got)
+			}
+		})
+	}
 }
