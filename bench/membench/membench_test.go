@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
 	"github.com/ncruces/go-sqlite3/ext/fts5"
 
@@ -321,6 +322,31 @@ func BenchmarkFTSLayout(b *testing.B) {
 			}
 			b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 			b.ReportMetric(float64(pages*pageSize)/float64(len(rows)), "db-bytes/obs")
+		})
+	}
+}
+
+// BenchmarkOpen is what registering FTS5 on a connection costs a process
+// that opens the database (the hooks at PreCompact, SessionStart and
+// SessionEnd): a new connection and one read, without and with
+// fts5.Register, as sqlite.Open now does on every connection.
+func BenchmarkOpen(b *testing.B) {
+	for _, reg := range []struct {
+		name string
+		init func(*sqlite3.Conn) error
+	}{{"plain", nil}, {"fts5", fts5.Register}} {
+		b.Run(reg.name, func(b *testing.B) {
+			for b.Loop() {
+				db, err := driver.Open("file:"+work.db+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)", reg.init)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var n int
+				if err := db.QueryRow("SELECT count(*) FROM schema_version").Scan(&n); err != nil {
+					b.Fatal(err)
+				}
+				db.Close()
+			}
 		})
 	}
 }
