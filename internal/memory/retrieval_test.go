@@ -196,12 +196,12 @@ func TestRetrieval(t *testing.T) {
 		t.Fatal(err)
 	}
 	held := 0
+	var lost []string
 	for _, q := range qs {
-		for _, o := range everything {
-			if q.answers(observationText(o)) {
-				held++
-				break
-			}
+		if slices.ContainsFunc(everything, func(o Observation) bool { return q.answers(observationText(o)) }) {
+			held++
+		} else {
+			lost = append(lost, fmt.Sprintf("%s %q", q.session, q.text))
 		}
 	}
 	mem, byKind, misses := run(false)
@@ -225,6 +225,9 @@ func TestRetrieval(t *testing.T) {
 	}
 	for _, m := range misses {
 		t.Logf("  miss: %s", m)
+	}
+	for _, l := range lost {
+		t.Logf("  in no observation: %s", l)
 	}
 	if os.Getenv("CAIRN_MEMORY_DISTRACTORS") == "" && (mem.at5 < minHitAt5 || mem.at1 < minHitAt1) {
 		t.Errorf("hit@1 %d and hit@5 %d fell below the floors %d and %d", mem.at1, mem.at5, minHitAt1, minHitAt5)
