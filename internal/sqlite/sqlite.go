@@ -1,5 +1,7 @@
 // Package sqlite is cairn's durable store: checkpoints of an agent's working
-// state, and the claims that make a restore or a resume pointer happen once.
+// state, the claims that make a restore or a resume pointer happen once,
+// and observations (what was extracted from sessions, with a full-text
+// index) that internal/memory searches.
 // (Hook runs are recorded in small files instead: the hottest hooks never
 // open the database.) It wraps github.com/ncruces/go-sqlite3 (SQLite compiled
 // to Go, no cgo), whose package initialisation costs nothing measurable,
@@ -29,7 +31,8 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
-	_ "github.com/ncruces/go-sqlite3/driver"
+	"github.com/ncruces/go-sqlite3/driver"
+	"github.com/ncruces/go-sqlite3/ext/fts5"
 )
 
 // ErrNotFound is returned (wrapped) when a looked-up row does not exist.
@@ -42,8 +45,13 @@ const busyTimeout = 10 * time.Second
 
 // params configures every connection the pool opens. Foreign keys are a
 // per-connection setting, so they belong here and not in a migration.
+// secure_delete zeroes what a delete, a page split or a full-text index
+// merge leaves behind, on every connection: a forgotten observation must
+// not survive in a page freed before it was forgotten (TestForget*). A
+// 20 MB page cache (taken as pages are read) spares a search over a large
+// index a fifth of its CPU time in re-reading pages (BenchmarkSearch).
 const params = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
-	"&_pragma=foreign_keys(1)&_txlock=immediate"
+	"&_pragma=foreign_keys(1)&_pragma=secure_delete(1)&_pragma=cache_size(-20000)&_txlock=immediate"
 
 //go:embed migrations/*.sql
 var migrations embed.FS
@@ -77,7 +85,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// SQLite's own VFS does; the -shm file is set after opening.
 	dsn := "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + params +
 		"&modeof=" + uriEscape(path)
-	sqldb, err := sql.Open("sqlite3", dsn)
+	// Every connection gets FTS5, which this driver leaves out of its
+	// default build: the observations' index needs it, and registering it
+	// costs a process about 0.3 ms (docs/benchmarks.md).
+	sqldb, err := driver.Open(dsn, fts5.Register)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}

@@ -114,10 +114,11 @@ func TestOpenTwice(t *testing.T) {
 func TestOpenSettings(t *testing.T) {
 	db := openTest(t)
 	for pragma, want := range map[string]string{
-		"journal_mode": "wal",
-		"foreign_keys": "1",
-		"synchronous":  "1", // NORMAL
-		"busy_timeout": "10000",
+		"journal_mode":  "wal",
+		"foreign_keys":  "1",
+		"synchronous":   "1", // NORMAL
+		"busy_timeout":  "10000",
+		"secure_delete": "1",
 	} {
 		var got string
 		if err := db.db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {

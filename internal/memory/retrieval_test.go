@@ -1,0 +1,356 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-agent/cairn/internal/sqlite"
+)
+
+// question is one line of testdata/questions.tsv.
+type question struct {
+	session, kind, text string
+	answer              []string // lower-cased; all must be in what answers
+}
+
+func loadQuestions(t testing.TB) []question {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "questions.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var qs []question
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if len(cols) != 4 {
+			t.Fatalf("questions.tsv:%d: %d columns, want 4", n, len(cols))
+		}
+		q := question{session: cols[0], kind: cols[1], text: cols[2]}
+		for _, a := range strings.Split(cols[3], "&&") {
+			if a = strings.ToLower(strings.TrimSpace(a)); a != "" {
+				q.answer = append(q.answer, a)
+			}
+		}
+		if len(q.answer) == 0 {
+			t.Fatalf("questions.tsv:%d: no answer", n)
+		}
+		qs = append(qs, q)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return qs
+}
+
+// answers says whether text holds every part of the answer.
+func (q question) answers(text string) bool {
+	text = strings.ToLower(text)
+	for _, a := range q.answer {
+		if !strings.Contains(text, a) {
+			return false
+		}
+	}
+	return true
+}
+
+// observationText is everything an observation says, as Get returns it.
+func observationText(o Observation) string {
+	return o.Title + "\n" + o.Body + "\n" + strings.Join(o.Files, "\n")
+}
+
+// rank is the position (1-based) of the first of the results that answers
+// q, 0 when none does.
+func rank(q question, texts []string) int {
+	for i, s := range texts {
+		if q.answers(s) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// score counts questions answered at rank 1 and within the first 5.
+type score struct{ at1, at5, n int }
+
+func (s *score) add(r int) {
+	s.n++
+	if r == 1 {
+		s.at1++
+	}
+	if r >= 1 && r <= 5 {
+		s.at5++
+	}
+}
+
+func (s score) String() string {
+	return fmt.Sprintf("hit@1 %2d/%d (%5.1f%%)  hit@5 %2d/%d (%5.1f%%)", s.at1, s.n, pct(s.at1, s.n), s.at5, s.n, pct(s.at5, s.n))
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
+
+// Floors under the figures measured (49 of 65 at rank 1, 55 within the
+// first 5; docs/benchmarks.md, "Memory"): a change to the extraction or
+// the ranking that loses answers fails here. Three questions are left for
+// ties that reorder.
+const (
+	minHitAt1 = 46
+	minHitAt5 = 52
+)
+
+// TestRetrieval answers the labelled questions of testdata/questions.tsv
+// from observations only (the real transcripts replayed through the
+// engine, checkpoints and memory as the hooks would), with Search on each
+// question's words, and beside it with a plain baseline over the raw
+// transcripts (see grepBaseline). Run with -v for the figures and the
+// misses.
+func TestRetrieval(t *testing.T) {
+	qs := loadQuestions(t)
+	if len(qs) < 50 {
+		t.Fatalf("%d questions; the set must have at least 50", len(qs))
+	}
+	st, fx := fixtureMemory(t)
+	ctx := context.Background()
+	if src := os.Getenv("CAIRN_MEMORY_DISTRACTORS"); src != "" {
+		// The same observations among many others (a database bench/mkmem
+		// wrote, copied): how ranking holds up at scale.
+		path := filepath.Join(t.TempDir(), "cairn.db")
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, fx = fixtureMemoryIn(t, path)
+	}
+
+	run := func(plain bool) (score, map[string]score, []string) {
+		st.plainRanking = plain
+		defer func() { st.plainRanking = false }()
+		var total score
+		byKind := map[string]score{}
+		var misses []string
+		for _, q := range qs {
+			hits, err := st.Search(ctx, Query{Text: q.text, Limit: 5})
+			if err != nil {
+				t.Fatalf("%q: %v", q.text, err)
+			}
+			ids := make([]int64, len(hits))
+			for i, h := range hits {
+				ids[i] = h.ID
+			}
+			obs, err := st.Get(ctx, ids...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := make([]string, len(obs))
+			for i, o := range obs {
+				texts[i] = observationText(o)
+			}
+			r := rank(q, texts)
+			total.add(r)
+			k := byKind[q.kind]
+			k.add(r)
+			byKind[q.kind] = k
+			if r != 1 && os.Getenv("MEMORY_MISSES") != "" && !plain {
+				for i, h := range hits {
+					fmt.Fprintf(os.Stderr, "   %d %-11s %6.2f %s\n", i+1, h.Kind, h.Score, h.Title)
+				}
+				fmt.Fprintf(os.Stderr, "^^ rank %d %q want %q\n\n", r, q.text, q.answer)
+			}
+			if r != 1 {
+				top := "nothing"
+				if len(hits) > 0 {
+					top = fmt.Sprintf("%s %q", hits[0].Kind, hits[0].Title)
+				}
+				misses = append(misses, fmt.Sprintf("rank %d  %s  %q (want %q); first: %s", r, q.session, q.text, strings.Join(q.answer, " && "), top))
+			}
+		}
+		return total, byKind, misses
+	}
+	// What any observation holds: a question none answers is lost to
+	// extraction, not to ranking.
+	all, err := st.db.SearchObservations(ctx, sqlite.ObservationQuery{Limit: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allIDs := make([]int64, len(all))
+	for i, h := range all {
+		allIDs[i] = h.ID
+	}
+	everything, err := st.Get(ctx, allIDs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	var lost []string
+	for _, q := range qs {
+		if slices.ContainsFunc(everything, func(o Observation) bool { return q.answers(observationText(o)) }) {
+			held++
+		} else {
+			lost = append(lost, fmt.Sprintf("%s %q", q.session, q.text))
+		}
+	}
+	mem, byKind, misses := run(false)
+	plain, _, _ := run(true)
+	base := grepBaseline(t, fx, qs)
+
+	t.Logf("%d questions over %d fixture transcripts, %d observations; %d answered by some observation", len(qs),
+		len(fixtureNames()), len(everything), held)
+	t.Logf("memory, Search (BM25 + kinds asked about)   %s", mem)
+	t.Logf("memory, BM25 alone                          %s", plain)
+	t.Logf("grep baseline, text lines, one line answers %s", base.strict)
+	t.Logf("grep baseline, text lines, top 5 together   hit@5 %2d/%d (%5.1f%%)", base.lenient5, len(qs), pct(base.lenient5, len(qs)))
+	t.Logf("grep baseline, raw JSONL lines              %s", base.raw)
+	kinds := make([]string, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		t.Logf("  %-9s %s", k, byKind[k])
+	}
+	for _, m := range misses {
+		t.Logf("  miss: %s", m)
+	}
+	for _, l := range lost {
+		t.Logf("  in no observation: %s", l)
+	}
+	if os.Getenv("CAIRN_MEMORY_DISTRACTORS") == "" && (mem.at5 < minHitAt5 || mem.at1 < minHitAt1) {
+		t.Errorf("hit@1 %d and hit@5 %d fell below the floors %d and %d", mem.at1, mem.at5, minHitAt1, minHitAt5)
+	}
+}
+
+// baseline is the grep baseline's figures.
+type baseline struct {
+	strict   score // a line among the first k holds the whole answer
+	lenient5 int   // the first 5 lines together hold it
+	raw      score // the same over raw JSONL lines
+}
+
+// grepBaseline answers the questions the way a person with grep would,
+// without cairn: every line of text in the transcripts (main and
+// subagent; each JSONL record's strings decoded, split at newlines), and
+// separately every raw JSONL line, is scored by how many of the question's
+// words (Search's terms: the same stop words out) it contains as a
+// case-insensitive substring; ties go to the shorter line, then the
+// earlier. A line answers when it holds the whole answer, as an
+// observation must.
+func grepBaseline(t *testing.T, fx string, qs []question) baseline {
+	var text, raw []string
+	err := filepath.WalkDir(fx, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if line == "" {
+				continue
+			}
+			raw = append(raw, strings.ToLower(line))
+			var v any
+			if json.Unmarshal([]byte(line), &v) != nil {
+				continue
+			}
+			for _, s := range jsonStrings(v, nil) {
+				for _, l := range strings.Split(s, "\n") {
+					if l = strings.TrimSpace(l); l != "" {
+						text = append(text, strings.ToLower(l))
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b baseline
+	for _, q := range qs {
+		top := grepTop(text, terms(q.text), 5)
+		b.strict.add(rank(q, top))
+		if q.answers(strings.Join(top, "\n")) {
+			b.lenient5++
+		}
+		b.raw.add(rank(q, grepTop(raw, terms(q.text), 5)))
+	}
+	return b
+}
+
+func jsonStrings(v any, out []string) []string {
+	switch x := v.(type) {
+	case string:
+		out = append(out, x)
+	case []any:
+		for _, e := range x {
+			out = jsonStrings(e, out)
+		}
+	case map[string]any:
+		for _, e := range x {
+			out = jsonStrings(e, out)
+		}
+	}
+	return out
+}
+
+// grepTop is the k best lines for the words: most words contained, then
+// shortest, then first.
+func grepTop(lines, words []string, k int) []string {
+	type cand struct{ n, i int }
+	var best []cand
+	better := func(a, b cand) bool {
+		if a.n != b.n {
+			return a.n > b.n
+		}
+		if len(lines[a.i]) != len(lines[b.i]) {
+			return len(lines[a.i]) < len(lines[b.i])
+		}
+		return a.i < b.i
+	}
+	for i, l := range lines {
+		n := 0
+		for _, w := range words {
+			if strings.Contains(l, w) {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		c := cand{n, i}
+		if len(best) == k && !better(c, best[k-1]) {
+			continue
+		}
+		best = append(best, c)
+		slices.SortFunc(best, func(a, b cand) int {
+			if better(a, b) {
+				return -1
+			}
+			return 1
+		})
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	out := make([]string, len(best))
+	for i, c := range best {
+		out[i] = lines[c.i]
+	}
+	return out
+}

@@ -1,0 +1,340 @@
+package memory
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/cairn-agent/cairn/internal/sqlite"
+)
+
+// Query is what Search looks for. Every filter left zero selects all.
+type Query struct {
+	// Text is what to look for, in words, as a person asks ("which file
+	// fixed the lazy_html error"): no query syntax is needed, and none is
+	// read. Empty, the filters alone select, newest first.
+	Text      string
+	Project   string
+	SessionID string
+	Kinds     []string
+	// Files keeps observations that name one of these paths, or a path
+	// ending in "/" and one of them.
+	Files []string
+	Since time.Time
+	// Limit is at most how many hits come back; <= 0 means 10.
+	Limit int
+}
+
+// Search finds observations, best first: the full-text index ranks the
+// candidates by BM25 over title, body and files (any of the words may
+// match, rarer ones count more), then the kinds the question asks about
+// (a "fix" question, a "decided" one) go first among near equals. Without
+// words it lists the newest that pass the filters.
+func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	sq := sqlite.ObservationQuery{Project: q.Project, SessionID: q.SessionID, Kinds: q.Kinds, Files: q.Files,
+		Since: q.Since, Limit: limit}
+	ts := terms(q.Text)
+	if strings.TrimSpace(q.Text) != "" {
+		if len(ts) == 0 {
+			return nil, nil // only words too common to look for
+		}
+		match, err := s.match(ctx, ts)
+		if err != nil || match == "" {
+			return nil, err
+		}
+		sq.Match = match
+		// Candidates beyond the limit, for the reranking to choose from.
+		sq.Limit = max(limit*4, candidates)
+	}
+	recs, err := s.db.SearchObservations(ctx, sq)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, len(recs))
+	for i, r := range recs {
+		hits[i] = Hit{ID: r.ID, Time: r.CreatedAt, Kind: r.Kind, Title: r.Title, Snippet: r.Snippet, Score: r.Score,
+			Project: r.Project, SessionID: r.SessionID, Files: r.Files}
+	}
+	if sq.Match == "" {
+		return hits, nil
+	}
+	texts, err := s.texts(ctx, hits)
+	if err != nil {
+		return nil, err
+	}
+	if !s.plainRanking {
+		for i := range hits {
+			ws := words(texts[hits[i].ID])
+			hits[i].Score *= coverage(ws, ts) * (1 + proximity(ws, ts))
+		}
+		rerank(hits, intents(q.Text))
+	}
+	hits = hits[:min(limit, len(hits))]
+	for i := range hits {
+		hits[i].Snippet = snippet(texts[hits[i].ID], ts, snippetWords)
+	}
+	return hits, nil
+}
+
+// texts are the hits' titles, bodies and files, by ID.
+func (s *Store) texts(ctx context.Context, hits []Hit) (map[int64]string, error) {
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	recs, err := s.db.Observations(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(recs))
+	for _, r := range recs {
+		out[r.ID] = r.Title + "\n" + r.Body + "\n" + strings.Join(r.Files, " ")
+	}
+	return out, nil
+}
+
+// snippetWords is how many words a hit's snippet shows.
+const snippetWords = 24
+
+// snippet is the run of n words of text that holds the most of the terms
+// (the first such run), with an ellipsis where it was cut.
+func snippet(text string, ts []string, n int) string {
+	fs := strings.Fields(text)
+	hit := make([]int, len(fs)+1) // hit[i]: terms among fs[:i]
+	for i, f := range fs {
+		hit[i+1] = hit[i]
+		for _, w := range words(f) {
+			if slices.ContainsFunc(ts, func(t string) bool { return sameWord(w, t) }) {
+				hit[i+1]++
+				break
+			}
+		}
+	}
+	best := 0
+	for i := 0; i+n <= len(fs); i++ {
+		if hit[i+n]-hit[i] > hit[best+n]-hit[best] {
+			best = i
+		}
+	}
+	end := min(best+n, len(fs))
+	s := strings.Join(fs[best:end], " ")
+	if best > 0 {
+		s = "…" + s
+	}
+	if end < len(fs) {
+		s += "…"
+	}
+	return s
+}
+
+// common is how many observations a term may match before it stops
+// choosing the candidates: scoring every observation a common term is in
+// is what a search over many costs (over 100,000 observations, 170 ms of
+// CPU a question instead of 38; BenchmarkSearch). The common terms still
+// score the candidates the rarer ones chose, and the reranking reads them.
+const common = 2000
+
+// match is the FTS5 query for the terms: the observations with any of
+// the terms that are not common, scored by all of them; when every term
+// is common, the observations with all of them.
+func (s *Store) match(ctx context.Context, ts []string) (string, error) {
+	quoted := make([]string, len(ts))
+	for i, t := range ts {
+		quoted[i] = orQuery([]string{t})
+	}
+	counts, err := s.db.MatchCounts(ctx, quoted, common)
+	if err != nil {
+		return "", err
+	}
+	var rare, found []string
+	for i, t := range ts {
+		switch {
+		case counts[i] == 0:
+		case counts[i] < common:
+			rare = append(rare, t)
+			found = append(found, t)
+		default:
+			found = append(found, t)
+		}
+	}
+	if len(rare) > 0 && len(rare) < len(found) {
+		// The rare terms choose the candidates; all of them score them,
+		// the common ones sought in their lists at the candidates only.
+		return "(" + orQuery(rare) + ") AND (" + orQuery(found) + ")", nil
+	}
+	if len(rare) > 0 {
+		return orQuery(rare), nil
+	}
+	return joinQuoted(found, " AND "), nil
+}
+
+// coverage is the share of the terms found among the words, at least one
+// term's worth: the index matched the hit on one, by its own stemming.
+func coverage(ws, ts []string) float64 {
+	found := 0
+	for _, t := range ts {
+		for _, w := range ws {
+			if sameWord(w, t) {
+				found++
+				break
+			}
+		}
+	}
+	return float64(max(found, 1)) / float64(len(ts))
+}
+
+// sameWord says whether w and t are forms of one word, roughly as the
+// index's Porter stemmer has them: "fix" and "fixed", "tests" and
+// "testing"; either may be the longer.
+func sameWord(w, t string) bool {
+	return w == t || hasStem(w, t) || hasStem(t, w)
+}
+
+// hasStem says whether w starts with t's stem: t without its last two
+// letters when it is longer than five, four letters at least.
+func hasStem(w, t string) bool {
+	stem := t
+	if len(t) > 5 {
+		stem = t[:len(t)-2]
+	}
+	return len(stem) >= 4 && strings.HasPrefix(w, stem)
+}
+
+// proximity is the share of the question's neighbouring terms that stand
+// next to each other in the text too ("response header", "trace id"): a
+// text that says the thing asked about, not merely its words apart.
+func proximity(ws, ts []string) float64 {
+	if len(ts) < 2 {
+		return 0
+	}
+	found := 0
+	for i := 1; i < len(ts); i++ {
+		for j := 1; j < len(ws); j++ {
+			if sameWord(ws[j-1], ts[i-1]) && sameWord(ws[j], ts[i]) {
+				found++
+				break
+			}
+		}
+	}
+	return float64(found) / float64(len(ts)-1)
+}
+
+// candidates is how many hits the index ranks for the reranking at least.
+const candidates = 40
+
+// intentBoost multiplies the score of a hit whose kind the question asks
+// about: enough to lift it over a near equal, not over a clearly better
+// match of another kind.
+const intentBoost = 1.5
+
+// rerank puts the hits of the kinds asked about first among near equals,
+// stably, so the index's order stays where nothing is asked.
+func rerank(hits []Hit, kinds []string) {
+	for i := range hits {
+		if slices.Contains(kinds, hits[i].Kind) {
+			hits[i].Score *= intentBoost
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+}
+
+// cues are words of a question that say which kind of observation
+// answers it. They are matched on the words as written, lower-cased.
+var cues = map[string][]string{
+	KindDecision:   {"decide", "decided", "decision", "decisions", "chose", "choose", "chosen", "choice", "why", "approach", "instead", "prefer", "preferred", "rationale"},
+	KindErrorFix:   {"fix", "fixed", "fixes", "fixing", "error", "errors", "fail", "failed", "failing", "failure", "failures", "broke", "broken", "crash", "crashed", "bug", "exception", "resolve", "resolved", "solved"},
+	KindCommand:    {"command", "commands", "run", "runs", "running", "invoke", "script"},
+	KindCheckpoint: {"doing", "working", "worked", "task", "session", "progress", "status", "checkpoint", "checkpoints"},
+	KindOpenItem:   {"todo", "todos", "left", "remaining", "open", "pending", "unfinished", "outstanding"},
+	KindConstraint: {"must", "never", "always", "rule", "rules", "constraint", "constraints", "allowed"},
+	KindCompaction: {"compaction", "compacted", "summary", "summarised", "summarized"},
+	KindNote:       {"remember", "remembered", "note", "noted"},
+}
+
+// intents are the kinds a question's cue words ask about.
+func intents(q string) []string {
+	var out []string
+	for _, w := range words(q) {
+		for kind, ws := range cues {
+			if slices.Contains(ws, w) && !slices.Contains(out, kind) {
+				out = append(out, kind)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// words splits text as the index's tokenizer does (unicode61: letters and
+// digits; anything else separates), lower-cased.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// terms are the words worth looking for: without the words every
+// question has ("which", "the", "did"), each once.
+func terms(s string) []string {
+	var out []string
+	for _, w := range words(s) {
+		if stopwords[w] || slices.Contains(out, w) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// orQuery is an FTS5 query matching any of the terms. Each is quoted, so
+// no word is read as an operator (AND, NOT, NEAR) or a column filter.
+func orQuery(ts []string) string {
+	return joinQuoted(ts, " OR ")
+}
+
+// matchAll is an FTS5 query matching every word of s that is worth
+// looking for; "" when none is.
+func matchAll(s string) string {
+	return joinQuoted(terms(s), " AND ")
+}
+
+func joinQuoted(ts []string, op string) string {
+	q := make([]string, len(ts))
+	for i, t := range ts {
+		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(q, op)
+}
+
+// stopwords are English function words and the words of a question: they
+// are in most observations, so they rank nothing. Question words that say
+// what is asked (why, doing, must) are dropped from the terms but still
+// read by intents.
+var stopwords = wordSet(`a an the and or but if then else of to in on at by for with from into onto
+	about as is are was were be been being am do does did done doing have has had having it its this that
+	these those there here what which who whom whose when where why how i me my we us our you your he she they
+	them their his her so not no nor can could would should will shall may might must just also too very
+	any some all each every other such than up down out over under again once only own same both few more most
+	s t d ll m re ve y get got let lets didn doesn wasn weren`)
+
+func wordSet(s string) map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
