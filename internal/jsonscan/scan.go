@@ -1,7 +1,18 @@
 // Package jsonscan is a minimal, allocation-free JSON walker for lines that
-// are mostly large strings nobody needs: it validates what it walks, jumps
-// over string bodies with bytes.IndexByte, and lets the caller pick the few
-// fields it keeps, decoding only those.
+// are mostly large strings nobody needs: it jumps over string bodies with
+// bytes.IndexByte and lets the caller pick the few fields it keeps,
+// decoding only those.
+//
+// What it walks it checks as encoding/json does, with one exception: a
+// string's contents. Structure, literals, numbers and nesting (at most
+// 10,000 deep, as encoding/json) are checked exactly; a string is checked
+// only to end, at the first quote that no backslash escapes. A raw control
+// character, or a backslash before a character JSON does not define as an
+// escape, passes, and so does invalid UTF-8 (as in encoding/json). The
+// bodies are most of a transcript's bytes: checking each of them made the
+// transcript engine's cold parse take 13-20% more CPU (issue 10), where
+// IndexByte passes over them (docs/architecture.md). The package
+// jsonscantest states the exception for tests.
 package jsonscan
 
 import (
@@ -15,10 +26,11 @@ import (
 
 // Scanner is a minimal, allocation-free JSON walker. Transcript lines are
 // mostly huge strings (file contents, tool output) that cairn never needs, so
-// instead of building a DOM it walks the line once, validating structure and
-// jumping over string bodies with bytes.IndexByte, and lets the caller pick the
-// few fields it keeps. Once an error is seen the scanner stays failed and every
-// call returns zero values, so callers can check s.bad once at the end.
+// instead of building a DOM it walks the line once, checking what it walks
+// (the package comment says how far) and jumping over string bodies with
+// bytes.IndexByte, and lets the caller pick the few fields it keeps. Once an
+// error is seen the scanner stays failed and every call returns zero values,
+// so callers can check Failed once at the end.
 type Scanner struct {
 	b     []byte
 	i     int
@@ -52,8 +64,10 @@ func (s *Scanner) Peek() byte {
 	return s.b[s.i]
 }
 
-// rawString consumes a string and returns its body without the quotes and
-// with escapes left as they are.
+// RawString consumes a string and returns its body without the quotes and
+// with escapes left as they are. The body ends at the first quote an even
+// run of backslashes precedes; what it holds is not checked (see the
+// package comment).
 func (s *Scanner) RawString() []byte {
 	if s.Peek() != '"' {
 		s.fail()
@@ -155,26 +169,53 @@ func (s *Scanner) Int() int64 {
 	return n
 }
 
+// number consumes a number as JSON spells it: an optional minus, an
+// integer part without leading zeros, then an optional fraction and
+// exponent, each with at least one digit.
 func (s *Scanner) number() {
-	start := s.i
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
+	b, i := s.b, s.i
+	if i < len(b) && b[i] == '-' {
+		i++
 	}
-	digits := 0
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
-			if c >= '0' && c <= '9' {
-				digits++
-			}
-			s.i++
-			continue
-		}
-		break
-	}
-	if digits == 0 || s.i == start {
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i+1)
+	default:
 		s.fail()
+		return
 	}
+	if i < len(b) && b[i] == '.' {
+		if j := digits(b, i+1); j > i+1 {
+			i = j
+		} else {
+			s.fail()
+			return
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if j := digits(b, i); j > i {
+			i = j
+		} else {
+			s.fail()
+			return
+		}
+	}
+	s.i = i
+}
+
+// digits returns the index of the first byte from b[i] on that is not a
+// decimal digit.
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // skip consumes one value of any kind, checking its structure.
@@ -212,8 +253,11 @@ func (s *Scanner) Object() bool {
 	return !s.bad
 }
 
-// key returns the next member's key (raw), or nil at the closing brace.
-// The caller must consume the member's value before calling key again.
+// Key returns the next member's key, or nil at the closing brace. The key
+// is decoded, so that callers compare it with the name it means however it
+// is spelt (Claude Code never escapes a key, but JSON may); it is a view of
+// the input unless it holds an escape, and only then allocates. The caller
+// must consume the member's value before calling Key again.
 func (s *Scanner) Key() []byte {
 	c := s.Peek()
 	if s.bad {
@@ -241,6 +285,9 @@ func (s *Scanner) Key() []byte {
 		return nil
 	}
 	s.i++
+	if bytes.IndexByte(k, '\\') >= 0 {
+		return []byte(Unescape(k))
+	}
 	if k == nil {
 		return []byte{}
 	}
@@ -316,8 +363,10 @@ func (s *Scanner) End() {
 	}
 }
 
-// Unescape decodes a JSON string body. Invalid escapes are kept verbatim:
-// transcripts are data to read, not to reject for a stray backslash.
+// Unescape decodes a JSON string body. It never fails: an escape JSON does
+// not define, or one cut short (StrPrefix, callers that keep the head of a
+// long value), is kept verbatim. Invalid UTF-8 is kept as it is too, where
+// encoding/json substitutes U+FFFD for each bad byte.
 func Unescape(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw)
