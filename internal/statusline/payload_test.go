@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cairn-agent/cairn/internal/jsonscan/jsonscantest"
 )
 
 func TestDecodePayload(t *testing.T) {
@@ -59,8 +60,12 @@ func TestDecodePayload(t *testing.T) {
 	}
 }
 
-// FuzzDecodePayload holds the walk to encoding/json on valid input: the
-// same fields, the last of duplicate keys, numbers cut to whole ones.
+// FuzzDecodePayload holds the walk to encoding/json both ways: it accepts
+// exactly the objects encoding/json accepts, once the string contents
+// jsonscan lets pass are made strict (jsonscantest.Strict: the only
+// leniency), and decodes the same fields: the last of duplicate keys,
+// numbers cut to whole ones, invalid UTF-8 substituted as encoding/json
+// does.
 func FuzzDecodePayload(f *testing.F) {
 	for _, name := range []string{"statusline-after-reply.json", "statusline-before-first-reply.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -70,14 +75,17 @@ func FuzzDecodePayload(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"model":{"id":"a"},"model":{},"context_window":{"current_usage":{"input_tokens":5,"input_tokens":7}}}`))
+	f.Add([]byte(`{"cwd":"a\tb","\u0063wd":"\u00e9\xff","context_window":{"context_window_size":01}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := DecodePayload(data)
-		var raw map[string]json.RawMessage
-		if !utf8.Valid(data) || json.Unmarshal(data, &raw) != nil {
-			return
+		strict := jsonscantest.Strict(data)
+		object := json.Valid(strict) && bytes.TrimLeft(strict, " \t\r\n")[0] == '{'
+		if (err == nil) != object {
+			t.Fatalf("DecodePayload error %v, but a valid JSON object: %v (made strict: %q)", err, object, strict)
 		}
-		if err != nil {
-			t.Fatalf("valid JSON object refused: %v", err)
+		var raw map[string]json.RawMessage
+		if err != nil || !bytes.Equal(strict, data) || json.Unmarshal(data, &raw) != nil {
+			return
 		}
 		str := func(m map[string]json.RawMessage, k string) string {
 			var v string
@@ -112,6 +120,9 @@ func FuzzDecodePayload(f *testing.F) {
 			ProjectDir: str(obj(raw, "workspace"), "project_dir"), Model: str(obj(raw, "model"), "id"),
 			Window: num(cw, "context_window_size"),
 			Tokens: num(use, "input_tokens") + num(use, "cache_creation_input_tokens") + num(use, "cache_read_input_tokens"),
+		}
+		for _, s := range []*string{&got.SessionID, &got.TranscriptPath, &got.CWD, &got.ProjectDir, &got.Model} {
+			*s = string([]rune(*s)) // U+FFFD for each invalid byte, as encoding/json
 		}
 		if got != want {
 			t.Fatalf("got %+v, want %+v", got, want)
