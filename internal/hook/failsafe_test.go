@@ -258,8 +258,8 @@ func TestHugePostToolUsePayload(t *testing.T) {
 	if l := w.log(); l != "" {
 		t.Errorf("log: %s", l)
 	}
-	if got, _, err := decodePayload(data[:payloadHead], enoughFor("PostToolUse")); err != nil || got.SessionID != "sess-huge" || got.TranscriptPath != s.path {
-		t.Errorf("decoded from the head: %+v, %v", got, err)
+	if got, ok := claudecode.DecodePayloadHead(data[:payloadHead], "PostToolUse"); !ok || got.SessionID != "sess-huge" || got.TranscriptPath != s.path {
+		t.Errorf("decoded from the head: %+v, %v", got, ok)
 	}
 }
 

@@ -1,8 +1,10 @@
-// Package hook speaks Claude Code's hook protocol: it reads an event's JSON
-// payload from stdin, runs cairn's handler for it within a time budget, and
-// answers on stdout in the form that event takes (JSON additionalContext, or
-// plain text for PreCompact, whose stdout becomes instructions to the
-// summariser). A hook never breaks the agent: whatever goes wrong (a bad
+// Package hook runs a Claude Code hook: it reads the event's payload from
+// stdin, runs cairn's handler for it within a time budget, and prints the
+// handler's answer on stdout in the form that event takes. The payload and
+// the answers' forms are Claude Code's, in internal/claudecode (with the
+// events and their budgets); what the handlers do is the core's
+// (continuity, pressure, knowledge), composed here. A hook never breaks
+// the agent: whatever goes wrong (a bad
 // payload, an unreadable transcript, a locked database, a full disk, a
 // panic, the budget running out) is logged as one line, nothing is printed,
 // and the exit code is 0.
@@ -10,7 +12,6 @@ package hook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,93 +24,14 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
-
-	"github.com/cairn-agent/cairn/internal/config"
-	"github.com/cairn-agent/cairn/internal/continuity"
-	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
-
-// Payload is the part of a hook's stdin cairn reads.
-type Payload struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	CWD            string `json:"cwd"`
-	Event          string `json:"hook_event_name"`
-	Source         string `json:"source"`  // SessionStart
-	Trigger        string `json:"trigger"` // PreCompact, PostCompact
-	CompactSummary string `json:"compact_summary"`
-	Reason         string `json:"reason"` // SessionEnd
-	// LastAssistantMessage is Stop's: the reply the turn ended with.
-	LastAssistantMessage string `json:"last_assistant_message"`
-	// Prompt is UserPromptSubmit's: what the user submitted.
-	Prompt string `json:"prompt"`
-}
-
-// DecodePayload reads the fields cairn uses from a hook's stdin. It walks
-// the JSON with jsonscan rather than encoding/json: PostToolUse payloads
-// carry whole files, and in a fresh process reflection's set-up alone
-// costs more than the walk.
-func DecodePayload(data []byte) (Payload, error) {
-	p, _, err := decodePayload(data, nil)
-	return p, err
-}
-
-// decodePayload is DecodePayload that stops as soon as enough holds for
-// the fields it has: it reports whether it stopped early, before the end
-// of data, which may then be only the start of a payload.
-func decodePayload(data []byte, enough func(*Payload) bool) (Payload, bool, error) {
-	var p Payload
-	var sc jsonscan.Scanner
-	sc.Reset(data)
-	fields := map[string]*string{
-		"session_id": &p.SessionID, "transcript_path": &p.TranscriptPath, "cwd": &p.CWD,
-		"hook_event_name": &p.Event, "source": &p.Source, "trigger": &p.Trigger,
-		"compact_summary": &p.CompactSummary, "reason": &p.Reason,
-		"last_assistant_message": &p.LastAssistantMessage, "prompt": &p.Prompt,
-	}
-	if sc.Peek() != '{' {
-		return p, false, errors.New("payload is not the JSON object Claude Code sends")
-	}
-	sc.Object()
-	for k := sc.Key(); k != nil; k = sc.Key() {
-		dst, ok := fields[string(k)]
-		switch {
-		case ok && sc.IsString():
-			*dst = sc.Str()
-		case ok:
-			*dst = "" // null or not a string: as good as missing
-			sc.Skip()
-		default:
-			sc.Skip()
-		}
-		if !sc.Failed() && enough != nil && enough(&p) {
-			return p, true, nil
-		}
-	}
-	sc.End()
-	if sc.Failed() {
-		return Payload{}, false, fmt.Errorf("payload is not the JSON object Claude Code sends (invalid JSON near byte %d)", sc.Pos())
-	}
-	return p, false, nil
-}
-
-// enoughFor says when a payload's fields read so far are all the event
-// needs: the rest of a PostToolUse payload (the tool's input and answer,
-// whole files) is then never walked nor kept.
-func enoughFor(event string) func(*Payload) bool {
-	common := func(p *Payload) bool {
-		return p.SessionID != "" && p.TranscriptPath != "" && p.CWD != "" && p.Event != ""
-	}
-	if event == "PostToolUse" {
-		return common
-	}
-	return nil
-}
 
 // Runner runs one hook event.
 type Runner struct {
@@ -210,28 +132,26 @@ const payloadHead = 64 << 10
 // background (the client's write must not fail) and neither kept nor
 // walked; drained is closed when it is done. Otherwise up to maxPayload is
 // read and decoded whole.
-func readPayload(in io.Reader, event string) (p Payload, drained chan struct{}, err error) {
+func readPayload(in io.Reader, event string) (p claudecode.Payload, drained chan struct{}, err error) {
 	drained = make(chan struct{})
 	head := make([]byte, payloadHead)
 	n, rerr := io.ReadFull(in, head)
 	head = head[:n]
 	if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 		close(drained)
-		p, err = DecodePayload(head)
+		p, err = claudecode.DecodePayload(head)
 		return p, drained, err
 	}
 	if rerr != nil {
 		close(drained)
 		return p, drained, fmt.Errorf("read payload: %w", rerr)
 	}
-	if enough := enoughFor(event); enough != nil {
-		if q, early, _ := decodePayload(head, enough); early {
-			go func() {
-				defer close(drained)
-				io.Copy(io.Discard, in)
-			}()
-			return q, drained, nil
-		}
+	if q, ok := claudecode.DecodePayloadHead(head, event); ok {
+		go func() {
+			defer close(drained)
+			io.Copy(io.Discard, in)
+		}()
+		return q, drained, nil
 	}
 	defer close(drained)
 	rest, rerr := io.ReadAll(io.LimitReader(in, maxPayload-payloadHead))
@@ -242,7 +162,7 @@ func readPayload(in io.Reader, event string) (p Payload, drained chan struct{}, 
 	if len(data) == maxPayload {
 		io.Copy(io.Discard, in)
 	}
-	p, err = DecodePayload(data)
+	p, err = claudecode.DecodePayload(data)
 	return p, drained, err
 }
 
@@ -276,7 +196,7 @@ func (r *Runner) emit(text string) error {
 // composes the parts: the checkpoint's lifecycle and the restore
 // (continuity), the pressure levels (pressure), and what is kept beyond
 // the session (knowledge), each configured from the project's cairn.conf.
-func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
+func (r *Runner) handle(ctx context.Context, event string, p claudecode.Payload) error {
 	if p.TranscriptPath == "" {
 		return errors.New("payload has no transcript_path")
 	}
@@ -304,7 +224,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	}
 	adv := &pressure.Advisor{State: k.State, Config: cfg.Pressure, Settings: k.Settings, Quiet: !cfg.Advisories, Warn: warn,
 		AtLevel: crossing{k: k, cfg: cfg, project: project, path: path, now: r.Now, warn: warn}.at}
-	context := func(text string) error { return r.emit(additionalContext(event, text)) }
+	context := func(text string) error { return r.emit(claudecode.AdditionalContext(event, text)) }
 	switch event {
 	case "SessionStart":
 		if p.Source == "compact" {
@@ -333,8 +253,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		if text == "" {
 			return err
 		}
-		b, _ := json.Marshal(map[string]string{"systemMessage": text})
-		if werr := r.emit(string(b) + "\n"); werr != nil && err == nil {
+		if werr := r.emit(claudecode.SystemMessage(text)); werr != nil && err == nil {
 			err = werr
 		}
 		return err
@@ -408,16 +327,6 @@ func withGuidance(deliver continuity.Deliver, kn knowledge) continuity.Deliver {
 		}
 		return deliver(text)
 	}
-}
-
-// additionalContext wraps text in the JSON that adds it to the model's
-// context; nothing when there is no text.
-func additionalContext(event, text string) string {
-	if text == "" {
-		return ""
-	}
-	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
-	return string(b) + "\n"
 }
 
 // finish logs a failure and records the run for `cairn doctor`.
