@@ -25,9 +25,12 @@ type Advisor struct {
 	Quiet bool
 	// AtLevel does what a level crossed for the first time calls for (a
 	// checkpoint, a handoff, a snapshot) and says what it saved, for the
-	// advisory. A failure is reported and the crossing still counts as
-	// acted on: one retried on every tool call while the database is
-	// locked would spend every hook's budget.
+	// advisory. A crossing is acted on once whatever happens: it is
+	// recorded as acted on before AtLevel is called, since a hook's
+	// process ends when its budget does, whether AtLevel has returned or
+	// not; and a failure is reported and still counts. One worked on
+	// again at every tool call, while the database is locked or git is
+	// slow, would spend every hook's budget.
 	AtLevel func(ctx context.Context, level int) (saved []string, err error)
 	// Warn is told what went wrong but did not stop the advice.
 	Warn func(error)
@@ -56,7 +59,12 @@ func (a *Advisor) Advise(ctx context.Context, path string, s *transcript.Session
 	var trail []string
 	var aerr error
 	if lvl > m.Captured {
+		m.Captured = lvl
+		changed = true
 		if a.AtLevel != nil {
+			if err := a.State.SaveMarks(path, m); err != nil && a.Warn != nil {
+				a.Warn(fmt.Errorf("could not save marks: %w", err))
+			}
 			trail, aerr = a.AtLevel(ctx, lvl)
 			if aerr != nil {
 				aerr = fmt.Errorf("at %s: %w", Name(lvl), aerr)
@@ -64,8 +72,6 @@ func (a *Advisor) Advise(ctx context.Context, path string, s *transcript.Session
 			// AtLevel's checkpoint noted its turns in the marks.
 			m.CheckpointTurns = a.State.Marks(path).CheckpointTurns
 		}
-		m.Captured = lvl
-		changed = true
 	}
 	text := ""
 	deferred := lvl < 3 && m.DeferUntil > s.NumTurns()

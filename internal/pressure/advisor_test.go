@@ -74,6 +74,35 @@ func TestAdvise(t *testing.T) {
 	}
 }
 
+// A hook's process ends with its budget, wherever AtLevel is: by then the
+// crossing is recorded, so the next hook does not work on it again, and
+// the advisory, which never went out, is given by the next hook.
+func TestCrossingRecordedFirst(t *testing.T) {
+	path := "/p/s.jsonl"
+	st := state.Store{Dir: t.TempDir()}
+	var atCrossing state.Marks
+	calls := 0
+	a := &Advisor{State: st, Config: Default(), Settings: meter.Settings{Window: 200000},
+		AtLevel: func(context.Context, int) ([]string, error) {
+			calls++
+			atCrossing = st.Marks(path) // what a process killed here leaves
+			return nil, nil
+		}}
+	if _, err := a.Advise(context.Background(), path, session(path, 50000, 145000), false); err != nil {
+		t.Fatal(err)
+	}
+	if atCrossing.Captured != 2 || atCrossing.Announced != 0 {
+		t.Fatalf("marks while AtLevel works: %+v; want L2 captured, nothing announced", atCrossing)
+	}
+	if err := st.SaveMarks(path, atCrossing); err != nil { // the process was killed
+		t.Fatal(err)
+	}
+	text, err := a.Advise(context.Background(), path, session(path, 50000, 146000), false)
+	if err != nil || calls != 1 || !strings.Contains(text, "context L2") {
+		t.Errorf("after the kill: AtLevel called %d times, advisory %q, %v", calls, text, err)
+	}
+}
+
 func TestDeferAndQuiet(t *testing.T) {
 	path := "/p/s.jsonl"
 	a := &Advisor{State: state.Store{Dir: t.TempDir()}, Config: Default(), Settings: meter.Settings{Window: 200000}}
