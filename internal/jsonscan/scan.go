@@ -9,10 +9,12 @@
 // only to end, at the first quote that no backslash escapes. A raw control
 // character, or a backslash before a character JSON does not define as an
 // escape, passes, and so does invalid UTF-8 (as in encoding/json). The
-// bodies are most of a transcript's bytes: checking each of them made the
-// transcript engine's cold parse take 13-20% more CPU (issue 10), where
-// IndexByte passes over them (docs/architecture.md). The package
-// jsonscantest states the exception for tests.
+// bodies are most of a transcript's bytes, and IndexByte passes over them:
+// checking each of them (eight bytes at a time for control characters,
+// from backslash to backslash for escapes) doubled the walker's CPU time
+// and added 8-20% to the transcript engine's cold parse (issue 10,
+// docs/architecture.md). The package jsonscantest states the exception
+// for tests.
 package jsonscan
 
 import (
