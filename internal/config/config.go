@@ -46,6 +46,10 @@ type Config struct {
 	SnapshotAt     []int
 	SnapshotCommit bool // seed 003's real [WIP] commit instead of a ref
 	RestoreBudget  int
+	// MemoryIndex is the token budget of the index of this project's
+	// past observations given at session start (never after a
+	// compaction, whose restore has the budget); 0 gives none.
+	MemoryIndex    int
 	TicketPrefixes []string
 	Advisories     bool
 	// CaptureDir and FlowDir are relative to the project unless absolute.
@@ -57,7 +61,7 @@ type Config struct {
 
 // Default is the configuration of a project without a file.
 func Default() Config {
-	return Config{Pressure: pressure.Default(), HandoffAt: []int{2, 3}, SnapshotAt: []int{2, 3}, RestoreBudget: 1500, Advisories: true,
+	return Config{Pressure: pressure.Default(), HandoffAt: []int{2, 3}, SnapshotAt: []int{2, 3}, RestoreBudget: 1500, MemoryIndex: 300, Advisories: true,
 		CaptureDir: ".project/compacts", FlowDir: ".claude"}
 }
 
@@ -167,6 +171,13 @@ func Parse(data []byte, name string) (Config, []error) {
 				continue
 			}
 			c.RestoreBudget = v
+		case "memory.index":
+			v, err := strconv.Atoi(value)
+			if err != nil || v < 0 || (v > 0 && v < 50) {
+				bad("%q: want a number of tokens, 0 (none) or at least 50", value)
+				continue
+			}
+			c.MemoryIndex = v
 		case "tickets.prefixes":
 			c.TicketPrefixes = nil
 			for _, p := range strings.Split(value, ",") {

@@ -20,6 +20,7 @@ handoff.auto = L3
 snapshot.auto = none
 snapshot.mode = commit
 restore.budget = 2000
+memory.index = 0
 tickets.prefixes = gt-, PROJ_
 advisories = off
 capture.manual = on

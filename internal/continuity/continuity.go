@@ -21,6 +21,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/sqlite"
@@ -115,12 +116,19 @@ var ErrNothing = errors.New("nothing to checkpoint")
 // with nothing in it gives ErrNothing: an empty checkpoint would point
 // the next session at nothing.
 func (k *Keeper) Build(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
+	c, _, err := k.build(ctx, project, path, trigger)
+	return c, err
+}
+
+// build is Build that also returns the session it read, for the
+// observations stored with the checkpoint.
+func (k *Keeper) build(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, *transcript.Session, error) {
 	s, err := k.Load(path, true)
 	if err != nil {
-		return checkpoint.Checkpoint{}, err
+		return checkpoint.Checkpoint{}, nil, err
 	}
 	if s.Offset == 0 || (len(s.Prompts) == 0 && s.NumTurns() == 0) {
-		return checkpoint.Checkpoint{}, fmt.Errorf("%w: the transcript %s is missing or holds no conversation", ErrNothing, path)
+		return checkpoint.Checkpoint{}, nil, fmt.Errorf("%w: the transcript %s is missing or holds no conversation", ErrNothing, path)
 	}
 	reading, _ := meter.Measure(s, k.Settings)
 	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
@@ -134,16 +142,48 @@ func (k *Keeper) Build(ctx context.Context, project, path, trigger string) (chec
 			in.GitErr = err
 		}
 	}
-	return checkpoint.Build(s, in), nil
+	return checkpoint.Build(s, in), s, nil
 }
 
-// Capture builds a checkpoint of the session at path and stores it.
+// Capture builds a checkpoint of the session at path and stores it, with
+// the observations memory derives from it.
 func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, error) {
-	c, err := k.Build(ctx, project, path, trigger)
+	c, s, err := k.build(ctx, project, path, trigger)
 	if err != nil {
 		return c, err
 	}
-	return c, k.store(ctx, path, &c, c.Turns)
+	if err := k.store(ctx, path, &c, c.Turns); err != nil {
+		return c, err
+	}
+	k.observe(ctx, memory.FromCheckpoint(c, s)...)
+	return c, nil
+}
+
+// observe stores observations for memory. It never fails the operation
+// that made them: a checkpoint stored is what counts, and the next one
+// brings the observations again (they are deduplicated by content).
+func (k *Keeper) observe(ctx context.Context, obs ...memory.Observation) {
+	if len(obs) == 0 {
+		return
+	}
+	ctx, cancel := dbContext(ctx)
+	defer cancel()
+	db, err := k.DB(ctx)
+	if err == nil {
+		_, err = memory.New(db).Add(ctx, obs...)
+	}
+	if err != nil {
+		k.warn("could not store the observations for memory: %w", err)
+	}
+}
+
+// Memory is the observation store, opened on first use.
+func (k *Keeper) Memory(ctx context.Context) (*memory.Store, error) {
+	db, err := k.DB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return memory.New(db), nil
 }
 
 // store saves c in the database, setting its ID, and notes it for the
@@ -223,6 +263,25 @@ func (k *Keeper) KeepSummary(path, trigger, summary string) error {
 		return err
 	}
 	return state.WriteAtomic(file, data, true)
+}
+
+// ObserveCompaction keeps the latest compaction of the session at path,
+// with the summary Claude Code wrote for it, as an observation for
+// memory. Without a boundary in the transcript yet, it keeps nothing.
+func (k *Keeper) ObserveCompaction(ctx context.Context, project, path, trigger, summary string) error {
+	s, err := k.Load(path, false)
+	if err != nil || len(s.Compactions) == 0 {
+		return err
+	}
+	c := s.Compactions[len(s.Compactions)-1]
+	if c.Trigger == "" {
+		c.Trigger = trigger
+	}
+	if strings.TrimSpace(summary) != "" {
+		c.Summary = redact.String(summary)
+	}
+	k.observe(ctx, memory.FromCompaction(project, s.SessionID, c))
+	return nil
 }
 
 // SessionEnd captures a checkpoint unless nothing happened since the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -323,7 +324,7 @@ func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Dete
 // anything is stored: they need only the transcript. It returns the
 // checkpoint, for what else is kept at a compaction.
 func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, steer Deliver) (checkpoint.Checkpoint, error) {
-	c, err := k.Build(ctx, project, path, "precompact-"+trigger)
+	c, s, err := k.build(ctx, project, path, "precompact-"+trigger)
 	if err != nil {
 		return c, err
 	}
@@ -343,6 +344,9 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	p := pending{Key: boundaryKey(c.Compactions + 1), Trigger: trigger, PreTokens: c.Context.Tokens, Turns: turns, Checkpoint: &c}
 	if err := k.savePending(path, p); err != nil {
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
+	}
+	if c.ID != 0 {
+		k.observe(ctx, memory.FromCheckpoint(c, s)...) // last: the restore needs none of it
 	}
 	return c, errors.Join(errs...)
 }

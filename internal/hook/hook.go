@@ -235,6 +235,15 @@ func (r *Runner) handle(ctx context.Context, event string, p claudecode.Payload)
 			return err
 		}
 		text, err := k.Pointer(ctx, project, path, p.SessionID, p.Source)
+		// A new or cleared context gets the index; a resumed one has it
+		// in its history already, and a compacted one has its restore.
+		if cfg.MemoryIndex > 0 && (p.Source == "startup" || p.Source == "clear") {
+			index, ierr := memoryIndex(ctx, k, project, p.SessionID, cfg.MemoryIndex)
+			if index != "" {
+				text = strings.TrimSpace(text + "\n\n" + index)
+			}
+			err = errors.Join(err, ierr)
+		}
 		if werr := context(text); werr != nil && err == nil {
 			err = werr
 		}
@@ -275,7 +284,8 @@ func (r *Runner) handle(ctx context.Context, event string, p claudecode.Payload)
 		}
 		return errors.Join(err, kn.atCompact(trigger, path, first, c))
 	case "PostCompact":
-		return k.KeepSummary(path, p.Trigger, p.CompactSummary)
+		err := k.KeepSummary(path, p.Trigger, p.CompactSummary)
+		return errors.Join(err, k.ObserveCompaction(ctx, project, path, p.Trigger, p.CompactSummary))
 	case "SessionEnd":
 		_, err := k.SessionEnd(ctx, project, path)
 		k.Tidy()
@@ -504,4 +514,21 @@ func FallbackReason(fallback string) (at time.Time, why string, ok bool) {
 	n, msg, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
 	ns, _ := strconv.ParseInt(n, 10, 64)
 	return time.Unix(0, ns), msg, true
+}
+
+// memoryIndex is the compact index of the project's past observations
+// that a new or resumed session starts with: what other sessions decided,
+// fixed and left open, within budget tokens. A database that is not there
+// yet gives none.
+func memoryIndex(ctx context.Context, k *continuity.Keeper, project, session string, budget int) (string, error) {
+	if _, err := os.Stat(k.DBPath); err != nil {
+		return "", nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	m, err := k.Memory(ctx)
+	if err != nil {
+		return "", err
+	}
+	return m.Index(ctx, project, session, budget)
 }
