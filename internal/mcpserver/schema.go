@@ -268,16 +268,22 @@ func integer(raw json.RawMessage) (n int64, whole, fits bool) {
 	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 		return n, true, true
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
+	f, _ := strconv.ParseFloat(string(raw), 64)
 	switch {
 	case math.IsInf(f, 0):
 		return 0, true, false
-	case f != math.Trunc(f) || (err != nil && f == 0): // a fraction, or one too small to show
+	case f != math.Trunc(f) || (f == 0 && strings.ContainsAny(mantissa(raw), "123456789")): // a fraction, or one too small for a float64
 		return 0, false, false
 	case f >= math.MaxInt64 || f < math.MinInt64:
 		return 0, true, false
 	}
 	return int64(f), true, true
+}
+
+// mantissa is a number's digits before its exponent.
+func mantissa(raw json.RawMessage) string {
+	s, _, _ := strings.Cut(strings.ToLower(string(raw)), "e")
+	return s
 }
 
 // valueType is the JSON Schema type of a JSON value: "integer" for a
