@@ -169,6 +169,7 @@ func (s *conn) receive(line []byte) {
 	if line[0] != '[' {
 		var m message
 		if err := json.Unmarshal(line, &m); err != nil {
+			s.srv.log.warn("mcp: a line that is not a JSON-RPC message: %v: %s", err, show(line))
 			s.write(response{ID: nullID, Error: errorf(codeParseError, "parse error: %v", err)})
 			return
 		}
@@ -416,6 +417,7 @@ func (s *conn) write(v any) {
 		return
 	}
 	if _, err := s.out.Write(data); err != nil {
+		s.srv.log.warn("mcp: the client no longer reads: %v", err)
 		s.werr = err
 		s.cancel()
 	}

@@ -10,6 +10,12 @@
 // Every tool definition is sent with every request the client makes, so
 // descriptions and schemas are kept short (TestToolsCost measures them).
 // Stdout carries nothing but the protocol; logs go to Options.Log.
+//
+// The protocol itself, JSON-RPC 2.0 on stdio (protocol.go) and the tools'
+// input schemas (schema.go), is written here rather than taken from the
+// official Go SDK, whose packages cost every cairn process, hooks
+// included, to link (protocol.go says how much). The SDK's client checks
+// the server in the tests.
 package mcpserver
 
 import (
