@@ -282,7 +282,10 @@ func integer(raw json.RawMessage) (n int64, whole, fits bool) {
 
 // mantissa is a number's digits before its exponent.
 func mantissa(raw json.RawMessage) string {
-	s, _, _ := strings.Cut(strings.ToLower(string(raw)), "e")
+	s := string(raw)
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		return s[:i]
+	}
 	return s
 }
 
