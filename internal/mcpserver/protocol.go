@@ -279,6 +279,7 @@ func (s *conn) dispatch(m message, reply func(*response)) {
 	defer s.mu.Unlock()
 	switch {
 	case s.closed:
+		reply(nil) // the session is over: out is no longer the server's
 		return
 	case !s.initialized:
 		answer(nil, errorf(codeInvalidRequest, "invalid request: %s before initialize", m.Method))

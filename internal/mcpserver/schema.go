@@ -173,6 +173,9 @@ func (s *inputSchema) decode(args json.RawMessage, in any) error {
 	}
 	args = bytes.TrimSpace(args)
 	var obj map[string]json.RawMessage
+	if len(args) > 0 && !json.Valid(args) {
+		return fmt.Errorf("the arguments are not JSON")
+	}
 	if len(args) > 0 && valueType(args) != typeNull {
 		if t := valueType(args); t != typeObject {
 			return fmt.Errorf("the arguments are %s %s, want an object", article(t), t)

@@ -101,7 +101,8 @@ func TestDecode(t *testing.T) {
 		{"item", `{"name":"a","Tags":[],"ids":[1,"2"]}`, sample{}, `ids: item 1: "2" has type "string", want "integer"`},
 		{"long value cut", `{"name":["` + strings.Repeat("x", 100) + `"],"Tags":[]}`, sample{},
 			`name: ["` + strings.Repeat("x", 58) + `... has type "array", want "string"`},
-		{"invalid JSON", `{"name":`, sample{}, "the arguments: unexpected end of JSON input"},
+		{"invalid JSON", `{"name":`, sample{}, "the arguments are not JSON"},
+		{"almost null", `nul`, sample{}, "the arguments are not JSON"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got sample
