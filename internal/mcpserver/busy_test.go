@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,12 +17,12 @@ import (
 func TestBusyCancelled(t *testing.T) {
 	config, dir := folder(t, []string{"a"}, nil)
 	k := &continuity.Keeper{State: state.Store{Dir: filepath.Join(t.TempDir(), "state")}, DBPath: filepath.Join(t.TempDir(), "cairn.db"), Now: time.Now}
-	c := newContextTools(k, &locator{configDir: config, dir: dir}, time.Now, time.UTC, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := newContextTools(k, &locator{configDir: config, dir: dir}, time.Now, time.UTC, &logger{w: io.Discard})
 	c.busy <- struct{}{} // another call holds it
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := c.status(ctx, nil, statusIn{})
+		_, err := c.status(ctx, call{}, statusIn{})
 		done <- err
 	}()
 	cancel()

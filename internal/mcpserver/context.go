@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/config"
@@ -32,7 +29,7 @@ type contextTools struct {
 	loc *locator
 	now func() time.Time
 	tz  *time.Location
-	log *slog.Logger
+	log *logger
 	// busy serialises the use of the Keeper, which is not safe for
 	// concurrent use; a cancelled call stops waiting for it.
 	busy chan struct{}
@@ -41,7 +38,7 @@ type contextTools struct {
 	prefixes []string
 }
 
-func newContextTools(k *continuity.Keeper, l *locator, now func() time.Time, tz *time.Location, log *slog.Logger) *contextTools {
+func newContextTools(k *continuity.Keeper, l *locator, now func() time.Time, tz *time.Location, log *logger) *contextTools {
 	return &contextTools{k: k, loc: l, now: now, tz: tz, log: log, busy: make(chan struct{}, 1), prefixes: k.TicketPrefixes}
 }
 
@@ -55,18 +52,14 @@ type restoreIn struct {
 	Depth string `json:"depth,omitempty" jsonschema:"recent: the restore; session: longer; full: whole checkpoint"`
 }
 
-func addContextTools(s *mcp.Server, c *contextTools) {
-	mcp.AddTool(s, &mcp.Tool{Name: "check_compaction_status", InputSchema: schema[statusIn](nil),
-		Description: "Context tokens used (exact), auto-compact threshold, compaction risk, checkpoints saved."},
-		c.status)
-	mcp.AddTool(s, &mcp.Tool{Name: "preserve_critical_context",
-		InputSchema: schema[preserveIn](map[string][]string{"level": {levelCritical, levelExtended, levelFull}}),
-		Description: "Save the working state now, to restore after a compaction."},
-		c.preserve)
-	mcp.AddTool(s, &mcp.Tool{Name: "restore_compacted_context",
-		InputSchema: schema[restoreIn](map[string][]string{"depth": {depthRecent, depthSession, depthFull}}),
-		Description: "Working state saved before the last compaction: task, constraints, files, commands, errors, decisions, next steps."},
-		c.restore)
+func addContextTools(s *server, c *contextTools) {
+	addTool(s, "check_compaction_status",
+		"Context tokens used (exact), auto-compact threshold, compaction risk, checkpoints saved.", nil, c.status)
+	addTool(s, "preserve_critical_context", "Save the working state now, to restore after a compaction.",
+		map[string][]string{"level": {levelCritical, levelExtended, levelFull}}, c.preserve)
+	addTool(s, "restore_compacted_context",
+		"Working state saved before the last compaction: task, constraints, files, commands, errors, decisions, next steps.",
+		map[string][]string{"depth": {depthRecent, depthSession, depthFull}}, c.restore)
 }
 
 // session is what a call works on: the session, its project and the
@@ -79,8 +72,8 @@ type session struct {
 
 // acquire takes the Keeper for one call and finds and loads the session;
 // release gives it back.
-func (c *contextTools) acquire(ctx context.Context, req *mcp.CallToolRequest) (*session, func(), error) {
-	id := toolUseID(req)
+func (c *contextTools) acquire(ctx context.Context, cl call) (*session, func(), error) {
+	id := cl.toolUseID
 	t, err := c.loc.find(ctx, id)
 	if err != nil {
 		return nil, nil, err
@@ -91,7 +84,7 @@ func (c *contextTools) acquire(ctx context.Context, req *mcp.CallToolRequest) (*
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		c.log.Warn("the transcript does not hold the call's tool_use block; reading it as it is", "tool_use", id, "transcript", t.path)
+		c.log.warn("mcp: the transcript %s does not hold the call's tool_use block %s; reading it as it is", t.path, id)
 	}
 	select {
 	case c.busy <- struct{}{}:
@@ -101,7 +94,7 @@ func (c *contextTools) acquire(ctx context.Context, req *mcp.CallToolRequest) (*
 	release := func() { <-c.busy }
 	conf, errs := config.Load(t.root)
 	for _, e := range errs {
-		c.log.Warn("configuration", "err", e)
+		c.log.warn("mcp: configuration: %v", e)
 	}
 	// The commands' rule (internal/cli's env): the environment's settings
 	// first, then the project's.
@@ -172,10 +165,10 @@ func risk(lvl int, r meter.Reading, compactions int) string {
 	return riskLow
 }
 
-func (c *contextTools) status(ctx context.Context, req *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, any, error) {
-	ss, release, err := c.acquire(ctx, req)
+func (c *contextTools) status(ctx context.Context, cl call, _ statusIn) (result, error) {
+	ss, release, err := c.acquire(ctx, cl)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	defer release()
 	s := ss.s
@@ -200,7 +193,7 @@ func (c *contextTools) status(ctx context.Context, req *mcp.CallToolRequest, _ s
 	}
 	recs, err := c.anchors(ctx, ss)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	v.PreservedAnchors = len(recs)
 	if len(recs) > 0 {
@@ -215,11 +208,11 @@ func (c *contextTools) status(ctx context.Context, req *mcp.CallToolRequest, _ s
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	res := textResult(string(data))
 	res.StructuredContent = json.RawMessage(data)
-	return res, nil, nil
+	return res, nil
 }
 
 func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
@@ -262,22 +255,22 @@ const (
 // level crossing.
 const snapshotTime = 1500 * time.Millisecond
 
-func (c *contextTools) preserve(ctx context.Context, req *mcp.CallToolRequest, in preserveIn) (*mcp.CallToolResult, any, error) {
+func (c *contextTools) preserve(ctx context.Context, cl call, in preserveIn) (result, error) {
 	level := in.Level
 	if level == "" {
 		level = levelCritical
 	}
-	ss, release, err := c.acquire(ctx, req)
+	ss, release, err := c.acquire(ctx, cl)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	defer release()
 	cp, err := c.k.Capture(ctx, ss.root, ss.path, "mcp-"+level)
 	if errors.Is(err, continuity.ErrNothing) {
-		return nil, nil, errors.New("nothing to save yet: the session has no conversation")
+		return result{}, errors.New("nothing to save yet: the session has no conversation")
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("save the checkpoint: %w", err)
+		return result{}, fmt.Errorf("save the checkpoint: %w", err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Saved checkpoint %d (%s tokens in context): %s", cp.ID, meter.Thousands(cp.Context.Tokens), cp.Summary())
@@ -305,7 +298,7 @@ func (c *contextTools) preserve(ctx context.Context, req *mcp.CallToolRequest, i
 		}
 	}
 	b.WriteString("\nrestore_compacted_context returns it after a compaction.")
-	return textResult(b.String()), nil, nil
+	return textResult(b.String()), nil
 }
 
 func rel(base, p string) string {
@@ -322,23 +315,23 @@ const (
 	depthFull    = "full"
 )
 
-func (c *contextTools) restore(ctx context.Context, req *mcp.CallToolRequest, in restoreIn) (*mcp.CallToolResult, any, error) {
+func (c *contextTools) restore(ctx context.Context, cl call, in restoreIn) (result, error) {
 	depth := in.Depth
 	if depth == "" {
 		depth = depthRecent
 	}
-	ss, release, err := c.acquire(ctx, req)
+	ss, release, err := c.acquire(ctx, cl)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	defer release()
 	recs, err := c.anchors(ctx, ss)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	cp, fresh, err := c.latest(ctx, ss, recs)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	var out string
 	switch depth {
@@ -359,7 +352,7 @@ func (c *contextTools) restore(ctx context.Context, req *mcp.CallToolRequest, in
 	if depth != depthRecent && len(recs) > 0 {
 		out += c.earlier(recs, cp.ID)
 	}
-	return textResult(out), nil, nil
+	return textResult(out), nil
 }
 
 // latest is the session's newest checkpoint when it covers the work

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/text"
 )
@@ -150,22 +148,14 @@ type forgetIn struct {
 	Query   string  `json:"query,omitempty"`
 }
 
-func addMemoryTools(s *mcp.Server, m *memoryTools) {
-	mcp.AddTool(s, &mcp.Tool{Name: "search", InputSchema: schema[searchIn](nil),
-		Description: "Search memory of this project's past sessions: decisions, errors and fixes, checkpoints, notes. Gives an index for get_observations."},
-		m.search)
-	mcp.AddTool(s, &mcp.Tool{Name: "timeline", InputSchema: schema[timelineIn](nil),
-		Description: "Observations around one (by id, or the best match of query)."},
-		m.timeline)
-	mcp.AddTool(s, &mcp.Tool{Name: "get_observations", InputSchema: schema[getIn](nil),
-		Description: "Full observations by id."},
-		m.get)
-	mcp.AddTool(s, &mcp.Tool{Name: "remember", InputSchema: schema[rememberIn](nil),
-		Description: "Keep a note for future sessions."},
-		m.remember)
-	mcp.AddTool(s, &mcp.Tool{Name: "forget", InputSchema: schema[forgetIn](nil),
-		Description: "Delete observations for good: by ids, session id, or query (this project)."},
-		m.forget)
+func addMemoryTools(s *server, m *memoryTools) {
+	addTool(s, "search",
+		"Search memory of this project's past sessions: decisions, errors and fixes, checkpoints, notes. Gives an index for get_observations.",
+		nil, m.search)
+	addTool(s, "timeline", "Observations around one (by id, or the best match of query).", nil, m.timeline)
+	addTool(s, "get_observations", "Full observations by id.", nil, m.get)
+	addTool(s, "remember", "Keep a note for future sessions.", nil, m.remember)
+	addTool(s, "forget", "Delete observations for good: by ids, session id, or query (this project).", nil, m.forget)
 }
 
 func (m *memoryTools) project() string {
@@ -176,18 +166,18 @@ func (m *memoryTools) project() string {
 	return root
 }
 
-func (m *memoryTools) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+func (m *memoryTools) search(ctx context.Context, _ call, in searchIn) (result, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" {
-		return nil, nil, errors.New("query is empty: give words to find")
+		return result{}, errors.New("query is empty: give words to find")
 	}
 	f, err := m.filter(in)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	hits, err := m.mem.Search(ctx, q, f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("search: %w", err)
+		return result{}, fmt.Errorf("search: %w", err)
 	}
 	if len(hits) == 0 {
 		where := "in this project"
@@ -198,14 +188,14 @@ func (m *memoryTools) search(ctx context.Context, _ *mcp.CallToolRequest, in sea
 		if !in.AllProjects {
 			msg += " all_projects: true searches every project."
 		}
-		return textResult(msg), nil, nil
+		return textResult(msg), nil
 	}
 	var b strings.Builder
 	for _, h := range hits {
 		m.line(&b, h, in.AllProjects, false)
 	}
 	b.WriteString("get_observations gives entries; timeline what came around one.")
-	return textResult(b.String()), nil, nil
+	return textResult(b.String()), nil
 }
 
 func (m *memoryTools) filter(in searchIn) (Filter, error) {
@@ -279,45 +269,45 @@ func (m *memoryTools) line(b *strings.Builder, h Hit, project, anchor bool) {
 	b.WriteByte('\n')
 }
 
-func (m *memoryTools) timeline(ctx context.Context, _ *mcp.CallToolRequest, in timelineIn) (*mcp.CallToolResult, any, error) {
+func (m *memoryTools) timeline(ctx context.Context, _ call, in timelineIn) (result, error) {
 	before, err := around("before", in.Before)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	after, err := around("after", in.After)
 	if err != nil {
-		return nil, nil, err
+		return result{}, err
 	}
 	id := in.ID
 	switch q := strings.TrimSpace(in.Query); {
 	case id != 0 && q != "":
-		return nil, nil, errors.New("give id or query, not both")
+		return result{}, errors.New("give id or query, not both")
 	case id < 0:
-		return nil, nil, fmt.Errorf("id %d: observation ids are positive", id)
+		return result{}, fmt.Errorf("id %d: observation ids are positive", id)
 	case id == 0 && q == "":
-		return nil, nil, errors.New("give the id of an observation (from search) or a query")
+		return result{}, errors.New("give the id of an observation (from search) or a query")
 	case id == 0:
 		hits, err := m.mem.Search(ctx, q, Filter{Project: m.project(), Limit: 1})
 		if err != nil {
-			return nil, nil, fmt.Errorf("search: %w", err)
+			return result{}, fmt.Errorf("search: %w", err)
 		}
 		if len(hits) == 0 {
-			return textResult(fmt.Sprintf("No observations match %q in this project.", q)), nil, nil
+			return textResult(fmt.Sprintf("No observations match %q in this project.", q)), nil
 		}
 		id = hits[0].ID
 	}
 	hits, err := m.mem.Timeline(ctx, id, before, after)
 	if errors.Is(err, ErrNotFound) {
-		return nil, nil, fmt.Errorf("no observation #%d (search lists them)", id)
+		return result{}, fmt.Errorf("no observation #%d (search lists them)", id)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("timeline: %w", err)
+		return result{}, fmt.Errorf("timeline: %w", err)
 	}
 	var b strings.Builder
 	for _, h := range hits {
 		m.line(&b, h, false, h.ID == id)
 	}
-	return textResult(b.String()), nil, nil
+	return textResult(b.String()), nil
 }
 
 func around(name string, n int) (int, error) {
@@ -330,16 +320,16 @@ func around(name string, n int) (int, error) {
 	return min(n, maxAround), nil
 }
 
-func (m *memoryTools) get(ctx context.Context, _ *mcp.CallToolRequest, in getIn) (*mcp.CallToolResult, any, error) {
+func (m *memoryTools) get(ctx context.Context, _ call, in getIn) (result, error) {
 	if len(in.IDs) == 0 {
-		return nil, nil, errors.New("ids is empty: give the ids search or timeline listed")
+		return result{}, errors.New("ids is empty: give the ids search or timeline listed")
 	}
 	if len(in.IDs) > maxIDs {
-		return nil, nil, fmt.Errorf("%d ids: ask for at most %d at a time", len(in.IDs), maxIDs)
+		return result{}, fmt.Errorf("%d ids: ask for at most %d at a time", len(in.IDs), maxIDs)
 	}
 	obs, err := m.mem.Get(ctx, in.IDs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("get: %w", err)
+		return result{}, fmt.Errorf("get: %w", err)
 	}
 	found := map[int64]bool{}
 	var b strings.Builder
@@ -371,18 +361,18 @@ func (m *memoryTools) get(ctx context.Context, _ *mcp.CallToolRequest, in getIn)
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, "Not found: %s\n", strings.Join(missing, ", "))
 	}
-	return textResult(strings.TrimRight(b.String(), "\n")), nil, nil
+	return textResult(strings.TrimRight(b.String(), "\n")), nil
 }
 
-func (m *memoryTools) remember(ctx context.Context, req *mcp.CallToolRequest, in rememberIn) (*mcp.CallToolResult, any, error) {
+func (m *memoryTools) remember(ctx context.Context, c call, in rememberIn) (result, error) {
 	if len(in.Text) > maxNote {
-		return nil, nil, fmt.Errorf("text is %d bytes: keep a note under %d", len(in.Text), maxNote)
+		return result{}, fmt.Errorf("text is %d bytes: keep a note under %d", len(in.Text), maxNote)
 	}
 	// What is stored is redacted like everything cairn keeps: a secret or
 	// a <private> span never reaches the store.
 	body := strings.TrimSpace(redact.String(in.Text))
 	if body == "" {
-		return nil, nil, errors.New("text is empty (or only private): give what to remember")
+		return result{}, errors.New("text is empty (or only private): give what to remember")
 	}
 	title := strings.TrimSpace(redact.String(in.Title))
 	if title == "" {
@@ -402,17 +392,17 @@ func (m *memoryTools) remember(ctx context.Context, req *mcp.CallToolRequest, in
 	// keeping without one.
 	quick := *m.loc
 	quick.wait = -1
-	if t, err := quick.find(ctx, toolUseID(req)); err == nil {
+	if t, err := quick.find(ctx, c.toolUseID); err == nil {
 		n.Session = t.id
 	}
 	o, err := m.mem.Remember(ctx, n)
 	if err != nil {
-		return nil, nil, fmt.Errorf("remember: %w", err)
+		return result{}, fmt.Errorf("remember: %w", err)
 	}
-	return textResult(fmt.Sprintf("Remembered #%d (%s): %s", o.ID, orDash(o.Kind), text.ClipLine(o.Title, 120))), nil, nil
+	return textResult(fmt.Sprintf("Remembered #%d (%s): %s", o.ID, orDash(o.Kind), text.ClipLine(o.Title, 120))), nil
 }
 
-func (m *memoryTools) forget(ctx context.Context, _ *mcp.CallToolRequest, in forgetIn) (*mcp.CallToolResult, any, error) {
+func (m *memoryTools) forget(ctx context.Context, _ call, in forgetIn) (result, error) {
 	sel := Selection{IDs: in.IDs, Session: strings.TrimSpace(in.Session), Query: strings.TrimSpace(in.Query)}
 	given := 0
 	for _, set := range []bool{len(sel.IDs) > 0, sel.Session != "", sel.Query != ""} {
@@ -421,11 +411,11 @@ func (m *memoryTools) forget(ctx context.Context, _ *mcp.CallToolRequest, in for
 		}
 	}
 	if given != 1 {
-		return nil, nil, errors.New("give exactly one of ids, session and query")
+		return result{}, errors.New("give exactly one of ids, session and query")
 	}
 	for _, id := range sel.IDs {
 		if id <= 0 {
-			return nil, nil, fmt.Errorf("id %d: observation ids are positive", id)
+			return result{}, fmt.Errorf("id %d: observation ids are positive", id)
 		}
 	}
 	if sel.IDs == nil {
@@ -433,20 +423,12 @@ func (m *memoryTools) forget(ctx context.Context, _ *mcp.CallToolRequest, in for
 	}
 	n, err := m.mem.Forget(ctx, sel)
 	if err != nil {
-		return nil, nil, fmt.Errorf("forget: %w", err)
+		return result{}, fmt.Errorf("forget: %w", err)
 	}
 	if n == 0 {
-		return textResult("Nothing matched; nothing forgotten."), nil, nil
+		return textResult("Nothing matched; nothing forgotten."), nil
 	}
-	return textResult(fmt.Sprintf("Forgot %d observation%s for good.", n, plural(n))), nil, nil
-}
-
-func toolUseID(req *mcp.CallToolRequest) string {
-	if req == nil || req.Params == nil {
-		return ""
-	}
-	id, _ := req.Params.Meta["claudecode/toolUseId"].(string)
-	return id
+	return textResult(fmt.Sprintf("Forgot %d observation%s for good.", n, plural(n))), nil
 }
 
 func orDash(s string) string {

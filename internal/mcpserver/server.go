@@ -8,20 +8,26 @@
 // meter and kept with internal/continuity's checkpoints.
 //
 // Every tool definition is sent with every request the client makes, so
-// descriptions and schemas are kept short (tools_test.go measures them).
+// descriptions and schemas are kept short (TestToolsCost measures them).
 // Stdout carries nothing but the protocol; logs go to Options.Log.
+//
+// The protocol itself, JSON-RPC 2.0 on stdio (protocol.go) and the tools'
+// input schemas (schema.go), is written here rather than taken from the
+// official Go SDK, whose packages cost every cairn process, hooks
+// included, to link (protocol.go says how much). The SDK's client checks
+// the server in the tests.
 package mcpserver
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
 )
@@ -58,8 +64,61 @@ type Options struct {
 	Version string
 }
 
-// New returns the MCP server with its tools.
-func New(o Options) *mcp.Server {
+// Serve runs the server over in and out (stdin and stdout for `cairn mcp`)
+// until in ends or ctx is cancelled. The end of in is a normal end: the
+// calls still running are cancelled, and Serve returns nil once they have
+// returned.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
+	s := newServer(o)
+	return (&conn{srv: s, out: out}).serve(ctx, in)
+}
+
+// server is what every session of the server shares: its tools, and what
+// tools/list says of them.
+type server struct {
+	version string
+	log     *logger
+	tools   []*tool
+	// list is the answer to tools/list, made once.
+	list json.RawMessage
+}
+
+// tool is a tool as tools/list shows it, with its handler.
+type tool struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	InputSchema *inputSchema `json:"inputSchema"`
+	// call runs the tool on a call's arguments.
+	call func(ctx context.Context, c call, args json.RawMessage) result
+}
+
+// call is what a tool knows of the call besides its arguments.
+type call struct {
+	// toolUseID is the id of the tool_use block that made the call, which
+	// Claude Code gives in the call's _meta ("claudecode/toolUseId"); ""
+	// from another client.
+	toolUseID string
+}
+
+// result is a tool's answer. A failure is one too, with isError: the
+// model reads it and can correct the call.
+type result struct {
+	Content           []textContent   `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// textResult is a tool's answer as one text block: what the model reads.
+func textResult(s string) result {
+	return result{Content: []textContent{{Type: "text", Text: s}}}
+}
+
+func newServer(o Options) *server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -75,65 +134,110 @@ func New(o Options) *mcp.Server {
 	if abs, err := filepath.Abs(o.Dir); err == nil {
 		o.Dir = abs // Claude Code names a project's folder after its absolute path
 	}
-	logger := slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: o.Version}, &mcp.ServerOptions{
-		Logger: logger,
-		// Only tools: no logging capability to advertise.
-		Capabilities: &mcp.ServerCapabilities{},
-	})
+	s := &server{version: o.Version, log: &logger{w: o.Log}}
 	l := &locator{configDir: o.ConfigDir, dir: o.Dir, sessionID: o.SessionID}
 	if o.Memory != nil {
 		addMemoryTools(s, &memoryTools{mem: o.Memory, loc: l, now: o.Now, zone: o.Loc})
 	}
 	if o.Keeper != nil {
-		addContextTools(s, newContextTools(o.Keeper, l, o.Now, o.Loc, logger))
+		addContextTools(s, newContextTools(o.Keeper, l, o.Now, o.Loc, s.log))
 	}
-	return s
-}
-
-// Serve runs the server over in and out (stdin and stdout for `cairn mcp`)
-// until in ends or ctx is cancelled. The end of in is a normal end.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
-	t := &mcp.IOTransport{Reader: readCloser{in}, Writer: writeCloser{out}}
-	err := New(o).Run(ctx, t)
-	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
-		return nil
-	}
-	return err
-}
-
-// readCloser and writeCloser leave the streams open: they belong to the
-// caller (the process's stdin and stdout).
-type readCloser struct{ io.Reader }
-
-func (readCloser) Close() error { return nil }
-
-type writeCloser struct{ io.Writer }
-
-func (writeCloser) Close() error { return nil }
-
-// textResult is a tool's answer as one text block: what the model reads.
-func textResult(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}
-
-// schema is the input schema of In with the values some properties may
-// take. A list is an array, not "array or null": the definitions go with
-// every request, and the model has no use for the null.
-func schema[In any](enums map[string][]string) *jsonschema.Schema {
-	s, err := jsonschema.For[In](nil)
+	slices.SortFunc(s.tools, func(a, b *tool) int { return strings.Compare(a.Name, b.Name) })
+	list, err := json.Marshal(struct {
+		Tools []*tool `json:"tools"`
+	}{s.tools})
 	if err != nil {
-		panic(err) // a static type: fails at start-up in every test
+		panic(err) // static definitions: fails in every test
 	}
-	for _, p := range s.Properties {
-		if len(p.Types) == 2 && p.Types[0] == "null" {
-			p.Type, p.Types = p.Types[1], nil
-		}
-	}
-	for name, values := range enums {
-		for _, v := range values {
-			s.Properties[name].Enum = append(s.Properties[name].Enum, v)
-		}
-	}
+	s.list = list
 	return s
+}
+
+// addTool adds a tool whose arguments are In (see schemaFor), with the
+// values some of its properties may take.
+func addTool[In any](s *server, name, description string, enums map[string][]string, h func(context.Context, call, In) (result, error)) {
+	schema := schemaFor[In](enums)
+	s.tools = append(s.tools, &tool{Name: name, Description: description, InputSchema: schema,
+		call: func(ctx context.Context, c call, args json.RawMessage) result {
+			var in In
+			if err := schema.decode(args, &in); err != nil {
+				return errorResult(fmt.Errorf("validating \"arguments\": %w", err))
+			}
+			res, err := h(ctx, c, in)
+			if err != nil {
+				return errorResult(err)
+			}
+			if res.Content == nil {
+				res.Content = []textContent{}
+			}
+			return res
+		}})
+}
+
+func errorResult(err error) result {
+	res := textResult(err.Error())
+	res.IsError = true
+	return res
+}
+
+// method is the handler of a request other than initialize and ping; nil
+// for a method the server does not have.
+func (s *server) method(name string) func(ctx context.Context, params json.RawMessage) (any, error) {
+	switch name {
+	case "tools/list":
+		return s.listTools
+	case "tools/call":
+		return s.callTool
+	}
+	return nil
+}
+
+func (s *server) listTools(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if len(params) > 0 && valueType(params) != typeNull {
+		if err := json.Unmarshal(params, &p); err != nil || valueType(params) != typeObject {
+			return nil, errorf(codeInvalidParams, "invalid params: want an object")
+		}
+	}
+	if p.Cursor != nil && *p.Cursor != "" {
+		// The list is one page: no cursor was given to come back with.
+		return nil, errorf(codeInvalidParams, "invalid params: unknown cursor %q", *p.Cursor)
+	}
+	return s.list, nil
+}
+
+func (s *server) callTool(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Name      string                     `json:"name"`
+		Arguments json.RawMessage            `json:"arguments"`
+		Meta      map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || valueType(params) != typeObject {
+		return nil, errorf(codeInvalidParams, "invalid params: want an object with the tool's name and arguments")
+	}
+	i := slices.IndexFunc(s.tools, func(t *tool) bool { return t.Name == p.Name })
+	if i < 0 {
+		return nil, errorf(codeInvalidParams, "unknown tool %q", p.Name)
+	}
+	var c call
+	if id := p.Meta["claudecode/toolUseId"]; valueType(id) == typeString {
+		json.Unmarshal(id, &c.toolUseID)
+	}
+	return s.tools[i].call(ctx, c, p.Arguments), nil
+}
+
+// logger writes the server's warnings, one line each, to Options.Log:
+// never stdout, which is the protocol's.
+type logger struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *logger) warn(format string, args ...any) {
+	line := "cairn: warning: " + fmt.Sprintf(format, args...) + "\n"
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.w, line)
 }

@@ -30,21 +30,39 @@ func (c *Conn) Wire() []byte {
 }
 
 // NotProtocol returns the lines of out that are not JSON-RPC 2.0
-// messages: on stdout, anything else breaks the client.
+// messages (or batches of them): on stdout, anything else breaks the
+// client.
 func NotProtocol(out []byte) []string {
 	if len(out) == 0 {
 		return nil
 	}
 	var bad []string
 	for _, line := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
-		var m struct {
-			Version string `json:"jsonrpc"`
-		}
-		if err := json.Unmarshal(line, &m); err != nil || m.Version != "2.0" {
+		if !isMessage(line) && !isBatch(line) {
 			bad = append(bad, string(line))
 		}
 	}
 	return bad
+}
+
+func isMessage(data []byte) bool {
+	var m struct {
+		Version string `json:"jsonrpc"`
+	}
+	return json.Unmarshal(data, &m) == nil && m.Version == "2.0"
+}
+
+func isBatch(data []byte) bool {
+	var ms []json.RawMessage
+	if json.Unmarshal(data, &ms) != nil || len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		if !isMessage(m) {
+			return false
+		}
+	}
+	return true
 }
 
 type recorder struct {

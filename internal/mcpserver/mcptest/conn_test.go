@@ -19,6 +19,8 @@ func TestNotProtocol(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1}` + "\n\n", []string{""}},
 		{`{"id":1,"result":{}}` + "\n", []string{`{"id":1,"result":{}}`}},
 		{`{"jsonrpc":"1.0"}`, []string{`{"jsonrpc":"1.0"}`}},
+		{`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}]`, nil},
+		{`[]` + "\n" + `[{"jsonrpc":"2.0","id":1,"result":{}},{"id":2}]` + "\n" + `[1]`, []string{`[]`, `[{"jsonrpc":"2.0","id":1,"result":{}},{"id":2}]`, `[1]`}},
 	} {
 		if got := NotProtocol([]byte(c.out)); !slices.Equal(got, c.want) {
 			t.Errorf("NotProtocol(%q) = %q, want %q", c.out, got, c.want)

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestNoHeavyPackages keeps out of the binary the packages whose
+// initialisation cost every process: Go runs every linked package's init
+// in every process, the hooks' included. With the official MCP SDK linked
+// (it brought the others), package init took 2.21 ms a process instead of
+// 0.63 ms (GODEBUG=inittrace=1, mean of 40 runs); the SDK now checks the
+// server in its tests only. The packages are read as the README builds
+// the binary, with go list -deps, which compiles nothing.
+func TestNoHeavyPackages(t *testing.T) {
+	heavy := []string{
+		"github.com/modelcontextprotocol/go-sdk",
+		"github.com/google/jsonschema-go",
+		"encoding/gob",
+		"net/http",
+	}
+	goTool, err := exec.LookPath("go") // go test puts its own first on PATH
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goTool, "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	importers := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if _, ok := importers[f[0]]; !ok {
+			importers[f[0]] = nil
+		}
+		for _, imp := range f[1:] {
+			importers[imp] = append(importers[imp], f[0])
+		}
+	}
+	if _, ok := importers["github.com/cairn-agent/cairn/internal/mcpserver"]; !ok {
+		t.Fatalf("go list did not name the MCP server among the binary's packages:\n%s", out)
+	}
+	var linked []string
+	for pkg, by := range importers {
+		for _, h := range heavy {
+			if pkg == h || strings.HasPrefix(pkg, h+"/") {
+				linked = append(linked, pkg+" (imported by "+strings.Join(by, ", ")+")")
+			}
+		}
+	}
+	slices.Sort(linked)
+	for _, l := range linked {
+		t.Errorf("cairn links %s: its initialisation costs every process", l)
+	}
+}
