@@ -119,13 +119,53 @@ func TestMCPRequestCost(t *testing.T) {
 		sizes[with] = reqs[0].Size
 		body, _ := json.Marshal(reqs[0].Body)
 		names := strings.Count(string(body), "mcp__cairn__")
-		if want := map[bool]int{false: 0, true: 3}[with]; names != want {
+		if want := map[bool]int{false: 0, true: 8}[with]; names != want {
 			t.Errorf("with the server %v: %d mentions of its tools, want %d", with, names, want)
 		}
 	}
 	added := sizes[true] - sizes[false]
 	t.Logf("the server adds %d bytes to a request (%d without it)", added, sizes[false])
-	if added <= 0 || added > 400 {
-		t.Errorf("the server adds %d bytes to a request: want its three tool names, no schemas", added)
+	if added <= 0 || added > 600 {
+		t.Errorf("the server adds %d bytes to a request: want its eight tool names, no schemas", added)
+	}
+}
+
+// A decision one session made reaches a later session of the project
+// through memory: the hooks store the first session's observations, and
+// the model of the second calls the search tool, whose result (with the
+// decision and its reason) is in the next request.
+func TestMCPMemoryAcrossSessions(t *testing.T) {
+	t.Parallel()
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	fake := fakeapi.New(fakeapi.Options{})
+	defer fake.Close()
+	s := newProject(t, nil)
+	s.BaseURL = fake.URL
+	installCairn(t, s)
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"cairn": map[string]any{"command": built.bin, "args": []string{"mcp"}}}})
+	if err := os.WriteFile(filepath.Join(s.ProjectDir, ".mcp.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake.Enqueue(fakeapi.Reply{Text: "I decided to keep the sessions in Redis rather than Postgres, because Redis expires keys natively.",
+		Usage: fakeapi.Usage{InputTokens: 20000, OutputTokens: 30}})
+	s.MustTurn(t, "Plan the session store for ticket AUTH-12.")
+
+	first := s.ID
+	s.ID = "" // a new session of the same project
+	fake.Enqueue(
+		fakeapi.Reply{Tools: []fakeapi.ToolUse{{ID: "toolu_search", Name: "mcp__cairn__search", Input: map[string]any{"query": "where do sessions live"}}},
+			Usage: fakeapi.Usage{InputTokens: 9000, OutputTokens: 5}},
+		fakeapi.Reply{Text: "Redis, as decided.", Usage: fakeapi.Usage{InputTokens: 9500, OutputTokens: 5}},
+	)
+	s.AllowedTools = []string{"mcp__cairn__search"}
+	s.MustTurn(t, "Where did we decide to keep the sessions?")
+	if s.ID == first {
+		t.Fatal("the second turn resumed the first session")
+	}
+	res := toolResult(t, fake, "toolu_search")
+	if res.IsError || !strings.Contains(res.Text, "Redis") || !strings.Contains(res.Text, "Postgres") {
+		t.Errorf("the search did not bring the first session's decision:\n%s", res.Text)
 	}
 }

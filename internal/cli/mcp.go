@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 
 	"github.com/cairn-agent/cairn/internal/mcpserver"
 )
@@ -31,8 +32,16 @@ func mcpCmd() command {
 				if dir == "" {
 					dir = e.cwd
 				}
+				// Without the database the context tools still work: the
+				// memory tools are left out, and the log says why.
+				var mem mcpserver.Memory
+				if m, err := e.keeper.Memory(ctx); err != nil {
+					fmt.Fprintf(a.Stderr, "cairn: warning: mcp: no memory tools: %v\n", err)
+				} else {
+					mem = mcpserver.Store{M: m}
+				}
 				return mcpserver.Serve(ctx, a.Stdin, a.Stdout, mcpserver.Options{
-					Keeper: e.keeper, ConfigDir: e.configDir, Dir: dir,
+					Memory: mem, Keeper: e.keeper, ConfigDir: e.configDir, Dir: dir,
 					SessionID: a.Getenv("CLAUDE_CODE_SESSION_ID"),
 					Now:       a.Now, Loc: a.Loc, Log: a.Stderr, Version: Version,
 				})
