@@ -68,6 +68,7 @@ func table() []entry {
 		{"checkpoint", checkpointCmd}, {"checkpoints", checkpointsCmd}, {"show", showCmd}, {"resume", resumeCmd},
 		{"handoff", handoffCmd}, {"snapshot", snapshotCmd}, {"snapshots", snapshotsCmd}, {"estimate", estimateCmd}, {"defer", deferCmd},
 		{"review", reviewCmd}, {"compound", compoundCmd}, {"learn", learnCmd},
+		{"search", searchCmd}, {"timeline", timelineCmd}, {"get", getCmd}, {"remember", rememberCmd}, {"forget", forgetCmd},
 		{"statusline", statuslineCmd}, {"hook", hookCmd}, {"slash", slashCmd}, {"mcp", mcpCmd},
 		{"version", versionCmd}, {"completion", completionCmd}, {"help", helpCmd},
 	}
