@@ -165,7 +165,7 @@ type FileResult struct {
 // the directories made for it. See edit for how the file is written.
 func (w Wiring) InstallFile(path string, j Journal) (FileResult, error) {
 	var res FileResult
-	changed, err := edit(path, func(old []byte, exists bool) ([]byte, bool, error) {
+	changed, err := edit(path, w.fileMode(), func(old []byte, exists bool) ([]byte, bool, error) {
 		data, changed, err := w.Install(old)
 		if err != nil || !changed {
 			return data, changed, err
@@ -198,7 +198,15 @@ func (w Wiring) remember(path string, old []byte, exists bool, j Journal) error 
 	if err != nil {
 		return err
 	}
-	return j.save(record{Path: path, Existed: exists, Before: before})
+	return j.save(record{Path: path, Existed: exists, Before: w.record(before)})
+}
+
+// fileMode is the mode of a file Install creates.
+func (w Wiring) fileMode() fs.FileMode {
+	if w.MCP != nil && w.MCP.FileMode != 0 {
+		return w.MCP.FileMode
+	}
+	return 0o644
 }
 
 // UninstallFile applies Uninstall to the settings file at path, with what
@@ -223,7 +231,7 @@ func (w Wiring) UninstallFile(path string, j Journal) (FileResult, error) {
 			before = []byte{}
 		}
 	}
-	changed, err := edit(path, func(old []byte, exists bool) ([]byte, bool, error) {
+	changed, err := edit(path, w.fileMode(), func(old []byte, exists bool) ([]byte, bool, error) {
 		res = FileResult{}
 		if !exists {
 			return old, false, nil
@@ -273,13 +281,14 @@ func (w Wiring) UninstallFile(path string, j Journal) (FileResult, error) {
 	return res, nil
 }
 
-// wired reports whether data holds cairn's hooks or its status line.
+// wired reports whether data holds cairn's hooks, its status line, its MCP
+// server or the approval of that server.
 func (w Wiring) wired(data []byte) bool {
 	root, err := w.load(data)
 	if err != nil {
 		return false
 	}
-	if len(w.installed(root)) > 0 {
+	if len(w.installed(root)) > 0 || w.server(root) == OurServer || w.approved(root) {
 		return true
 	}
 	c, ok := command(root.get("statusLine"))
@@ -321,7 +330,7 @@ func sameValue(a, b *node) bool {
 
 // isEmptyObject reports whether data is {} and white space.
 func isEmptyObject(data []byte) bool {
-	root, err := load(data)
+	root, err := parseDocument(data)
 	return err == nil && root.orig && root.kind == object && len(root.members) == 0
 }
 
@@ -329,14 +338,14 @@ func isEmptyObject(data []byte) bool {
 var errRaced = errors.New("changed by another program while cairn was editing it; try again")
 
 // edit reads path, applies f and, when f changed something, replaces the
-// file atomically, keeping its mode and owner, or removes it when f
-// returns nil data. f learns whether the file exists; a missing file
+// file atomically, keeping its mode and owner (a new file gets newMode),
+// or removes it when f returns nil data. f learns whether the file exists; a missing file
 // reads as empty. A document f refuses leaves the file as it was.
 //
 // Claude Code can write its settings at any moment (accepting a permission
 // does), so the file is read again just before the rename and the edit
 // retried if it moved; the window left is the rename itself.
-func edit(path string, f func(old []byte, exists bool) ([]byte, bool, error)) (bool, error) {
+func edit(path string, newMode fs.FileMode, f func(old []byte, exists bool) ([]byte, bool, error)) (bool, error) {
 	// Write through a symlink (dotfile managers link settings.json), not over it.
 	target := path
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -371,7 +380,7 @@ func edit(path string, f func(old []byte, exists bool) ([]byte, bool, error)) (b
 				err = os.Remove(target)
 			}
 		} else {
-			mode := fs.FileMode(0o644)
+			mode := newMode
 			if info != nil {
 				mode = info.Mode().Perm()
 			}

@@ -371,7 +371,7 @@ func TestEditRetriesWhenRaced(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
 	os.WriteFile(path, []byte("{}\n"), 0o644)
 	calls := 0
-	changed, err := edit(path, func(data []byte, _ bool) ([]byte, bool, error) {
+	changed, err := edit(path, 0o644, func(data []byte, _ bool) ([]byte, bool, error) {
 		calls++
 		if calls == 1 {
 			os.WriteFile(path, []byte(`{"model": "opus"}`), 0o644)
@@ -393,7 +393,7 @@ func TestEditGivesUpWhenAlwaysRaced(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
 	os.WriteFile(path, []byte("{}"), 0o644)
 	n := 0
-	_, err := edit(path, func(data []byte, _ bool) ([]byte, bool, error) {
+	_, err := edit(path, 0o644, func(data []byte, _ bool) ([]byte, bool, error) {
 		n++
 		os.WriteFile(path, bytes.Repeat([]byte(" "), n), 0o644)
 		return []byte("{}\n"), true, nil
