@@ -300,13 +300,20 @@ func (s Setup) uninstallProject() error {
 			fmt.Fprintf(s.Out, "took cairn out of %s%s\n", path, how(res))
 		}
 	}
-	srv, err := server.UninstallFile(f.mcp, f.journal)
-	if err != nil {
-		return settingsError(err)
-	}
-	if srv.Changed {
-		changed = true
-		fmt.Fprintf(s.Out, "took cairn's MCP server out of %s%s\n", f.mcp, how(srv))
+	// .mcp.json is the team's: cairn's server goes where an install on
+	// this machine put it. One that was there already (a teammate's
+	// install, committed) is the project's choice.
+	if st == settings.OurServer && !f.journal.Recorded(f.mcp) {
+		fmt.Fprintf(s.Out, "left cairn's MCP server in %s: no cairn install on this machine put it there (the project's, committed?); take it out of the file if the project no longer wants it\n", f.mcp)
+	} else {
+		srv, err := server.UninstallFile(f.mcp, f.journal)
+		if err != nil {
+			return settingsError(err)
+		}
+		if srv.Changed {
+			changed = true
+			fmt.Fprintf(s.Out, "took cairn's MCP server out of %s%s\n", f.mcp, how(srv))
+		}
 	}
 	if st == settings.OtherServer {
 		s.warn("left the MCP server named %s in %s alone: it is not cairn's", claudecode.MCPServerName, f.mcp)

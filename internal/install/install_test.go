@@ -353,3 +353,34 @@ func TestDoctorMCP(t *testing.T) {
 	check(r, "note: "+mcp+": the MCP server named cairn there is not cairn's",
 		"problem: "+s.UserConfig+": cairn's MCP server runs /old/cairn, not this cairn ("+s.Exe+")")
 }
+
+// TestUninstallLeavesTeamServer: a .mcp.json the team committed with
+// cairn's server in it (a teammate ran install) is the project's: install
+// here only approves the server, and uninstall takes the approval out and
+// leaves the team's file as it is.
+func TestUninstallLeavesTeamServer(t *testing.T) {
+	s, out := testSetup(t)
+	mcp := filepath.Join(s.Root, ".mcp.json")
+	team := "{\n  \"mcpServers\": {\n    \"cairn\": {\n      \"command\": \"cairn\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n"
+	write(t, mcp, team)
+	before := files(t, s.Root)
+	if err := s.Install(false, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, mcp); got != team {
+		t.Errorf("install changed the team's .mcp.json:\n%s", got)
+	}
+	if !strings.Contains(out.String(), "approved cairn's MCP server of .mcp.json") || strings.Contains(out.String(), "registered cairn's MCP server") {
+		t.Errorf("install said:\n%s", out)
+	}
+	out.Reset()
+	if err := s.Uninstall(false); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, files(t, s.Root)); diff != "" {
+		t.Errorf("the project after install and uninstall (-before +after):\n%s", diff)
+	}
+	if !strings.Contains(out.String(), "left cairn's MCP server in "+mcp+": no cairn install on this machine put it there") {
+		t.Errorf("uninstall said:\n%s", out)
+	}
+}

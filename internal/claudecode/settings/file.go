@@ -68,6 +68,13 @@ func (j Journal) load(path string) (record, bool) {
 	return r, true
 }
 
+// Recorded reports whether the journal holds a record of path: an
+// install here changed it, and uninstall has not given it back yet.
+func (j Journal) Recorded(path string) bool {
+	_, ok := j.load(path)
+	return ok
+}
+
 func (j Journal) save(r record) error {
 	if j.Dir == "" {
 		return nil
