@@ -112,7 +112,8 @@ func doctorCmd() command {
              status: ok, problem (with the fix, when there is one), info or note
   hooks      per event: {"event", "last_ran", "took_ms", "last_error",
              "last_error_at"}; last_ran is null when it never ran
-  mcp_servers  where cairn's MCP server is registered: {"scope" (project or
+  mcp_servers
+             where cairn's MCP server is registered: {"scope" (project or
              user), "path", "command"}
   problems   how many findings are problems`,
 		setup: func(fs *flag.FlagSet) runFunc {
