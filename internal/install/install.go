@@ -228,13 +228,16 @@ func (s Setup) uninstallUser() error {
 	if err := check(server, f.userConfig); err != nil {
 		return err
 	}
-	res, err := w.UninstallFile(f.user, f.journal)
-	if err != nil {
-		return settingsError(err)
-	}
+	// ~/.claude.json first: while it is edited, the client's lock is in
+	// its directory, which may be one install made ($CLAUDE_CONFIG_DIR),
+	// and which settings.json's uninstall then removes when empty.
 	srv, err := uninstallLocked(server, f.userConfig, f.journal)
 	if err != nil {
 		return err
+	}
+	res, err := w.UninstallFile(f.user, f.journal)
+	if err != nil {
+		return settingsError(err)
 	}
 	if !res.Changed && !srv.Changed {
 		fmt.Fprintf(s.Out, "cairn was not wired into %s or %s; nothing changed\n", f.user, f.userConfig)

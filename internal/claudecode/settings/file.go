@@ -128,8 +128,10 @@ func (j Journal) MkdirAll(dir string) ([]string, error) {
 }
 
 // RemoveDirs removes the directories MkdirAll recorded creating for dir
-// that are empty now, innermost first, and forgets the record. It returns
-// the ones it removed.
+// that are empty now, innermost first, and returns the ones it removed.
+// It forgets the record once they are all gone, and keeps it while one is
+// not empty: another file install put there (Claude Code's configuration
+// directory holds settings.json and .claude.json) may leave it later.
 func (j Journal) RemoveDirs(dir string) ([]string, error) {
 	r, ok := j.load(dir)
 	if !ok {
@@ -141,7 +143,7 @@ func (j Journal) RemoveDirs(dir string) ([]string, error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			break // not empty: something else is there now
+			return removed, nil // not empty: something else is there now
 		}
 		removed = append(removed, d)
 	}

@@ -326,7 +326,15 @@ func TestJournalDirs(t *testing.T) {
 		t.Error("removed a directory that is not empty")
 	}
 	if removed, err := j.RemoveDirs(dir); err != nil || len(removed) != 0 {
-		t.Errorf("a forgotten record removed %v, %v", removed, err)
+		t.Errorf("removed %v, %v with the directory still not empty", removed, err)
+	}
+	// Once it is empty, the record made for dir still says it is cairn's.
+	os.Remove(filepath.Join(root, "proj", ".claude", "mine"))
+	if removed, err := j.RemoveDirs(dir); err != nil || !slices.Equal(removed, []string{filepath.Join(root, "proj", ".claude")}) {
+		t.Errorf("removed %v, %v once empty", removed, err)
+	}
+	if names(t, j.Dir) != nil {
+		t.Errorf("the journal keeps %v", names(t, j.Dir))
 	}
 }
 

@@ -32,6 +32,10 @@ func Lock(path string, wait time.Duration) (unlock func(), err error) {
 		if err == nil {
 			return func() { os.Remove(dir) }, nil
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			// No directory for the file yet: no client is writing it.
+			return func() {}, nil
+		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}

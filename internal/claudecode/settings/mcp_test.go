@@ -519,4 +519,15 @@ func TestLock(t *testing.T) {
 		t.Fatalf("a stale lock: %v", err)
 	}
 	unlock3()
+
+	// No directory for the file: nothing to lock, nothing made.
+	missing := filepath.Join(dir, "none", ".claude.json")
+	unlock4, err := Lock(missing, 50*time.Millisecond)
+	if err != nil {
+		t.Fatalf("a file in a missing directory: %v", err)
+	}
+	unlock4()
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Lock made the directory: %v", err)
+	}
 }
