@@ -339,10 +339,21 @@ func git(t *testing.T, s *claudecode.Session, args ...string) string {
 	return string(out)
 }
 
-// installCairn runs `cairn install` in the project, as a user would.
+// installCairn runs `cairn install --no-mcp` in the project, as a user
+// who wants the hooks alone would. The tests that use it measure the
+// hooks: without the MCP server
+// their requests stay as they were measured, and an interactive client
+// has no server to start (not on the bench's PATH). The server's install
+// has tests of its own (TestInstallUninstall, TestInstallMCPInteractive).
 func installCairn(t *testing.T, s *claudecode.Session) string {
 	t.Helper()
-	out, err := runCairn(s, "install")
+	return installCairnWith(t, s, "--no-mcp")
+}
+
+// installCairnWith runs `cairn install` with args.
+func installCairnWith(t *testing.T, s *claudecode.Session, args ...string) string {
+	t.Helper()
+	out, err := runCairn(s, append([]string{"install"}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,14 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -308,14 +311,15 @@ func oneLineString(s string) string { return strings.Join(strings.Fields(s), " "
 
 // TestInstallUninstall installs cairn into projects as users have them,
 // runs a session that must really go through cairn's hooks (and the
-// user's own), then uninstalls: the project must be exactly as before,
-// byte for byte, with nothing left behind, and the next session must not
-// run cairn.
+// user's own) and list cairn's MCP tools to the model, then uninstalls:
+// the project must be exactly as before, byte for byte, with nothing left
+// behind, and the next session must neither run cairn nor list its tools.
 //
 // cairn wires a project in .claude/settings.local.json, the file Claude
 // Code reads for the project on this machine alone, because the hooks
 // call this machine's binary by its absolute path; the settings.json
-// teams commit is left alone.
+// teams commit is left alone. Its MCP server goes into the project's
+// .mcp.json, beside the team's servers, as cairn from PATH.
 func TestInstallUninstall(t *testing.T) {
 	t.Parallel()
 	t.Run("hand-written settings", func(t *testing.T) {
@@ -354,6 +358,9 @@ func TestInstallUninstall(t *testing.T) {
 }
 `,
 			".claude/settings.local.json": "{\n\t\"permissions\": {\n\t\t\"allow\": [\n\t\t\t\"Bash(echo hello)\"\n\t\t]\n\t}\n}",
+			// The team's server, which exits at once: the client carries on
+			// without it.
+			".mcp.json": "{\n    \"mcpServers\": {\n        \"notes\": {\"command\": \"true\", \"args\": []}\n    }\n}\n",
 		}, log)
 	})
 	t.Run("no .claude", func(t *testing.T) {
@@ -367,9 +374,18 @@ func TestInstallUninstall(t *testing.T) {
 // userLog.
 func installRoundTrip(t *testing.T, files map[string]string, userLog string) {
 	s := newProject(t, files)
+	// The MCP server of .mcp.json is cairn from PATH, as a user has it.
+	s.Env = append(s.Env, "PATH="+filepath.Dir(built.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	before := projectTree(t, s.ProjectDir)
-	out := installCairn(t, s)
+	out := installCairnWith(t, s)
 	t.Logf("cairn install:\n%s", out)
+	mcp, err := os.ReadFile(filepath.Join(s.ProjectDir, ".mcp.json"))
+	if err != nil || !bytes.Contains(mcp, []byte(`"cairn": {`)) || !bytes.Contains(mcp, []byte(`"command": "cairn"`)) {
+		t.Errorf("install registered no MCP server in .mcp.json (%v):\n%s", err, mcp)
+	}
+	if team, ok := files[".mcp.json"]; ok && !bytes.HasPrefix(mcp, []byte(strings.TrimSuffix(team, "\n    }\n}\n"))) {
+		t.Errorf("install changed the team's lines of .mcp.json:\n%s", mcp)
+	}
 	local := filepath.Join(s.ProjectDir, ".claude", "settings.local.json")
 	installed, err := os.ReadFile(local)
 	if err != nil {
@@ -417,6 +433,15 @@ func installRoundTrip(t *testing.T, files map[string]string, userLog string) {
 	if n := fake.Pending(); n > 0 {
 		t.Errorf("%d scripted replies unused", n)
 	}
+	// The client started cairn's server and lists its tools, deferred, to
+	// the model from the first request on.
+	if first := fake.OfKind(fakeapi.Main); len(first) == 0 {
+		t.Fatal("no request reached the fake")
+	} else if tools := cairnTools(first[0]); len(tools) == 0 {
+		t.Errorf("the first request lists none of cairn's MCP tools after cairn install:\n%s", requestJSON(first[0]))
+	} else {
+		t.Logf("cairn's MCP tools in the first request: %s", strings.Join(tools, ", "))
+	}
 	if userLog != "" {
 		if _, err := os.Stat(userLog); err != nil {
 			t.Errorf("the user's own PostToolUse hook did not run beside cairn's: %v", err)
@@ -445,6 +470,9 @@ func installRoundTrip(t *testing.T, files map[string]string, userLog string) {
 		doc := string(out)
 		if !strings.Contains(doc, "settings.local.json: wired to "+built.bin) {
 			t.Errorf("cairn doctor does not say settings.local.json is wired:\n%s", doc)
+		}
+		if !strings.Contains(doc, ".mcp.json: cairn's MCP server registered for this project: cairn mcp") {
+			t.Errorf("cairn doctor does not say .mcp.json registers the MCP server:\n%s", doc)
 		}
 		for ev := range ran {
 			if !strings.Contains(doc, ev+": last ran") {
@@ -476,13 +504,47 @@ func installRoundTrip(t *testing.T, files map[string]string, userLog string) {
 		t.Errorf("the project after install, a session and uninstall differs from before (-before +after):\n%s", diff)
 	}
 
-	// Uninstalled: another turn runs no cairn hook.
+	// Uninstalled: another turn runs no cairn hook, and a new session's
+	// first request lists no tool of cairn's (a resumed one still has the
+	// reminder that listed them in its history).
 	records := hookRecords(t, s)
 	fake.Enqueue(fakeapi.Reply{Text: "Bye.", Usage: usageAt(3300)})
 	s.MustTurn(t, "Bye.")
 	if got := hookRecords(t, s); got != records {
 		t.Errorf("cairn's hooks ran after cairn uninstall:\nbefore:\n%s\nafter:\n%s", records, got)
 	}
+	s.ID = ""
+	fake.Enqueue(fakeapi.Reply{Text: "Hello again.", Usage: usageAt(1000)})
+	s.MustTurn(t, "Hello?")
+	reqs := fake.OfKind(fakeapi.Main)
+	if tools := cairnTools(reqs[len(reqs)-1]); len(tools) > 0 {
+		t.Errorf("a new session's first request after cairn uninstall lists cairn's MCP tools %v", tools)
+	}
+	if diff := cmp.Diff(before, projectTree(t, s.ProjectDir)); diff != "" {
+		t.Errorf("sessions after uninstall changed the project (-before +after):\n%s", diff)
+	}
+}
+
+// cairnToolRe is the name of one of cairn's MCP tools, as the client
+// gives it to the model.
+var cairnToolRe = regexp.MustCompile(`mcp__cairn__[a-z_]+`)
+
+// cairnTools are the names of cairn's MCP tools a request mentions (Claude
+// Code 2.1.328 lists deferred MCP tools by name, in a reminder in the
+// first message), once each, in order.
+func cairnTools(r fakeapi.Request) []string {
+	var names []string
+	for _, n := range cairnToolRe.FindAllString(requestJSON(r), -1) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func requestJSON(r fakeapi.Request) string {
+	b, _ := json.Marshal(r.Body)
+	return string(b)
 }
 
 // projectTree is every file and directory of the project but .git, with

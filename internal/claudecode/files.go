@@ -25,6 +25,20 @@ func ConfigDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".claude"), nil
 }
 
+// UserConfig is the file Claude Code keeps its own state in, the MCP
+// servers of every project included: .claude.json in $CLAUDE_CONFIG_DIR,
+// else in the home directory (not in ~/.claude).
+func UserConfig(getenv func(string) string) (string, error) {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, ".claude.json"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither CLAUDE_CONFIG_DIR nor HOME is set")
+	}
+	return filepath.Join(home, ".claude.json"), nil
+}
+
 // ProjectKey is the folder name Claude Code uses for a working directory:
 // every UTF-16 code unit that is not an ASCII letter or digit becomes '-'
 // (so "é" gives one dash and an emoji two). Claude Code shortens keys over

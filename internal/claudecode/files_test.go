@@ -97,3 +97,22 @@ func TestConfigDir(t *testing.T) {
 		t.Error("no error without HOME")
 	}
 }
+
+// TestUserConfig: where `claude mcp add --scope user` writes (probed with
+// 2.1.328): beside the configuration directory when CLAUDE_CONFIG_DIR
+// names one, else in the home directory, not in ~/.claude.
+func TestUserConfig(t *testing.T) {
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"HOME": "/home/u"}, "/home/u/.claude.json"},
+		{map[string]string{"HOME": "/home/u", "CLAUDE_CONFIG_DIR": "/cfg"}, "/cfg/.claude.json"},
+		{map[string]string{}, ""},
+	} {
+		got, err := UserConfig(func(k string) string { return tt.env[k] })
+		if got != tt.want || (err != nil) != (tt.want == "") {
+			t.Errorf("UserConfig(%v) = %q, %v; want %q", tt.env, got, err, tt.want)
+		}
+	}
+}

@@ -21,8 +21,11 @@ const MCPServerName = "cairn"
 // the plugin and the slash commands call it, so that the files hold
 // nothing of one machine.
 func MCPServer() map[string]any {
-	return map[string]any{"command": Program, "args": []string{"mcp"}}
+	return map[string]any{"command": Program, "args": MCPArgs()}
 }
+
+// MCPArgs are the arguments that make cairn the MCP server.
+func MCPArgs() []string { return []string{"mcp"} }
 
 // Plugin returns the files of cairn's Claude Code plugin, by path relative
 // to the plugin's root: the manifest, the hooks (every event of Events, with

@@ -8,27 +8,34 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/install"
 	"github.com/cairn-agent/cairn/internal/state"
 )
 
-// installCmd is `cairn install [--user]`.
+// installCmd is `cairn install [--user] [--no-mcp]`.
 func installCmd() command {
 	return command{
-		args:    "[--user]",
-		summary: "wire cairn's hooks, status line and slash commands into this project (.claude/settings.local.json), or with --user into every project",
+		args:    "[--user] [--no-mcp]",
+		summary: "wire cairn's hooks, status line, slash commands and MCP server into this project, or with --user into every project",
 		details: `The hooks and the status line call this cairn by its absolute path, so for a
 project they go into .claude/settings.local.json, this machine's own file; the
-slash commands go into .claude/commands/. What a settings file held before is
-recorded in $XDG_DATA_HOME/cairn/install/, so that uninstall gives it back.`,
+slash commands go into .claude/commands/. cairn's MCP server (cairn mcp) goes
+into the project's .mcp.json, which teams commit, as cairn from PATH, and is
+approved in settings.local.json so that Claude Code starts it without asking;
+with --user, into ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), by this
+cairn's path. A server of yours named cairn stays as it is. What a file held
+before is recorded in $XDG_DATA_HOME/cairn/install/, so that uninstall gives
+it back.`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			user := userFlag(fs)
+			noMCP := fs.Bool("no-mcp", false, "leave cairn's MCP server out")
 			return func(_ context.Context, a *App, args []string) error {
 				if err := noArgs(args); err != nil {
 					return err
 				}
-				return a.withSetup(func(s install.Setup, _ *env) error { return setupError(s.Install(*user)) })
+				return a.withSetup(func(s install.Setup, _ *env) error { return setupError(s.Install(*user, !*noMCP)) })
 			}
 		},
 	}
@@ -52,7 +59,7 @@ func uninstallCmd() command {
 }
 
 func userFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("user", false, "the user's settings ($CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json), for every project, instead of this project's")
+	return fs.Bool("user", false, "the user's settings ($CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json) and MCP servers (~/.claude.json), for every project, instead of this project's")
 }
 
 // withSetup runs do with where install, uninstall and doctor wire cairn:
@@ -67,9 +74,13 @@ func (a *App) withSetup(do func(install.Setup, *env) error) error {
 	if err != nil {
 		return err
 	}
+	userConfig, err := claudecode.UserConfig(a.Getenv)
+	if err != nil {
+		return err
+	}
 	return do(install.Setup{
-		Root: e.root, ConfigDir: e.configDir, DataDir: filepath.Dir(e.keeper.DBPath),
-		Exe: exe, PATH: a.Getenv("PATH"), Out: a.Stdout,
+		Root: e.root, ConfigDir: e.configDir, UserConfig: userConfig, DataDir: filepath.Dir(e.keeper.DBPath),
+		Exe: exe, PATH: a.Getenv("PATH"), Out: a.Stdout, Err: a.Stderr,
 	}, e)
 }
 
@@ -92,7 +103,7 @@ func setupError(err error) error {
 func doctorCmd() command {
 	return command{
 		args:    "[--json]",
-		summary: "check the wiring, where state lives, and how each hook last ran",
+		summary: "check the wiring (hooks, status line, MCP server), where state lives, and how each hook last ran",
 		details: `It exits 1 when it finds a problem, each with the fix to apply.
 
 --json prints the findings as one object with these fields, which stay:
@@ -101,6 +112,9 @@ func doctorCmd() command {
              status: ok, problem (with the fix, when there is one), info or note
   hooks      per event: {"event", "last_ran", "took_ms", "last_error",
              "last_error_at"}; last_ran is null when it never ran
+  mcp_servers
+             where cairn's MCP server is registered: {"scope" (project or
+             user), "path", "command"}
   problems   how many findings are problems`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			asJSON := fs.Bool("json", false, "print the findings as JSON")

@@ -65,11 +65,20 @@ type HookRun struct {
 	LastErrorAt *time.Time `json:"last_error_at,omitempty"`
 }
 
+// MCPServer is a file that registers cairn's MCP server.
+type MCPServer struct {
+	// Scope is "project" (.mcp.json) or "user" (~/.claude.json).
+	Scope   string `json:"scope"`
+	Path    string `json:"path"`
+	Command string `json:"command"`
+}
+
 // Report is what the doctor found, in the order it looked.
 type Report struct {
-	Findings []Finding `json:"findings"`
-	Hooks    []HookRun `json:"hooks"`
-	Problems int       `json:"problems"`
+	Findings   []Finding   `json:"findings"`
+	Hooks      []HookRun   `json:"hooks"`
+	MCPServers []MCPServer `json:"mcp_servers"`
+	Problems   int         `json:"problems"`
 }
 
 func (r *Report) add(section, status, fix, format string, args ...any) {
@@ -82,7 +91,7 @@ func (r *Report) add(section, status, fix, format string, args ...any) {
 // Check looks at everything and reports it; a problem is a finding, not
 // an error.
 func (d Doctor) Check(ctx context.Context) Report {
-	r := Report{Findings: []Finding{}, Hooks: []HookRun{}}
+	r := Report{Findings: []Finding{}, Hooks: []HookRun{}, MCPServers: []MCPServer{}}
 	d.wiring(&r)
 	d.storage(ctx, &r)
 	d.hooks(&r)
@@ -161,16 +170,122 @@ func (d Doctor) wiring(r *Report) {
 			r.add(Wiring, OK, "", "%s: wired to %s for %d events, for %s", path, d.Exe, len(want), file.what)
 		}
 	}
+	servers := d.mcpServers(r, f)
+	plugin := d.plugin(f)
 	switch {
+	case len(wired) == 0 && plugin != "":
+		r.add(Wiring, OK, "", "cairn runs from its Claude Code plugin, enabled in %s", plugin)
 	case len(wired) == 0:
 		problem("cairn install (this project) or cairn install --user (every project)", "cairn is wired into none of the settings files")
+	case plugin != "":
+		problem("keep one: disable the plugin (/plugin), or cairn uninstall (this project's) and cairn uninstall --user",
+			"cairn's plugin is enabled in %s, and cairn is wired into %s too: Claude Code runs every hook twice", plugin, strings.Join(wired, " and "))
 	case len(wired) > 1:
 		problem("keep one: cairn uninstall (this project's) or cairn uninstall --user",
 			"cairn is wired into %s: Claude Code runs every hook once per file", strings.Join(wired, " and "))
 	}
+	if plugin != "" {
+		// Claude Code 2.1.328 drops a plugin's server when a configured
+		// one runs the same command with the same arguments.
+		for _, sv := range servers {
+			if sv.Command == claudecode.Program {
+				r.add(Wiring, Info, "", "%s runs the plugin's MCP server as it is (%s %s): Claude Code starts one of them", sv.Path, sv.Command, strings.Join(claudecode.MCPArgs(), " "))
+			} else {
+				problem(fmt.Sprintf("keep one: disable the plugin (/plugin), or take the server out of %s", sv.Path),
+					"cairn's plugin and %s both register cairn's MCP server, with other commands (%s and %s): Claude Code starts it twice, and the model sees every tool twice", sv.Path, claudecode.Program, sv.Command)
+			}
+		}
+	}
 	for _, n := range d.Notes() {
 		r.add(Wiring, Note, "", "%s", n)
 	}
+}
+
+// mcpServers reports where cairn's MCP server is registered: the
+// project's .mcp.json (and whether Claude Code may start it there without
+// asking), the user's ~/.claude.json.
+func (d Doctor) mcpServers(r *Report, f settingsFiles) []MCPServer {
+	problem := func(fix, format string, args ...any) { r.add(Wiring, Problem, fix, format, args...) }
+	args := strings.Join(claudecode.MCPArgs(), " ")
+	for _, file := range []struct {
+		scope, path, what, fix string
+		w                      settings.Wiring
+	}{
+		{"project", f.mcp, "for this project", "cairn install", projectServer(d.Exe)},
+		{"user", f.userConfig, "for every project", "cairn install --user", userServer(d.Exe)},
+	} {
+		if file.path == "" {
+			continue
+		}
+		st, cmd, err := serverIn(file.w, file.path)
+		switch {
+		case err != nil:
+			problem("correct the file as the message says; cairn will not edit it until then", "%v", err)
+		case st == settings.OtherServer:
+			r.add(Wiring, Note, "", "%s: the MCP server named %s there is not cairn's, so cairn's is not registered there", file.path, claudecode.MCPServerName)
+		case st == settings.NoServer:
+			r.add(Wiring, Info, "", "%s: cairn's MCP server not registered", file.path)
+		case file.path == f.userConfig && cmd != d.Exe && filepath.IsAbs(cmd):
+			r.MCPServers = append(r.MCPServers, MCPServer{file.scope, file.path, cmd})
+			problem(file.fix, "%s: cairn's MCP server runs %s, not this cairn (%s)", file.path, cmd, d.Exe)
+		default:
+			r.MCPServers = append(r.MCPServers, MCPServer{file.scope, file.path, cmd})
+			r.add(Wiring, OK, "", "%s: cairn's MCP server registered %s: %s %s", file.path, file.what, cmd, args)
+			if file.path == f.mcp {
+				d.approval(r, f)
+			}
+		}
+	}
+	return r.MCPServers
+}
+
+// approval reports whether Claude Code may start the server of the
+// project's .mcp.json without asking: the settings files approve or
+// reject the servers of .mcp.json by name.
+func (d Doctor) approval(r *Report, f settingsFiles) {
+	var approvedIn []string
+	for _, path := range []string{f.local, f.shared, f.user} {
+		data, err := read(path)
+		if err != nil || data == nil {
+			continue
+		}
+		approved, rejected, err := settings.MCPApproval(data, claudecode.MCPServerName)
+		switch {
+		case err != nil:
+			// The settings files' own findings say what is wrong.
+		case rejected:
+			r.add(Wiring, Problem, fmt.Sprintf("take %s out of disabledMcpjsonServers in %s", claudecode.MCPServerName, path),
+				"%s rejects cairn's MCP server (disabledMcpjsonServers): Claude Code does not start it", path)
+			return
+		case approved:
+			approvedIn = append(approvedIn, path)
+		}
+	}
+	if len(approvedIn) > 0 {
+		r.add(Wiring, OK, "", "cairn's MCP server of %s is approved in %s: Claude Code starts it without asking", filepath.Base(f.mcp), approvedIn[0])
+		return
+	}
+	r.add(Wiring, Note, "", "cairn's MCP server of %s is approved in no settings file: an interactive Claude Code asks before it starts it (cairn install approves it in %s)", filepath.Base(f.mcp), filepath.Base(f.local))
+}
+
+// plugin is the settings file that enables cairn's Claude Code plugin,
+// "" when none does: of those that mention it, the one Claude Code reads
+// last (user < project < local) decides.
+func (d Doctor) plugin(f settingsFiles) string {
+	enabledIn := ""
+	for _, path := range []string{f.user, f.shared, f.local} {
+		data, err := read(path)
+		if err != nil || data == nil {
+			continue
+		}
+		if on, mentioned, err := settings.PluginEnabled(data, claudecode.PluginName); err == nil && mentioned {
+			enabledIn = ""
+			if on {
+				enabledIn = path
+			}
+		}
+	}
+	return enabledIn
 }
 
 // storage reports where state, the log and the database live, whether

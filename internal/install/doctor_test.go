@@ -20,11 +20,12 @@ import (
 func TestReportJSON(t *testing.T) {
 	dir := t.TempDir()
 	s := Setup{
-		Root:      filepath.Join(dir, "proj"),
-		ConfigDir: filepath.Join(dir, "claude"),
-		DataDir:   filepath.Join(dir, "data"),
-		Exe:       filepath.Join(dir, "bin", "cairn"),
-		Out:       io.Discard,
+		Root:       filepath.Join(dir, "proj"),
+		ConfigDir:  filepath.Join(dir, "claude"),
+		UserConfig: filepath.Join(dir, "home", ".claude.json"),
+		DataDir:    filepath.Join(dir, "data"),
+		Exe:        filepath.Join(dir, "bin", "cairn"),
+		Out:        io.Discard,
 	}
 	for _, d := range []string{s.Root, s.ConfigDir, s.DataDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -52,7 +53,7 @@ func TestReportJSON(t *testing.T) {
 		Loc: time.UTC,
 	}
 	before := d.Check(ctx)
-	if err := s.Install(false); err != nil {
+	if err := s.Install(false, true); err != nil {
 		t.Fatal(err)
 	}
 	after := d.Check(ctx)

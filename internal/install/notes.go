@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/git"
 )
 
 // Notes are what install cannot fix by itself, for install and doctor: a
-// settings.local.json git would commit, and slash commands that would not
-// find cairn.
+// settings.local.json git would commit, and slash commands or an MCP
+// server (in .mcp.json) that would not find cairn.
 //
 // Claude Code 2.1.328 adds **/.claude/settings.local.json to the user's
 // global git excludes (core.excludesFile, or ~/.config/git/ignore) when it
@@ -45,15 +47,30 @@ func (s Setup) Notes() []string {
 			notes = append(notes, fmt.Sprintf("git does not ignore %s yet, which holds this machine's path to cairn; Claude Code adds it to your global git excludes at its next interactive session here, or keep it out of commits now: echo %s >> .gitignore", slash, slash))
 		}
 	}
+	var callers []string
 	if slashInstalled(s.Root) {
+		callers = append(callers, "the slash commands (/checkpoint, /handoff, ...)")
+	}
+	if s.serverFromPATH() {
+		callers = append(callers, "the MCP server of .mcp.json")
+	}
+	if len(callers) > 0 {
+		who := strings.Join(callers, " and ")
 		switch found := lookPath(s.PATH, claudecode.Program); {
 		case found == "":
-			notes = append(notes, fmt.Sprintf("the slash commands (/checkpoint, /handoff, ...) call %s from PATH, and PATH has none: add %s to PATH", claudecode.Program, filepath.Dir(s.Exe)))
+			notes = append(notes, fmt.Sprintf("%s call %s from PATH, and PATH has none: add %s to PATH", who, claudecode.Program, filepath.Dir(s.Exe)))
 		case found != s.Exe:
-			notes = append(notes, fmt.Sprintf("the slash commands call %s from PATH, which is %s, not this cairn (%s)", claudecode.Program, found, s.Exe))
+			notes = append(notes, fmt.Sprintf("%s call %s from PATH, which is %s, not this cairn (%s)", who, claudecode.Program, found, s.Exe))
 		}
 	}
 	return notes
+}
+
+// serverFromPATH reports whether the project's .mcp.json runs cairn's
+// MCP server by a bare name, which the client finds on its PATH.
+func (s Setup) serverFromPATH() bool {
+	st, cmd, err := serverIn(projectServer(s.Exe), s.files().mcp)
+	return err == nil && st == settings.OurServer && !strings.ContainsRune(cmd, filepath.Separator)
 }
 
 // slashInstalled reports whether cairn's slash commands are in the project.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
@@ -21,6 +22,9 @@ type Setup struct {
 	Root string
 	// ConfigDir is Claude Code's: $CLAUDE_CONFIG_DIR or ~/.claude.
 	ConfigDir string
+	// UserConfig is the file Claude Code keeps its state and the user's
+	// MCP servers in: $CLAUDE_CONFIG_DIR/.claude.json or ~/.claude.json.
+	UserConfig string
 	// DataDir is cairn's data directory: the journal of what a settings
 	// file held before install lives in DataDir/install.
 	DataDir string
@@ -29,8 +33,18 @@ type Setup struct {
 	Exe string
 	// PATH is the search path the slash commands find cairn in.
 	PATH string
-	// Out is where install and uninstall say what they did.
-	Out io.Writer
+	// Out is where install and uninstall say what they did, Err where
+	// they warn of what they would not do (Out when nil).
+	Out, Err io.Writer
+}
+
+// warn tells the user what install or uninstall left alone.
+func (s Setup) warn(format string, args ...any) {
+	w := s.Err
+	if w == nil {
+		w = s.Out
+	}
+	fmt.Fprintf(w, "cairn: warning: "+format+"\n", args...)
 }
 
 // ErrSettings marks a settings file that could not be read or edited:
@@ -133,6 +147,44 @@ func wiring(exe, inherited string) settings.Wiring {
 	}
 }
 
+// mcpOurs recognises cairn's MCP server: "mcp" run by exe, or by a
+// program whose name starts with cairn, as isOurs does for the hooks.
+func mcpOurs(exe string) func(string, []string) bool {
+	return func(command string, args []string) bool {
+		return slices.Equal(args, claudecode.MCPArgs()) && (command == exe || strings.HasPrefix(filepath.Base(command), "cairn"))
+	}
+}
+
+// projectServer registers the MCP server in a project's .mcp.json, a
+// file teams commit: there it runs cairn from PATH, as the plugin and the
+// slash commands do, because a path of this machine would be wrong on
+// every other one. It also makes the entry the plugin's own: Claude Code
+// 2.1.328 drops a plugin's server when a configured one has the same
+// command and arguments, so a user with both gets one server, not two.
+// Any cairn an entry of cairn's runs there already does the job: another
+// member's choice is theirs, and rewriting it would churn their commits.
+func projectServer(exe string) settings.Wiring {
+	return settings.Wiring{MCP: &settings.MCPServer{
+		Name: claudecode.MCPServerName, Command: claudecode.Program, Args: claudecode.MCPArgs(),
+		Ours:    mcpOurs(exe),
+		Current: func(string) bool { return true },
+	}}
+}
+
+// userServer registers the MCP server in the user's ~/.claude.json, this
+// machine's own file, for every project: there it runs this cairn by its
+// absolute path, as the hooks do, so that it runs whatever PATH the
+// client has. One of cairn's that runs another absolute path is an older
+// install's, of a binary that may have moved: install points it here.
+func userServer(exe string) settings.Wiring {
+	return settings.Wiring{MCP: &settings.MCPServer{
+		Name: claudecode.MCPServerName, Command: exe, Args: claudecode.MCPArgs(),
+		Ours:     mcpOurs(exe),
+		Current:  func(c string) bool { return c == exe || !filepath.IsAbs(c) },
+		FileMode: 0o600, // as the client makes it: it holds the user's account
+	}}
+}
+
 // The settings files cairn wires, by where Claude Code reads them.
 //
 // The hooks and the status line call this machine's cairn by its absolute
@@ -141,17 +193,23 @@ func wiring(exe, inherited string) settings.Wiring {
 // and which is not meant to be committed, never into .claude/settings.json,
 // which teams commit. An older cairn installed there; install moves that
 // wiring out.
+//
+// The MCP server goes into the project's .mcp.json (mcp) or the user's
+// ~/.claude.json (userConfig); see projectServer and userServer.
 type settingsFiles struct {
 	shared, local, user string
+	mcp, userConfig     string
 	journal             settings.Journal
 }
 
 func (s Setup) files() settingsFiles {
 	return settingsFiles{
-		shared:  filepath.Join(s.Root, ".claude", "settings.json"),
-		local:   filepath.Join(s.Root, ".claude", "settings.local.json"),
-		user:    filepath.Join(s.ConfigDir, "settings.json"),
-		journal: settings.Journal{Dir: filepath.Join(s.DataDir, "install")},
+		shared:     filepath.Join(s.Root, ".claude", "settings.json"),
+		local:      filepath.Join(s.Root, ".claude", "settings.local.json"),
+		user:       filepath.Join(s.ConfigDir, "settings.json"),
+		mcp:        filepath.Join(s.Root, ".mcp.json"),
+		userConfig: s.UserConfig,
+		journal:    settings.Journal{Dir: filepath.Join(s.DataDir, "install")},
 	}
 }
 
@@ -183,6 +241,24 @@ func check(w settings.Wiring, paths ...string) error {
 		}
 	}
 	return nil
+}
+
+// serverIn is what the file at path has under cairn's MCP server name,
+// with the command of cairn's; a missing file has nothing.
+func serverIn(w settings.Wiring, path string) (settings.ServerState, string, error) {
+	data, err := read(path)
+	if err != nil {
+		return settings.NoServer, "", settingsError(err)
+	}
+	st, cmd, err := w.Server(data)
+	if err != nil {
+		var se *settings.Error
+		if errors.As(err, &se) {
+			se.Path = path
+		}
+		return st, cmd, settingsError(err)
+	}
+	return st, cmd, nil
 }
 
 // statusLineOf is the status line command the file at path sets, "" for

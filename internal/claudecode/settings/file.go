@@ -68,6 +68,13 @@ func (j Journal) load(path string) (record, bool) {
 	return r, true
 }
 
+// Recorded reports whether the journal holds a record of path: an
+// install here changed it, and uninstall has not given it back yet.
+func (j Journal) Recorded(path string) bool {
+	_, ok := j.load(path)
+	return ok
+}
+
 func (j Journal) save(r record) error {
 	if j.Dir == "" {
 		return nil
@@ -121,8 +128,10 @@ func (j Journal) MkdirAll(dir string) ([]string, error) {
 }
 
 // RemoveDirs removes the directories MkdirAll recorded creating for dir
-// that are empty now, innermost first, and forgets the record. It returns
-// the ones it removed.
+// that are empty now, innermost first, and returns the ones it removed.
+// It forgets the record once they are all gone, and keeps it while one is
+// not empty: another file install put there (Claude Code's configuration
+// directory holds settings.json and .claude.json) may leave it later.
 func (j Journal) RemoveDirs(dir string) ([]string, error) {
 	r, ok := j.load(dir)
 	if !ok {
@@ -134,7 +143,7 @@ func (j Journal) RemoveDirs(dir string) ([]string, error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			break // not empty: something else is there now
+			return removed, nil // not empty: something else is there now
 		}
 		removed = append(removed, d)
 	}
@@ -165,7 +174,7 @@ type FileResult struct {
 // the directories made for it. See edit for how the file is written.
 func (w Wiring) InstallFile(path string, j Journal) (FileResult, error) {
 	var res FileResult
-	changed, err := edit(path, func(old []byte, exists bool) ([]byte, bool, error) {
+	changed, err := edit(path, w.fileMode(), func(old []byte, exists bool) ([]byte, bool, error) {
 		data, changed, err := w.Install(old)
 		if err != nil || !changed {
 			return data, changed, err
@@ -198,7 +207,15 @@ func (w Wiring) remember(path string, old []byte, exists bool, j Journal) error 
 	if err != nil {
 		return err
 	}
-	return j.save(record{Path: path, Existed: exists, Before: before})
+	return j.save(record{Path: path, Existed: exists, Before: w.record(before)})
+}
+
+// fileMode is the mode of a file Install creates.
+func (w Wiring) fileMode() fs.FileMode {
+	if w.MCP != nil && w.MCP.FileMode != 0 {
+		return w.MCP.FileMode
+	}
+	return 0o644
 }
 
 // UninstallFile applies Uninstall to the settings file at path, with what
@@ -223,7 +240,7 @@ func (w Wiring) UninstallFile(path string, j Journal) (FileResult, error) {
 			before = []byte{}
 		}
 	}
-	changed, err := edit(path, func(old []byte, exists bool) ([]byte, bool, error) {
+	changed, err := edit(path, w.fileMode(), func(old []byte, exists bool) ([]byte, bool, error) {
 		res = FileResult{}
 		if !exists {
 			return old, false, nil
@@ -273,13 +290,14 @@ func (w Wiring) UninstallFile(path string, j Journal) (FileResult, error) {
 	return res, nil
 }
 
-// wired reports whether data holds cairn's hooks or its status line.
+// wired reports whether data holds cairn's hooks, its status line, its MCP
+// server or the approval of that server.
 func (w Wiring) wired(data []byte) bool {
 	root, err := w.load(data)
 	if err != nil {
 		return false
 	}
-	if len(w.installed(root)) > 0 {
+	if len(w.installed(root)) > 0 || w.server(root) == OurServer || w.approved(root) {
 		return true
 	}
 	c, ok := command(root.get("statusLine"))
@@ -321,7 +339,7 @@ func sameValue(a, b *node) bool {
 
 // isEmptyObject reports whether data is {} and white space.
 func isEmptyObject(data []byte) bool {
-	root, err := load(data)
+	root, err := parseDocument(data)
 	return err == nil && root.orig && root.kind == object && len(root.members) == 0
 }
 
@@ -329,14 +347,14 @@ func isEmptyObject(data []byte) bool {
 var errRaced = errors.New("changed by another program while cairn was editing it; try again")
 
 // edit reads path, applies f and, when f changed something, replaces the
-// file atomically, keeping its mode and owner, or removes it when f
-// returns nil data. f learns whether the file exists; a missing file
+// file atomically, keeping its mode and owner (a new file gets newMode),
+// or removes it when f returns nil data. f learns whether the file exists; a missing file
 // reads as empty. A document f refuses leaves the file as it was.
 //
 // Claude Code can write its settings at any moment (accepting a permission
 // does), so the file is read again just before the rename and the edit
 // retried if it moved; the window left is the rename itself.
-func edit(path string, f func(old []byte, exists bool) ([]byte, bool, error)) (bool, error) {
+func edit(path string, newMode fs.FileMode, f func(old []byte, exists bool) ([]byte, bool, error)) (bool, error) {
 	// Write through a symlink (dotfile managers link settings.json), not over it.
 	target := path
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -371,7 +389,7 @@ func edit(path string, f func(old []byte, exists bool) ([]byte, bool, error)) (b
 				err = os.Remove(target)
 			}
 		} else {
-			mode := fs.FileMode(0o644)
+			mode := newMode
 			if info != nil {
 				mode = info.Mode().Perm()
 			}

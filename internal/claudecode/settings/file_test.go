@@ -326,7 +326,15 @@ func TestJournalDirs(t *testing.T) {
 		t.Error("removed a directory that is not empty")
 	}
 	if removed, err := j.RemoveDirs(dir); err != nil || len(removed) != 0 {
-		t.Errorf("a forgotten record removed %v, %v", removed, err)
+		t.Errorf("removed %v, %v with the directory still not empty", removed, err)
+	}
+	// Once it is empty, the record made for dir still says it is cairn's.
+	os.Remove(filepath.Join(root, "proj", ".claude", "mine"))
+	if removed, err := j.RemoveDirs(dir); err != nil || !slices.Equal(removed, []string{filepath.Join(root, "proj", ".claude")}) {
+		t.Errorf("removed %v, %v once empty", removed, err)
+	}
+	if names(t, j.Dir) != nil {
+		t.Errorf("the journal keeps %v", names(t, j.Dir))
 	}
 }
 
@@ -371,7 +379,7 @@ func TestEditRetriesWhenRaced(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
 	os.WriteFile(path, []byte("{}\n"), 0o644)
 	calls := 0
-	changed, err := edit(path, func(data []byte, _ bool) ([]byte, bool, error) {
+	changed, err := edit(path, 0o644, func(data []byte, _ bool) ([]byte, bool, error) {
 		calls++
 		if calls == 1 {
 			os.WriteFile(path, []byte(`{"model": "opus"}`), 0o644)
@@ -393,7 +401,7 @@ func TestEditGivesUpWhenAlwaysRaced(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
 	os.WriteFile(path, []byte("{}"), 0o644)
 	n := 0
-	_, err := edit(path, func(data []byte, _ bool) ([]byte, bool, error) {
+	_, err := edit(path, 0o644, func(data []byte, _ bool) ([]byte, bool, error) {
 		n++
 		os.WriteFile(path, bytes.Repeat([]byte(" "), n), 0o644)
 		return []byte("{}\n"), true, nil

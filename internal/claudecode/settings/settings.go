@@ -1,6 +1,9 @@
-// Package settings adds and removes cairn's wiring (its hooks and its
-// status line) in Claude Code settings files (settings.json,
-// settings.local.json), and gives back exactly what was there before.
+// Package settings adds and removes cairn's wiring in Claude Code's JSON
+// files, and gives back exactly what was there before: its hooks, its
+// status line and the approval of its MCP server in the settings files
+// (settings.json, settings.local.json), and the MCP server itself where
+// Claude Code reads servers (a project's .mcp.json, the user's
+// ~/.claude.json; see mcp.go).
 //
 // People write these files by hand, so an edit changes only what it must:
 // every other key, value, number spelling, string escape, the order, and
@@ -17,7 +20,8 @@
 //
 // Documents that are not JSON, that have a key twice in one object (which
 // JSON.parse, and so Claude Code, reads as the last one alone), or whose
-// "hooks" or "statusLine" are not shaped the way Claude Code reads them,
+// parts the wiring edits ("hooks", "statusLine", "mcpServers",
+// "enabledMcpjsonServers") are not shaped the way Claude Code reads them,
 // are refused with the line and column of the problem rather than
 // rewritten.
 package settings
@@ -61,6 +65,14 @@ type Wiring struct {
 	// ("" for none). A file without a status line of its own gets cairn's
 	// chaining it, or none when it is cairn's already.
 	Inherited string
+
+	// MCP is cairn's MCP server, registered under "mcpServers"; nil
+	// leaves mcpServers alone.
+	MCP *MCPServer
+	// Approve is the name of a server of the project's .mcp.json that
+	// "enabledMcpjsonServers" approves, so that Claude Code starts it
+	// without asking; "" leaves the approvals alone.
+	Approve string
 }
 
 // Error says where a settings document is not what Claude Code reads.
@@ -101,6 +113,14 @@ func (w Wiring) validate() error {
 			return fmt.Errorf("status line %q chains a command already: give the command alone", w.StatusLine)
 		}
 	}
+	if m := w.MCP; m != nil {
+		switch {
+		case m.Name == "" || m.Command == "":
+			return fmt.Errorf("MCP server %q %q: a name and a command are needed", m.Name, m.Command)
+		case m.Ours == nil || !m.Ours(m.Command, m.Args):
+			return fmt.Errorf("MCP server %q is not one Ours recognises", m.Command)
+		}
+	}
 	return nil
 }
 
@@ -133,6 +153,12 @@ func (w Wiring) Install(data []byte) ([]byte, bool, error) {
 	}
 	changed := w.installHooks(root)
 	if w.StatusLine != "" && w.installStatusLine(root) {
+		changed = true
+	}
+	if w.MCP != nil && w.installServer(root) {
+		changed = true
+	}
+	if w.Approve != "" && w.installApproval(root) {
 		changed = true
 	}
 	if !changed {
@@ -344,6 +370,12 @@ func (w Wiring) Uninstall(data, before []byte) ([]byte, bool, error) {
 	if w.StatusOurs != nil && w.uninstallStatusLine(root, b, before) {
 		changed = true
 	}
+	if w.MCP != nil && w.uninstallServer(root, b, before) {
+		changed = true
+	}
+	if w.Approve != "" && w.uninstallApproval(root, b, before) {
+		changed = true
+	}
 	if !changed {
 		return data, false, nil
 	}
@@ -470,18 +502,21 @@ func (w Wiring) installed(root *node) []Hook {
 }
 
 // Before is what Uninstall needs to give back a document Install is about
-// to change: data itself, unless cairn's hooks are in it already (an
-// install by an older cairn, or by hand, which Uninstall removes in any
-// case). Then it is data with cairn's wiring taken out, status line
-// included, since it came with the hooks.
+// to change: data itself, unless cairn's hooks or its MCP server are in it
+// already (an install by an older cairn, or by hand, which Uninstall
+// removes in any case). Then it is data with cairn's wiring taken out,
+// status line included, since it came with the hooks; but for an
+// approval of cairn's server, which the user may have given Claude Code
+// before any install, and which then stays.
 func (w Wiring) Before(data []byte) ([]byte, error) {
 	root, err := w.load(data)
 	if err != nil {
 		return nil, err
 	}
-	if len(w.installed(root)) == 0 {
+	if len(w.installed(root)) == 0 && w.server(root) != OurServer {
 		return data, nil
 	}
+	w.Approve = ""
 	out, _, err := w.Uninstall(data, nil)
 	return out, err
 }
@@ -508,19 +543,49 @@ func timeout(entry *node) int {
 // load parses a settings document and checks the parts the wiring walks.
 // An empty document is an empty object, like a missing file.
 func (w Wiring) load(data []byte) (*node, error) {
-	root, err := load(data)
+	root, err := parseDocument(data)
 	if err != nil {
 		return nil, err
 	}
+	// A wiring of the MCP server alone edits files that are not settings
+	// (.mcp.json, ~/.claude.json): what they hold under "hooks" is none of
+	// its business.
+	checks := []func([]byte, *node) error{}
+	if len(w.Hooks) > 0 || w.IsOurs != nil || w.StatusLine != "" || w.StatusOurs != nil || w.Approve != "" {
+		checks = append(checks, check)
+	}
 	if w.StatusLine != "" || w.StatusOurs != nil {
-		if err := checkStatusLine(data, root); err != nil {
+		checks = append(checks, checkStatusLine)
+	}
+	if w.MCP != nil {
+		checks = append(checks, checkServers)
+	}
+	if w.Approve != "" {
+		checks = append(checks, checkApprovals)
+	}
+	for _, c := range checks {
+		if err := c(data, root); err != nil {
 			return nil, err
 		}
 	}
 	return root, nil
 }
 
+// load parses a settings document and checks its hooks.
 func load(data []byte) (*node, error) {
+	root, err := parseDocument(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(data, root); err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+// parseDocument parses a document whose top level is an object, with no
+// key twice in any object.
+func parseDocument(data []byte) (*node, error) {
 	if isSpace(data) {
 		return objectNode(), nil
 	}
@@ -531,8 +596,8 @@ func load(data []byte) (*node, error) {
 	if err := duplicateKey(data, root); err != nil {
 		return nil, err
 	}
-	if err := check(data, root); err != nil {
-		return nil, err
+	if root.kind != object {
+		return nil, errorAt(data, root.off, fmt.Sprintf("the top level is %s, want an object", describe(root)))
 	}
 	return root, nil
 }
