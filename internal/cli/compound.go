@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/learn"
+	"github.com/cairn-agent/cairn/internal/memory"
 )
 
 // flowDir is the project's Flow directory (config flow.dir), where
@@ -87,6 +88,7 @@ func (a *App) compound(promote, session string) error {
 		if err != nil {
 			return err
 		}
+		e.keeper.Observe(context.Background(), memory.FromLearning(e.root, x, now))
 		fmt.Fprintf(a.Stdout, "promoted [%s] %s -> %s\n", x.ID, x.Heading, path)
 	}
 	if err := learn.RecordCompound(learn.ContextDir(dir), now, len(picked)); err != nil {

@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/handoff"
+	"github.com/cairn-agent/cairn/internal/memory"
 )
 
 // maxReason bounds a reason read from standard input.
@@ -45,6 +47,9 @@ func handoffCmd() command {
 				out, err := handoff.Write(e.root, c, handoff.Input{Reason: text, Project: e.root, Now: a.Now, Loc: a.Loc})
 				if err != nil {
 					return withHint(err, "the checkpoint was saved: cairn show checkpoint %d prints it", c.ID)
+				}
+				if doc, err := os.ReadFile(out); err == nil {
+					e.keeper.Observe(ctx, memory.FromHandoff(e.root, c.SessionID, out, string(doc), a.Now()))
 				}
 				fmt.Fprintf(a.Stdout, "handoff written: %s\n", out)
 				fmt.Fprintf(a.Stdout, "from checkpoint %d: %s\n", c.ID, c.Summary())

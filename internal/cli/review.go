@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 )
 
@@ -146,10 +147,10 @@ func reviewRecordCmd() command {
 	}
 }
 
-func (a *App) reviewRecord(path, memory, summary string) error {
+func (a *App) reviewRecord(path, memoryFile, summary string) error {
 	var r io.Reader = a.Stdin
-	if memory != "-" {
-		f, err := os.Open(memory)
+	if memoryFile != "-" {
+		f, err := os.Open(memoryFile)
 		if err != nil {
 			return fmt.Errorf("read the memory: %w", err)
 		}
@@ -177,6 +178,14 @@ func (a *App) reviewRecord(path, memory, summary string) error {
 	out, err := capture.Review(path, m)
 	if err != nil {
 		return err
+	}
+	if e, eerr := a.env(); eerr == nil {
+		if data, rerr := os.ReadFile(path); rerr == nil {
+			if c, perr := capture.Parse(data); perr == nil {
+				e.keeper.Observe(context.Background(), memory.FromCapture(e.root, c, m))
+			}
+		}
+		e.keeper.Close()
 	}
 	fmt.Fprintf(a.Stdout, "memory written: %s\ncapture marked reviewed: %s\n", out, path)
 	return nil

@@ -177,6 +177,10 @@ func (k *Keeper) observe(ctx context.Context, obs ...memory.Observation) {
 	}
 }
 
+// Observe stores observations for memory (a handoff, a learning, a
+// reviewed capture) like those of a checkpoint: a failure is a warning.
+func (k *Keeper) Observe(ctx context.Context, obs ...memory.Observation) { k.observe(ctx, obs...) }
+
 // Memory is the observation store, opened on first use.
 func (k *Keeper) Memory(ctx context.Context) (*memory.Store, error) {
 	db, err := k.DB(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/handoff"
+	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/pressure"
 )
 
@@ -43,6 +45,9 @@ func (x crossing) at(ctx context.Context, lvl int) ([]string, error) {
 			x.warn(fmt.Errorf("handoff: %w", err))
 		} else {
 			trail = append(trail, "handoff "+relTo(x.project, p))
+			if doc, err := os.ReadFile(p); err == nil {
+				x.k.Observe(ctx, memory.FromHandoff(x.project, c.SessionID, p, string(doc), x.now()))
+			}
 		}
 	}
 	if slices.Contains(x.cfg.SnapshotAt, lvl) && x.project != "" {
