@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
@@ -68,19 +67,7 @@ type codexUsage struct {
 }
 
 func (d *codexDecoder) feed(s *Session, line []byte, lineNo int, off int64) {
-	line = bytes.TrimRight(line, "\r")
-	if len(bytes.TrimSpace(line)) == 0 {
-		return
-	}
-	if !d.scan(line) {
-		s.bad(lineNo, off, "invalid JSON")
-		return
-	}
-	if !utf8.Valid(line) {
-		s.bad(lineNo, off, "invalid UTF-8")
-		return
-	}
-	d.apply(s, lineNo)
+	feedRecord(s, line, lineNo, off, d.scan, d.apply)
 }
 
 // scan walks the line, then its payload, into d.r.

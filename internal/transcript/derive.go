@@ -296,3 +296,22 @@ func unescapePrefix(raw []byte, max int) string {
 	}
 	return keep(jsonscan.Unescape(raw), max)
 }
+
+// feedRecord is how the Codex and Gemini CLI decoders take a line: blank
+// lines are nothing, a line that does not walk or is not UTF-8 is counted
+// bad, and the rest is applied.
+func feedRecord(s *Session, line []byte, lineNo int, off int64, scan func([]byte) bool, apply func(*Session, int)) {
+	line = bytes.TrimRight(line, "\r")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	if !scan(line) {
+		s.bad(lineNo, off, "invalid JSON")
+		return
+	}
+	if !utf8.Valid(line) {
+		s.bad(lineNo, off, "invalid UTF-8")
+		return
+	}
+	apply(s, lineNo)
+}

@@ -68,19 +68,7 @@ type geminiCall struct {
 }
 
 func (d *geminiDecoder) feed(s *Session, line []byte, lineNo int, off int64) {
-	line = bytes.TrimRight(line, "\r")
-	if len(bytes.TrimSpace(line)) == 0 {
-		return
-	}
-	if !d.scan(line) {
-		s.bad(lineNo, off, "invalid JSON")
-		return
-	}
-	if !utf8.Valid(line) {
-		s.bad(lineNo, off, "invalid UTF-8")
-		return
-	}
-	d.apply(s, lineNo)
+	feedRecord(s, line, lineNo, off, d.scan, d.apply)
 }
 
 func (d *geminiDecoder) scan(line []byte) bool {
