@@ -56,11 +56,14 @@ func SnakeCase(event string) string {
 // Hash is the trusted hash of one command handler: sha256 of
 // {"event_name","hooks":[{"async":false,"command","timeout","type":"command"}],"matcher"}
 // as compact JSON with sorted keys, the matcher left out when there is
-// none and the timeout 600 when unset. Reproduces the hashes the real
+// none (nil; an empty one is there, and hashed) or the event takes none
+// (UserPromptSubmit, Stop: observed for UserPromptSubmit on 0.169.0, whose
+// hook with "matcher": "" ran only when trusted by the hash without it),
+// and the timeout 600 when unset. Reproduces the hashes the real
 // client wrote (internal/codex tests). Strings are encoded as serde_json
 // does: no HTML escaping, non-ASCII as UTF-8 (not checked on the client:
 // every hook the facts record is ASCII).
-func Hash(event, matcher, command string, timeout int) string {
+func Hash(event string, matcher *string, command string, timeout int) string {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -70,9 +73,9 @@ func Hash(event, matcher, command string, timeout int) string {
 	b.WriteString(`,"hooks":[{"async":false,"command":`)
 	str(&b, command)
 	b.WriteString(`,"timeout":` + strconv.Itoa(timeout) + `,"type":"command"}]`)
-	if matcher != "" {
+	if matcher != nil && !noMatcher(event) {
 		b.WriteString(`,"matcher":`)
-		str(&b, matcher)
+		str(&b, *matcher)
 	}
 	b.WriteString("}")
 	sum := sha256.Sum256(b.Bytes())
@@ -85,6 +88,10 @@ func str(b *bytes.Buffer, s string) {
 	enc.Encode(s)           // a string always encodes
 	b.Truncate(b.Len() - 1) // Encode's newline
 }
+
+// noMatcher says Codex ignores an event's matcher, and leaves it out of
+// the hash.
+func noMatcher(event string) bool { return event == "UserPromptSubmit" || event == "Stop" }
 
 // Key is the trust table's key of a handler of hooks.json at path.
 func Key(path, event string, group, handler int) string {
@@ -113,13 +120,9 @@ func Entries(doc []byte, path string, ours func(command string) bool) ([]Trust, 
 	var out []Trust
 	for _, ev := range EventNames() {
 		for g, group := range f.Hooks[ev] {
-			m := ""
-			if group.Matcher != nil {
-				m = *group.Matcher
-			}
 			for h, hk := range group.Hooks {
 				if hk.Type == "command" && ours(hk.Command) {
-					out = append(out, Trust{Key: Key(path, ev, g, h), Hash: Hash(ev, m, hk.Command, hk.Timeout)})
+					out = append(out, Trust{Key: Key(path, ev, g, h), Hash: Hash(ev, group.Matcher, hk.Command, hk.Timeout)})
 				}
 			}
 		}

@@ -96,3 +96,27 @@ func FuzzTrustRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestHashMatcher: hashes of cairn's own hooks, as install writes them
+// ("matcher": ""), that the real client 0.169.0 accepted (checked by
+// hand: each ran in `codex exec` without the bypass flag).
+func TestHashMatcher(t *testing.T) {
+	empty := ""
+	tests := []struct {
+		event, command string
+		timeout        int
+		want           string
+	}{
+		{"UserPromptSubmit", "/tmp/cx/cairn hook --agent codex UserPromptSubmit", 10, "sha256:ca4b5e118be9a607f81a3d4aa733a1fd705d221d823fb75410cd415b0239a3ed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.event, func(t *testing.T) {
+			if got := Hash(tt.event, &empty, tt.command, tt.timeout); got != tt.want {
+				t.Errorf("Hash = %s, want %s", got, tt.want)
+			}
+		})
+	}
+	if Hash("SessionStart", &empty, "c", 1) == Hash("SessionStart", nil, "c", 1) {
+		t.Error("SessionStart's empty matcher is not hashed")
+	}
+}

@@ -61,11 +61,16 @@ func codexWiring(exe string) settings.Wiring {
 }
 
 // codexHashes are the trusted hashes of the hooks install writes: what
-// uninstall recognises as its own in config.toml.
+// uninstall recognises as its own in config.toml. The settings editor
+// writes an empty matcher, which is hashed; a group without one (edited
+// by hand) hashes differently, and is recognised too.
 func codexHashes(exe string) map[string]bool {
 	h := map[string]bool{}
+	empty := ""
 	for _, ev := range codex.Events {
-		h[codex.Hash(ev.Name, "", codexCommand(exe, ev.Name), ev.Timeout)] = true
+		for _, m := range []*string{&empty, nil} {
+			h[codex.Hash(ev.Name, m, codexCommand(exe, ev.Name), ev.Timeout)] = true
+		}
 	}
 	return h
 }
