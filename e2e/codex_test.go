@@ -165,8 +165,9 @@ func TestCodexRestoreAfterAutoCompaction(t *testing.T) {
 // trust entries the real client accepts: without the bypass flag, Codex
 // runs every one of cairn's hooks (a tool call and a compaction make them
 // all fire), where it would skip one without a word if its hash were
-// wrong.
-func TestCodexInstallTrust(t *testing.T) {
+// wrong. The compaction comes in the middle of a turn, after the tool
+// call, and the request after it carries the restore.
+func TestCodexInstallTrustMidTurn(t *testing.T) {
 	bin := codex.Require(t)
 	if built.err != nil {
 		t.Fatal(built.err)
@@ -179,6 +180,22 @@ func TestCodexInstallTrust(t *testing.T) {
 	fake.Script(codex.Reply{Command: "echo hello", Text: "hello", InputTokens: 99000})
 	if _, err := s.Turn(context.Background(), "Say hello.", false); err != nil {
 		t.Fatal(err)
+	}
+	// The usage after the tool call is over the limit: Codex compacts in
+	// the middle of the turn, and the request after it carries the
+	// restore (PreCompact, PostCompact, SessionStart(compact), request).
+	reqs := fake.Requests()
+	restored := false
+	for i, r := range reqs {
+		if !r.Compact || i+1 >= len(reqs) {
+			continue
+		}
+		for _, m := range reqs[i+1].Messages() {
+			restored = restored || (m.Role == "developer" && strings.Contains(m.Text, transcript.RestoreHeader) && strings.Contains(m.Text, "echo hello"))
+		}
+	}
+	if !restored {
+		t.Errorf("no restore after the mid-turn compaction: %v\ncairn.log:\n%s", kinds(reqs), cairnLog(s))
 	}
 	fake.Script(codex.Reply{Text: "hello again"})
 	if _, err := s.Turn(context.Background(), "Again.", false); err != nil {
