@@ -118,3 +118,76 @@ func readLines(t *testing.T, file string) []string {
 	}
 	return lines
 }
+
+// TestCodexAdvisoryByItsRules: the pressure levels are measured by Codex's
+// rules, with model_auto_compact_token_limit from $CODEX_HOME/config.toml:
+// 61,020 tokens is L1 of an 80,000 limit, and nothing of the 190,000
+// window Codex works with when no limit is set (171,000 then).
+func TestCodexAdvisoryByItsRules(t *testing.T) {
+	lines := readLines(t, "testdata/codex-rollout-auto-compaction.jsonl")
+	for _, tt := range []struct {
+		name, config string
+		want         bool
+	}{
+		{"limit 80000", "model_context_window = 200000\nmodel_auto_compact_token_limit = 80_000\n", true},
+		{"no limit", "model_context_window = 200000\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			project := filepath.Join(w.dir, "proj")
+			home := filepath.Join(w.dir, "codexhome")
+			os.MkdirAll(project, 0o755)
+			os.MkdirAll(home, 0o755)
+			os.WriteFile(filepath.Join(home, "config.toml"), []byte(tt.config), 0o600)
+			path := filepath.Join(w.dir, "rollout.jsonl")
+			os.WriteFile(path, []byte(strings.Join(lines[:28], "\n")+"\n"), 0o600) // the turn that reported 61,020
+			var out bytes.Buffer
+			p := mustJSON(map[string]any{"session_id": "s", "transcript_path": path, "cwd": project, "hook_event_name": "PostToolUse", "tool_name": "Bash"})
+			r := w.runner(bytes.NewReader(p), &out)
+			r.Agent = Codex()
+			r.Getenv = func(k string) string {
+				if k == "CODEX_HOME" {
+					return home
+				}
+				return ""
+			}
+			r.Run(context.Background(), "PostToolUse")
+			text := restored(t, out.String())
+			if got := strings.Contains(text, "context L1"); got != tt.want {
+				t.Errorf("advisory %q, want one: %v\nlog: %s", text, tt.want, w.log())
+			}
+			if tt.want && !strings.Contains(out.String(), `"hookEventName":"PostToolUse"`) {
+				t.Errorf("answer %q is not PostToolUse's additionalContext", out.String())
+			}
+		})
+	}
+}
+
+// TestCodexPointerOnStartup: a Codex session's SessionEnd checkpoint is
+// pointed at when the next Codex session of the project starts.
+func TestCodexPointerOnStartup(t *testing.T) {
+	lines := readLines(t, "testdata/codex-rollout-auto-compaction.jsonl")
+	w := newWorld(t)
+	project := filepath.Join(w.dir, "proj")
+	os.MkdirAll(project, 0o755)
+	old := filepath.Join(w.dir, "old.jsonl")
+	os.WriteFile(old, []byte(strings.Join(lines[:28], "\n")+"\n"), 0o600)
+	run := func(event, session, path string, extra map[string]any) string {
+		p := map[string]any{"session_id": session, "transcript_path": path, "cwd": project, "hook_event_name": event}
+		for k, v := range extra {
+			p[k] = v
+		}
+		var out bytes.Buffer
+		r := w.runner(bytes.NewReader(mustJSON(p)), &out)
+		r.Agent = Codex()
+		r.Run(context.Background(), event)
+		return out.String()
+	}
+	run("SessionEnd", "01a20c9d-f649-7071-a73a-d6745c8c97c0", old, map[string]any{"reason": "other"})
+	fresh := filepath.Join(w.dir, "new.jsonl")
+	os.WriteFile(fresh, []byte(strings.Join(lines[:7], "\n")+"\n"), 0o600)
+	text := restored(t, run("SessionStart", "new-thread", fresh, map[string]any{"source": "startup"}))
+	if !strings.Contains(text, "Turn two, big usage") || !strings.Contains(text, "cairn resume") {
+		t.Errorf("pointer:\n%s\nlog: %s", text, w.log())
+	}
+}
