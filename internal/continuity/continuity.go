@@ -42,6 +42,10 @@ type Keeper struct {
 	Rules meter.Rules
 	// RestoreBudget is the restore's size in tokens.
 	RestoreBudget int
+	// Unsteered says the client shows the model nothing of PreCompact's
+	// steering text (Codex CLI): a manual compaction's restore then has
+	// the whole budget, rather than sharing it with the steering.
+	Unsteered bool
 	// TicketPrefixes are extra ticket id prefixes (CAIRN_TICKET_PREFIXES).
 	TicketPrefixes []string
 	// GitTimeout bounds reading the work tree's state.

@@ -229,6 +229,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	if ag.rules != nil {
 		k.Rules = ag.rules(r.Getenv, project, k.Settings.Window)
 	}
+	k.Unsteered = !ag.steers
 	path := p.TranscriptPath
 	kn := knowledge{cfg: cfg, project: project, now: r.Now()}
 	warn := k.Warn
