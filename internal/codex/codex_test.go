@@ -1,12 +1,14 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cairn-agent/cairn/internal/meter"
 )
@@ -158,4 +160,47 @@ func TestRules(t *testing.T) {
 	if got := Rules(func(string) string { return "" }, "", 0); got != (meter.CodexRules{}) {
 		t.Errorf("Rules with no home = %+v", got)
 	}
+}
+
+// FuzzDecodePayload: DecodePayload never panics, and on plain valid JSON
+// objects it reads what encoding/json reads of the same string fields
+// (fields of other types are as good as missing).
+func FuzzDecodePayload(f *testing.F) {
+	files, _ := filepath.Glob("testdata/payloads/*.json")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"session_id":"s","transcript_path":"/t","cwd":"/p","hook_event_name":"PostToolUse","tool_response":"x`))
+	f.Add([]byte(`{"prompt":1,"source":null,"model":"m","model":"n"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := DecodePayload(data)
+		DecodePayloadHead(data, "PostToolUse")
+		if !json.Valid(data) || !utf8.Valid(data) || bytes.Contains(data, []byte(`\u`)) {
+			return
+		}
+		var m map[string]any
+		if json.Unmarshal(data, &m) != nil {
+			if err == nil {
+				t.Fatalf("DecodePayload took %q, which is no JSON object", data)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("DecodePayload(%q): %v", data, err)
+		}
+		var want Payload
+		rv := reflect.ValueOf(&want).Elem()
+		for i := range rv.NumField() {
+			if s, ok := m[rv.Type().Field(i).Tag.Get("json")].(string); ok {
+				rv.Field(i).SetString(s)
+			}
+		}
+		if got != want {
+			t.Fatalf("DecodePayload(%q) = %+v, want %+v", data, got, want)
+		}
+	})
 }
