@@ -11,12 +11,15 @@ import (
 	"testing"
 )
 
-// clientSide are the packages that may know Claude Code: this adapter and
-// what wires it to the core (the command line, the hook runner, install,
-// the status line, the MCP server, which finds the session's transcript).
-// Every other package under internal/ is the core, which is given sessions
-// and text and hands text back.
-var clientSide = []string{"claudecode", "cli", "hook", "install", "mcpserver", "statusline"}
+// clientSide are the packages that may know a client: the adapters (this
+// one, Codex CLI's) and what wires them to the core (the command line,
+// the hook runner, install, the status line, the MCP server, which finds
+// the session's transcript). Every other package under internal/ is the
+// core, which is given sessions and text and hands text back.
+var clientSide = []string{"claudecode", "codex", "cli", "hook", "install", "mcpserver", "statusline"}
+
+// adapters are the client adapters: none imports another.
+var adapters = []string{"claudecode", "codex"}
 
 // TestCoreKnowsNoClient: no core package imports this one, directly or
 // through another package.
@@ -62,9 +65,17 @@ func TestCoreKnowsNoClient(t *testing.T) {
 		if slices.Contains(clientSide, strings.Split(pkg, "/")[0]) {
 			continue
 		}
-		if via := reaches(imports, pkg, "claudecode", nil); via != nil {
-			t.Errorf("core package %s reaches the Claude Code adapter: %s", pkg, strings.Join(via, " → "))
+		for _, a := range adapters {
+			if via := reaches(imports, pkg, a, nil); via != nil {
+				t.Errorf("core package %s reaches the %s adapter: %s", pkg, a, strings.Join(via, " → "))
+			}
 		}
+	}
+	if _, ok := imports["codex"]; !ok {
+		t.Fatal("the codex adapter not found: the walk is wrong")
+	}
+	if via := reaches(imports, "codex", "claudecode", nil); via != nil {
+		t.Errorf("the Codex adapter reaches Claude Code's: %s", strings.Join(via, " → "))
 	}
 }
 

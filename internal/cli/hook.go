@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/continuity"
@@ -12,32 +14,38 @@ import (
 	"github.com/cairn-agent/cairn/internal/state"
 )
 
-// hookCmd is `cairn hook EVENT`, which Claude Code runs with the event's
-// JSON payload on stdin. Once the command line is right it always exits
+// hookCmd is `cairn hook [--agent NAME] EVENT`, which the client (Claude
+// Code, or Codex with --agent codex) runs with the event's JSON payload on
+// stdin. Once the command line is right it always exits
 // 0: a failure is logged, never shown to the agent.
 func hookCmd() command {
 	return command{
-		args:    "EVENT",
-		summary: "handle a Claude Code hook event, its JSON payload on stdin (run by Claude Code, as cairn install wires it)",
+		args:    "[--agent NAME] EVENT",
+		summary: "handle a hook event of Claude Code (or Codex CLI with --agent codex), its JSON payload on stdin (run by the client, as cairn install wires it)",
 		details: `A hook never breaks the agent: whatever goes wrong, it logs one line in
 cairn.log in the state directory (cairn doctor says where) and exits 0.`,
 		words:    claudecode.EventNames(),
 		wordsAre: "events",
-		setup: func(*flag.FlagSet) runFunc {
+		setup: func(fs *flag.FlagSet) runFunc {
+			agentName := fs.String("agent", "claude-code", "the client that runs the hook, `NAME`: "+strings.Join(hook.AgentNames(), ", "))
 			return func(ctx context.Context, a *App, args []string) error {
 				if len(args) != 1 {
 					return usageErrorf("give the hook event, as cairn install wires it")
+				}
+				ag, ok := hook.AgentNamed(*agentName)
+				if !ok {
+					return unknownWord("agent", *agentName, hook.AgentNames())
 				}
 				// Claude Code pipes the payload in. A person who typed this
 				// would wait on a read, then leave a failed run in the log.
 				if a.StdinTerminal != nil && a.StdinTerminal() {
 					err := usageErrorf("cairn hook reads the event's JSON payload from standard input, as Claude Code sends it")
-					if _, ok := claudecode.Lookup(args[0]); !ok {
-						err = unknownWord("hook event", args[0], claudecode.EventNames())
+					if !slices.Contains(ag.Events, args[0]) {
+						err = unknownWord("hook event", args[0], ag.Events)
 					}
 					return err
 				}
-				a.hook(ctx, args[0])
+				a.hook(ctx, ag, args[0])
 				return nil
 			}
 		},
@@ -46,7 +54,7 @@ cairn.log in the state directory (cairn doctor says where) and exits 0.`,
 
 // hook runs the hook for event: the state directory or, when that cannot
 // be written, the fallback in the temporary directory, and the log.
-func (a *App) hook(ctx context.Context, event string) {
+func (a *App) hook(ctx context.Context, ag hook.Agent, event string) {
 	ignoreBrokenPipe() // a closed stdout is an error to log, not a death
 	fallback := state.FallbackDir(a.Getenv)
 	k, kerr := a.newKeeper()
@@ -55,7 +63,7 @@ func (a *App) hook(ctx context.Context, event string) {
 		k = &continuity.Keeper{State: state.Store{Dir: fallback}, DBPath: filepath.Join(fallback, "cairn.db"), Now: a.Now}
 	}
 	r := &hook.Runner{Keeper: k, Stdin: a.Stdin, Stdout: a.Stdout, Stderr: a.Stderr, Getenv: a.Getenv, Now: a.Now,
-		Dir: k.State.Dir, Fallback: fallback}
+		Dir: k.State.Dir, Fallback: fallback, Agent: ag}
 	if kerr == nil && k.State.Dir != fallback {
 		k.OtherStateDirs = []string{fallback}
 		if err := state.Usable(k.State.Dir); err != nil && state.UsableFallback(fallback) == nil {

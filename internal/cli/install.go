@@ -7,17 +7,20 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
+	codexcfg "github.com/cairn-agent/cairn/internal/codex"
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/install"
 	"github.com/cairn-agent/cairn/internal/state"
 )
 
-// installCmd is `cairn install [--user] [--no-mcp]`.
+// installCmd is `cairn install [--agent NAME] [--user] [--no-mcp] [--trust]`.
 func installCmd() command {
 	return command{
-		args:    "[--user] [--no-mcp]",
+		args:    "[--agent NAME] [--user] [--no-mcp] [--trust]",
 		summary: "wire cairn's hooks, status line, slash commands and MCP server into this project, or with --user into every project",
 		details: `The hooks and the status line call this cairn by its absolute path, so for a
 project they go into .claude/settings.local.json, this machine's own file; the
@@ -27,35 +30,77 @@ approved in settings.local.json so that Claude Code starts it without asking;
 with --user, into ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json), by this
 cairn's path. A server of yours named cairn stays as it is. What a file held
 before is recorded in $XDG_DATA_HOME/cairn/install/, so that uninstall gives
-it back.`,
+it back.
+
+With --agent codex, cairn's hooks go into Codex CLI's .codex/hooks.json in the
+project (with --user, $CODEX_HOME/hooks.json), and nothing else: Codex runs
+them once you trust them in its /hooks screen, or with --trust, which writes
+the trust entries into $CODEX_HOME/config.toml for you.`,
 		setup: func(fs *flag.FlagSet) runFunc {
+			agent := agentFlag(fs)
 			user := userFlag(fs)
 			noMCP := fs.Bool("no-mcp", false, "leave cairn's MCP server out")
+			trust := fs.Bool("trust", false, "with --agent codex: trust the hooks in $CODEX_HOME/config.toml, as Codex's /hooks screen would, so that it runs them without showing them to you first")
 			return func(_ context.Context, a *App, args []string) error {
 				if err := noArgs(args); err != nil {
 					return err
 				}
-				return a.withSetup(func(s install.Setup, _ *env) error { return setupError(s.Install(*user, !*noMCP)) })
+				codex, err := isCodex(*agent)
+				if err != nil {
+					return err
+				}
+				if *trust && !codex {
+					return usageErrorf("--trust is for --agent codex: Claude Code has no trust to give")
+				}
+				return a.withSetup(func(s install.Setup, _ *env) error {
+					if codex {
+						return setupError(s.InstallCodex(*user, *trust))
+					}
+					return setupError(s.Install(*user, !*noMCP))
+				})
 			}
 		},
 	}
 }
 
-// uninstallCmd is `cairn uninstall [--user]`.
+// uninstallCmd is `cairn uninstall [--agent NAME] [--user]`.
 func uninstallCmd() command {
 	return command{
-		args:    "[--user]",
+		args:    "[--agent NAME] [--user]",
 		summary: "take out exactly what install put in, giving each file back as it was",
 		setup: func(fs *flag.FlagSet) runFunc {
+			agent := agentFlag(fs)
 			user := userFlag(fs)
 			return func(_ context.Context, a *App, args []string) error {
 				if err := noArgs(args); err != nil {
 					return err
 				}
-				return a.withSetup(func(s install.Setup, _ *env) error { return setupError(s.Uninstall(*user)) })
+				codex, err := isCodex(*agent)
+				if err != nil {
+					return err
+				}
+				return a.withSetup(func(s install.Setup, _ *env) error {
+					if codex {
+						return setupError(s.UninstallCodex(*user))
+					}
+					return setupError(s.Uninstall(*user))
+				})
 			}
 		},
 	}
+}
+
+func agentFlag(fs *flag.FlagSet) *string {
+	return fs.String("agent", "claude-code", "the client to wire cairn into, `NAME`: "+strings.Join(hook.AgentNames(), ", "))
+}
+
+// isCodex says whether the --agent word is Codex's, and refuses one that
+// names no client.
+func isCodex(name string) (bool, error) {
+	if _, ok := hook.AgentNamed(name); !ok {
+		return false, unknownWord("agent", name, hook.AgentNames())
+	}
+	return name == "codex", nil
 }
 
 func userFlag(fs *flag.FlagSet) *bool {
@@ -78,8 +123,9 @@ func (a *App) withSetup(do func(install.Setup, *env) error) error {
 	if err != nil {
 		return err
 	}
+	codexHome, _ := codexcfg.Home(a.Getenv) // "" without a home: install --agent codex says so
 	return do(install.Setup{
-		Root: e.root, ConfigDir: e.configDir, UserConfig: userConfig, DataDir: filepath.Dir(e.keeper.DBPath),
+		Root: e.root, ConfigDir: e.configDir, UserConfig: userConfig, CodexHome: codexHome, DataDir: filepath.Dir(e.keeper.DBPath),
 		Exe: exe, PATH: a.Getenv("PATH"), Out: a.Stdout, Err: a.Stderr,
 	}, e)
 }

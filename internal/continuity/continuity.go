@@ -37,8 +37,15 @@ type Keeper struct {
 	OtherStateDirs []string
 	DBPath         string
 	Settings       meter.Settings
+	// Rules, when set, are the client's rules in place of Settings
+	// (Claude Code's).
+	Rules meter.Rules
 	// RestoreBudget is the restore's size in tokens.
 	RestoreBudget int
+	// Unsteered says the client shows the model nothing of PreCompact's
+	// steering text (Codex CLI): a manual compaction's restore then has
+	// the whole budget, rather than sharing it with the steering.
+	Unsteered bool
 	// TicketPrefixes are extra ticket id prefixes (CAIRN_TICKET_PREFIXES).
 	TicketPrefixes []string
 	// GitTimeout bounds reading the work tree's state.
@@ -130,7 +137,7 @@ func (k *Keeper) build(ctx context.Context, project, path, trigger string) (chec
 	if s.Offset == 0 || (len(s.Prompts) == 0 && s.NumTurns() == 0) {
 		return checkpoint.Checkpoint{}, nil, fmt.Errorf("%w: the transcript %s is missing or holds no conversation", ErrNothing, path)
 	}
-	reading, _ := meter.Measure(s, k.Settings)
+	reading, _ := meter.Measure(s, k.rules())
 	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
 	if project != "" {
 		gctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
@@ -344,4 +351,12 @@ func dbContext(ctx context.Context) (context.Context, context.CancelFunc) {
 		wait = min(wait, time.Until(d)/3)
 	}
 	return context.WithTimeout(ctx, wait)
+}
+
+// rules are the client's rules: Rules, else Claude Code's Settings.
+func (k *Keeper) rules() meter.Rules {
+	if k.Rules != nil {
+		return k.Rules
+	}
+	return k.Settings
 }

@@ -162,3 +162,34 @@ func TestPointer(t *testing.T) {
 		t.Errorf("pointer to itself: %q", self)
 	}
 }
+
+// TestManualRestoreBudget: after a /compact Claude Code shows the model
+// PreCompact's steering too, and the restore shares the budget with it;
+// a client that shows none of it (Unsteered) gives the restore all of it.
+func TestManualRestoreBudget(t *testing.T) {
+	size := func(unsteered bool) int {
+		f := newFixture(t)
+		f.k.RestoreBudget = 300
+		f.k.Unsteered = unsteered
+		for i := range 12 {
+			f.prompt(fmt.Sprintf("Step %d of BILL-%d: change internal/billing/file%d.go so that totals use integer cents; never float64, and keep the CSV header order.", i, 100+i, i))
+			f.reply(fmt.Sprintf("Changed internal/billing/file%d.go; the tests for BILL-%d pass now.", i, 100+i), 1000*(i+1))
+		}
+		if _, err := f.k.PreCompact(context.Background(), f.project, f.path, "manual", func(string) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		f.line(map[string]any{"type": "system", "subtype": "compact_boundary", "compactMetadata": map[string]any{"trigger": "manual", "preTokens": 12000, "postTokens": 900}})
+		var got collect
+		if ok, err := f.k.Restore(context.Background(), f.project, f.path, AtSessionStart, got.deliver); !ok || err != nil {
+			t.Fatalf("no restore: %v, %v", ok, err)
+		}
+		return checkpoint.Tokens(got[0])
+	}
+	shared, whole := size(false), size(true)
+	if whole <= shared {
+		t.Errorf("the unsteered restore has %d tokens, the steered one %d: want more", whole, shared)
+	}
+	if whole > 300 {
+		t.Errorf("the unsteered restore has %d tokens, over its budget of 300", whole)
+	}
+}

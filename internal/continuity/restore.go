@@ -185,7 +185,7 @@ func (k *Keeper) RestoreFrom(ctx context.Context, project, path, at string, s *t
 	if budget <= 0 {
 		budget = checkpoint.DefaultRestoreBudget
 	}
-	if d.Trigger == "manual" {
+	if d.Trigger == "manual" && !k.Unsteered {
 		// After a /compact the client shows the model PreCompact's
 		// output too, as the command's output: the two share the budget.
 		budget = max(budget/2, budget-checkpoint.Tokens(c.Steer()))

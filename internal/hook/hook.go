@@ -1,13 +1,14 @@
-// Package hook runs a Claude Code hook: it reads the event's payload from
+// Package hook runs a client's hook: it reads the event's payload from
 // stdin, runs cairn's handler for it within a time budget, and prints the
-// handler's answer on stdout in the form that event takes. The payload and
-// the answers' forms are Claude Code's, in internal/claudecode (with the
-// events and their budgets); what the handlers do is the core's
-// (continuity, pressure, knowledge), composed here. A hook never breaks
-// the agent: whatever goes wrong (a bad
-// payload, an unreadable transcript, a locked database, a full disk, a
-// panic, the budget running out) is logged as one line, nothing is printed,
-// and the exit code is 0.
+// handler's answer on stdout in the form that event takes. The client's
+// side (its events and their budgets, its payload, its answers' forms,
+// its meter rules) is an Agent (agent.go) built from its adapter:
+// internal/claudecode for Claude Code, the default, internal/codex for
+// Codex CLI. What the handlers do is the core's (continuity, pressure,
+// knowledge), composed here. A hook never breaks the agent: whatever goes
+// wrong (a bad payload, an unreadable transcript, a locked database, a
+// full disk, a panic, the budget running out) is logged as one line,
+// nothing is printed, and the exit code is 0.
 package hook
 
 import (
@@ -23,7 +24,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/pressure"
@@ -52,6 +52,9 @@ type Runner struct {
 	FallbackReason error
 	// Budget overrides the event's budget (tests).
 	Budget time.Duration
+	// Agent is the client that runs the hook; the zero value is Claude
+	// Code.
+	Agent Agent
 
 	handler sync.WaitGroup
 
@@ -72,8 +75,11 @@ const maxPayload = 64 << 20
 // Run handles event and returns the exit code, which is always 0.
 func (r *Runner) Run(ctx context.Context, event string) int {
 	start := r.Now()
-	ev, ok := claudecode.Lookup(event)
-	budget := ev.Budget
+	if r.Agent.Name == "" {
+		r.Agent = ClaudeCode()
+	}
+	ag := &r.Agent
+	budget, ok := ag.budget(event)
 	if r.Budget > 0 {
 		budget = r.Budget
 	}
@@ -94,7 +100,7 @@ func (r *Runner) Run(ctx context.Context, event string) int {
 			}
 			done <- err
 		}()
-		p, drained, err := readPayload(r.Stdin, event)
+		p, drained, err := readPayload(r.Stdin, event, ag)
 		defer func() {
 			select { // the client's write must end before the process does
 			case <-drained:
@@ -132,21 +138,21 @@ const payloadHead = 64 << 10
 // background (the client's write must not fail) and neither kept nor
 // walked; drained is closed when it is done. Otherwise up to maxPayload is
 // read and decoded whole.
-func readPayload(in io.Reader, event string) (p claudecode.Payload, drained chan struct{}, err error) {
+func readPayload(in io.Reader, event string, ag *Agent) (p Payload, drained chan struct{}, err error) {
 	drained = make(chan struct{})
 	head := make([]byte, payloadHead)
 	n, rerr := io.ReadFull(in, head)
 	head = head[:n]
 	if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
 		close(drained)
-		p, err = claudecode.DecodePayload(head)
+		p, err = ag.decode(head)
 		return p, drained, err
 	}
 	if rerr != nil {
 		close(drained)
 		return p, drained, fmt.Errorf("read payload: %w", rerr)
 	}
-	if q, ok := claudecode.DecodePayloadHead(head, event); ok {
+	if q, ok := ag.decodeHead(head, event); ok {
 		go func() {
 			defer close(drained)
 			io.Copy(io.Discard, in)
@@ -162,7 +168,7 @@ func readPayload(in io.Reader, event string) (p claudecode.Payload, drained chan
 	if len(data) == maxPayload {
 		io.Copy(io.Discard, in)
 	}
-	p, err = claudecode.DecodePayload(data)
+	p, err = ag.decode(data)
 	return p, drained, err
 }
 
@@ -196,11 +202,15 @@ func (r *Runner) emit(text string) error {
 // composes the parts: the checkpoint's lifecycle and the restore
 // (continuity), the pressure levels (pressure), and what is kept beyond
 // the session (knowledge), each configured from the project's cairn.conf.
-func (r *Runner) handle(ctx context.Context, event string, p claudecode.Payload) error {
+func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	if p.TranscriptPath == "" {
 		return errors.New("payload has no transcript_path")
 	}
-	project := r.Getenv("CLAUDE_PROJECT_DIR")
+	ag := &r.Agent
+	project := ""
+	if ag.projectEnv != "" {
+		project = r.Getenv(ag.projectEnv)
+	}
 	if project == "" {
 		project = p.CWD
 	}
@@ -216,15 +226,19 @@ func (r *Runner) handle(ctx context.Context, event string, p claudecode.Payload)
 	if len(k.TicketPrefixes) == 0 {
 		k.TicketPrefixes = cfg.TicketPrefixes
 	}
+	if ag.rules != nil {
+		k.Rules = ag.rules(r.Getenv, project, k.Settings.Window)
+	}
+	k.Unsteered = !ag.steers
 	path := p.TranscriptPath
 	kn := knowledge{cfg: cfg, project: project, now: r.Now()}
 	warn := k.Warn
 	if warn == nil {
 		warn = func(error) {}
 	}
-	adv := &pressure.Advisor{State: k.State, Config: cfg.Pressure, Settings: k.Settings, Quiet: !cfg.Advisories, Warn: warn,
+	adv := &pressure.Advisor{State: k.State, Config: cfg.Pressure, Settings: k.Settings, Rules: k.Rules, Quiet: !cfg.Advisories, Warn: warn,
 		AtLevel: crossing{k: k, cfg: cfg, project: project, path: path, now: r.Now, warn: warn}.at}
-	context := func(text string) error { return r.emit(claudecode.AdditionalContext(event, text)) }
+	context := func(text string) error { return r.emit(ag.context(event, text)) }
 	switch event {
 	case "SessionStart":
 		if p.Source == "compact" {
@@ -259,10 +273,10 @@ func (r *Runner) handle(ctx context.Context, event string, p claudecode.Payload)
 		if f := kn.stopSuggestion(); f != "" {
 			text = strings.TrimSpace(text + "\n" + f)
 		}
-		if text == "" {
+		if text == "" || ag.notice == nil {
 			return err
 		}
-		if werr := r.emit(claudecode.SystemMessage(text)); werr != nil && err == nil {
+		if werr := r.emit(ag.notice(text)); werr != nil && err == nil {
 			err = werr
 		}
 		return err
@@ -273,8 +287,13 @@ func (r *Runner) handle(ctx context.Context, event string, p claudecode.Payload)
 		}
 		// Plain text: Claude Code appends it to the summariser's
 		// instructions. It is printed as soon as it is known, before
-		// anything is stored.
-		c, err := k.PreCompact(ctx, project, path, trigger, r.emit)
+		// anything is stored. A client that shows the summariser nothing
+		// (Codex) gets the checkpoint taken and nothing printed.
+		steer := r.emit
+		if !ag.steers {
+			steer = func(string) error { return nil }
+		}
+		c, err := k.PreCompact(ctx, project, path, trigger, steer)
 		if c.SessionID == "" && c.Transcript == "" {
 			return err
 		}

@@ -31,6 +31,8 @@ type Setup struct {
 	// Exe is the absolute path of the running cairn, which the hooks and
 	// the status line call.
 	Exe string
+	// CodexHome is Codex CLI's: $CODEX_HOME or ~/.codex.
+	CodexHome string
 	// PATH is the search path the slash commands find cairn in.
 	PATH string
 	// Out is where install and uninstall say what they did, Err where

@@ -20,6 +20,9 @@ type Advisor struct {
 	State    state.Store
 	Config   Config
 	Settings meter.Settings
+	// Rules, when set, are the client's rules in place of Settings
+	// (Claude Code's).
+	Rules meter.Rules
 	// Quiet keeps advisories out of the model's context; the crossings
 	// are still acted on (the configuration's `advisories = off`).
 	Quiet bool
@@ -48,7 +51,7 @@ func (a *Advisor) Advise(ctx context.Context, path string, s *transcript.Session
 	if s.NumTurns() == 0 {
 		return "", nil
 	}
-	r, tr := meter.Measure(s, a.Settings)
+	r, tr := meter.Measure(s, a.rules())
 	lvl := a.Config.Level(r)
 	m := a.State.Marks(path)
 	changed := false
@@ -201,7 +204,7 @@ func (a *Advisor) StopSuggestion(ctx context.Context, path, lastReply string, lo
 	if s.NumTurns() == 0 {
 		return "", nil
 	}
-	r, _ := meter.Measure(s, a.Settings)
+	r, _ := meter.Measure(s, a.rules())
 	lvl := a.Config.Level(r)
 	if lvl == 0 {
 		return "", nil
@@ -238,4 +241,12 @@ func (a *Advisor) Rearm(path string) {
 	if err := a.State.SaveMarks(path, m); err != nil && a.Warn != nil {
 		a.Warn(fmt.Errorf("could not save marks: %w", err))
 	}
+}
+
+// rules are the client's rules: Rules, else Claude Code's Settings.
+func (a *Advisor) rules() meter.Rules {
+	if a.Rules != nil {
+		return a.Rules
+	}
+	return a.Settings
 }

@@ -1,0 +1,244 @@
+package install
+
+// Codex CLI's wiring: cairn's hooks in a hooks.json of the same shape as
+// Claude Code's settings (edited by claudecode/settings, so that
+// uninstall gives the file back byte for byte), and, only when asked,
+// their trust entries in $CODEX_HOME/config.toml (internal/codex).
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/claudecode/settings"
+	"github.com/cairn-agent/cairn/internal/codex"
+	"github.com/cairn-agent/cairn/internal/shell"
+	"github.com/cairn-agent/cairn/internal/state"
+)
+
+// codexHooks is the hooks.json cairn wires for Codex: the project's
+// .codex/hooks.json, or with user $CODEX_HOME/hooks.json.
+func (s Setup) codexHooks(user bool) string {
+	if user {
+		return filepath.Join(s.CodexHome, "hooks.json")
+	}
+	return filepath.Join(s.Root, ".codex", "hooks.json")
+}
+
+// codexCommand is the hook command for event, calling exe.
+func codexCommand(exe, event string) string {
+	return shell.Quote(exe) + " hook --agent codex " + event
+}
+
+// codexOurs recognises cairn's Codex hook commands: "<…/cairn…> hook
+// --agent codex EVENT" for an event cairn handles, or exe itself
+// whatever its name.
+func codexOurs(exe string) func(string) bool {
+	return func(command string) bool {
+		word, rest := shell.FirstWord(strings.TrimSpace(command))
+		f := strings.Fields(rest)
+		if len(f) != 4 || f[0] != "hook" || f[1] != "--agent" || f[2] != "codex" {
+			return false
+		}
+		if _, ok := codex.Lookup(f[3]); !ok {
+			return false
+		}
+		return word == exe || strings.HasPrefix(filepath.Base(word), "cairn")
+	}
+}
+
+func codexWiring(exe string) settings.Wiring {
+	var hs []settings.Hook
+	for _, ev := range codex.Events {
+		hs = append(hs, settings.Hook{Event: ev.Name, Command: codexCommand(exe, ev.Name), Timeout: ev.Timeout})
+	}
+	return settings.Wiring{Hooks: hs, IsOurs: codexOurs(exe)}
+}
+
+// codexHashes are the trusted hashes of the hooks install writes: what
+// uninstall recognises as its own in config.toml. The settings editor
+// writes an empty matcher, which is hashed; a group without one (edited
+// by hand) hashes differently, and is recognised too.
+func codexHashes(exe string) map[string]bool {
+	h := map[string]bool{}
+	empty := ""
+	for _, ev := range codex.Events {
+		for _, m := range []*string{&empty, nil} {
+			h[codex.Hash(ev.Name, m, codexCommand(exe, ev.Name), ev.Timeout)] = true
+		}
+	}
+	return h
+}
+
+// InstallCodex wires cairn's hooks into Codex CLI: the project's
+// .codex/hooks.json, or with user $CODEX_HOME/hooks.json. Codex runs
+// them only once they are trusted: with trust, install writes the trust
+// entries into $CODEX_HOME/config.toml itself; without, it says how to
+// trust them in Codex's /hooks screen.
+func (s Setup) InstallCodex(user, trust bool) error {
+	if s.CodexHome == "" {
+		return errors.New("no Codex home: set CODEX_HOME or HOME")
+	}
+	path := s.codexHooks(user)
+	w := codexWiring(s.Exe)
+	f := s.files()
+	if err := check(w, path); err != nil {
+		return err
+	}
+	res, err := w.InstallFile(path, f.journal)
+	if err != nil {
+		return settingsError(err)
+	}
+	where := "for this project"
+	if user {
+		where = "for every project"
+	}
+	if res.Changed {
+		fmt.Fprintf(s.Out, "wired cairn's hooks into %s, %s: %s\n", path, where, strings.Join(codex.EventNames(), ", "))
+		fmt.Fprintf(s.Out, "the hooks call %s hook --agent codex\n", s.Exe)
+	} else {
+		fmt.Fprintf(s.Out, "cairn's hooks are already in %s; nothing changed there\n", path)
+	}
+	config := filepath.Join(s.CodexHome, "config.toml")
+	if trust {
+		changed, err := s.trustCodex(path, config)
+		if err != nil {
+			return err
+		}
+		if changed {
+			fmt.Fprintf(s.Out, "trusted them in %s: Codex runs them without showing them to you in its /hooks screen first; cairn uninstall --agent codex takes the trust out again\n", config)
+		} else {
+			fmt.Fprintf(s.Out, "they are trusted in %s already\n", config)
+		}
+	} else {
+		fmt.Fprintln(s.Out, "Codex runs hooks only once you trust them, and skips the others without a word: start codex, type /hooks, and trust each of cairn's with t (or run cairn install --agent codex --trust, which writes the trust into config.toml for you)")
+	}
+	if !user {
+		fmt.Fprintf(s.Out, "note: Codex reads a project's .codex/hooks.json only when the project is trusted (trust_level = \"trusted\" under [projects.%q] in %s)\n", s.Root, config)
+	}
+	fmt.Fprintln(s.Out, "from the next Codex session on, cairn checkpoints before every compaction and restores the working state after it (Codex shows the summariser nothing of cairn's: no steering)")
+	return nil
+}
+
+// trustCodex writes the trust entries of cairn's hooks in hooks.json at
+// path into config.toml.
+func (s Setup) trustCodex(path, config string) (bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	entries, err := codex.Entries(data, path, codexOurs(s.Exe))
+	if err != nil {
+		return false, err
+	}
+	old, mode, err := readConfig(config)
+	if err != nil {
+		return false, err
+	}
+	out, changed := codex.AddTrust(old, entries)
+	if !changed {
+		return false, nil
+	}
+	if old == nil {
+		// A config.toml install creates is one uninstall removes.
+		if _, err := s.files().journal.MkdirAll(filepath.Dir(config)); err != nil {
+			return false, err
+		}
+		if _, err := os.Stat(config); errors.Is(err, fs.ErrNotExist) {
+			if err := s.noteCreated(config); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, state.WriteFile(config, out, mode, true)
+}
+
+// createdMark is the file in cairn's install journal that says install
+// created config.toml at path.
+func (s Setup) createdMark(path string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(path)))
+	return filepath.Join(s.DataDir, "install", "codex-config-created-"+hex.EncodeToString(sum[:8]))
+}
+
+func (s Setup) noteCreated(path string) error {
+	mark := s.createdMark(path)
+	if err := os.MkdirAll(filepath.Dir(mark), 0o700); err != nil {
+		return err
+	}
+	return state.WriteAtomic(mark, []byte(path+"\n"), true)
+}
+
+// createdConfig says whether install created config.toml at path.
+func (s Setup) createdConfig(path string) bool {
+	_, err := os.Stat(s.createdMark(path))
+	return err == nil
+}
+
+// readConfig reads config.toml and its mode; a missing one is empty.
+func readConfig(path string) ([]byte, fs.FileMode, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o600, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	return data, fi.Mode().Perm(), nil
+}
+
+// UninstallCodex takes cairn's hooks out of hooks.json, and the trust
+// entries install wrote out of config.toml, giving both back as they
+// were.
+func (s Setup) UninstallCodex(user bool) error {
+	if s.CodexHome == "" {
+		return errors.New("no Codex home: set CODEX_HOME or HOME")
+	}
+	path := s.codexHooks(user)
+	w := codexWiring(s.Exe)
+	f := s.files()
+	if err := check(w, path); err != nil {
+		return err
+	}
+	config := filepath.Join(s.CodexHome, "config.toml")
+	old, mode, err := readConfig(config)
+	if err != nil {
+		return err
+	}
+	out, trusted := codex.RemoveTrust(old, path, codexHashes(s.Exe))
+	if trusted {
+		if len(out) == 0 && s.createdConfig(config) {
+			if err = os.Remove(config); err == nil {
+				os.Remove(s.createdMark(config))
+				_, err = s.files().journal.RemoveDirs(filepath.Dir(config))
+			}
+		} else {
+			err = state.WriteFile(config, out, mode, true)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	res, err := w.UninstallFile(path, f.journal)
+	if err != nil {
+		return settingsError(err)
+	}
+	if res.Changed {
+		fmt.Fprintf(s.Out, "took cairn's hooks out of %s%s\n", path, how(res))
+	}
+	if trusted {
+		fmt.Fprintf(s.Out, "took their trust out of %s\n", config)
+	}
+	if !res.Changed && !trusted {
+		fmt.Fprintf(s.Out, "cairn was not wired into %s; nothing changed\n", path)
+	}
+	return nil
+}
