@@ -101,17 +101,18 @@ func (s score) String() string {
 
 func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
 
-// Floors under the figures measured (49 of 65 at rank 1, 55 within the
-// first 5; docs/benchmarks.md, "Memory"): a change to the extraction or
-// the ranking that loses answers fails here. Three questions are left for
-// ties that reorder. The held-out set (testdata/heldout.tsv, 13 of 37 and
-// 24 when it was written) has its own floors, two under.
+// Floors under the figures measured (docs/benchmarks.md, "Memory"): a
+// change to the extraction or the ranking that loses answers fails here.
+// The dev set (questions.tsv) answers 50 of 65 at rank 1 and 58 within
+// the first 5; the held-out set (heldout.tsv, written before the ranking
+// was last changed) 16 of 37 and 25. Each floor leaves room for ties
+// that reorder.
 const (
-	minHitAt1 = 46
-	minHitAt5 = 52
+	minHitAt1 = 47
+	minHitAt5 = 55
 
-	minHeldoutAt1 = 11
-	minHeldoutAt5 = 22
+	minHeldoutAt1 = 14
+	minHeldoutAt5 = 23
 )
 
 // TestRetrieval answers the labelled questions of testdata/questions.tsv
@@ -247,6 +248,7 @@ func TestRetrieval(t *testing.T) {
 		len(heldout), hheld)
 	t.Logf("memory, Search (BM25 + kinds asked about)   %s", hmem)
 	t.Logf("memory, BM25 alone                          %s", hplain)
+	t.Logf("grep baseline, text lines, one line answers %s", hbase.strict)
 	t.Logf("grep baseline, raw JSONL lines              %s", hbase.raw)
 	for _, m := range hmisses {
 		t.Logf("  held-out miss: %s", m)
