@@ -287,6 +287,24 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	}
 }
 
+// Answered records a question the assistant put to the user through the
+// client's own form (Claude Code's AskUserQuestion) with the choice the
+// user made: a question closed by its answer at once, kept like one
+// answered in a prompt. The form's answer is not a prompt, so nothing
+// else reads it.
+func (l *Ledger) Answered(turn, line int, t time.Time, question, answer string) {
+	question, answer = text.ClipLine(question, maxItemBytes), text.ClipLine(answer, maxAnswer)
+	if question == "" || answer == "" {
+		return
+	}
+	l.add(Item{Text: question, Kind: Question, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: true})
+	for i := range l.Items {
+		if it := &l.Items[i]; it.Kind == Question && it.Line == line && it.Text == question {
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: answer}, true
+		}
+	}
+}
+
 // replyToUser closes the user's open questions with the assistant's text,
 // unless the text only announces what it will look at first.
 func (l *Ledger) replyToUser(turn, line int, said string) {

@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,6 +253,37 @@ func TestSmallFixtures(t *testing.T) {
 					t.Errorf("item not one clipped line: %q", it.Text)
 				}
 				t.Logf("%s %s line %d closed=%v: %s", it.By, it.Kind, it.Line, it.Closed != nil, it.Text)
+			}
+		})
+	}
+}
+
+func TestAnswered(t *testing.T) {
+	tests := []struct {
+		name             string
+		question, answer string
+		wantClosed       []string
+	}{
+		{"kept closed by its answer", "Which rig do these beads belong to?", "No rig", []string{"Which rig do these beads belong to? -> No rig"}},
+		{"no answer, nothing kept", "Which rig?", " ", nil},
+		{"no question, nothing kept", "", "No rig", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l Ledger
+			l.Answered(1, 10, time.Time{}, tt.question, tt.answer)
+			var got []string
+			for _, it := range l.Closed() {
+				if it.Kind != Question || it.By != ByAssistant || it.Closed.By != ClosedByAnswer {
+					t.Errorf("item %+v, want the assistant's question closed by an answer", it)
+				}
+				got = append(got, it.Text+" -> "+it.Closed.Evidence)
+			}
+			if !slices.Equal(got, tt.wantClosed) {
+				t.Errorf("closed = %q, want %q", got, tt.wantClosed)
+			}
+			if open := l.Open(); len(open) != 0 {
+				t.Errorf("open = %+v, want none", open)
 			}
 		})
 	}

@@ -227,9 +227,14 @@ type ObservationHit struct {
 	Score float64
 }
 
-// Column weights for BM25: a match in the title says more than one in the
-// body, and a file named says more than a word in passing.
-const rankExpr = "bm25(observations_fts, 3.0, 1.0, 2.0)"
+// Column weights for BM25, equal. Most observations (a decision, a
+// finding, a command) have a title that is their body or its start, so a
+// heavier title counts their words twice over and lifts a short note that
+// merely names the question's words above the one that answers it; and a
+// file is a path the body names already. (Title 3, files 2 measured
+// worse on the held-out questions of memory's TestRetrieval: hit@1 14 of
+// 37 against 16; docs/benchmarks.md, "Memory".)
+const rankExpr = "bm25(observations_fts, 1.0, 1.0, 1.0)"
 
 const hitColumns = "o.id, o.project, o.session_id, o.created_at, o.kind, o.title, o.files, o.source"
 

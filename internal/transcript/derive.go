@@ -175,6 +175,13 @@ func (s *Session) toolResult(c *ToolCall, r *result, lineNo int, full bool) {
 			}
 		}
 	}
+	if c.Name == "AskUserQuestion" && !r.isError && full {
+		// The user's choices are in the result only: "User has answered
+		// your questions: "Q"="A", .... You can now continue ...".
+		for _, qa := range formAnswers(jsonscan.Unescape(r.raw)) {
+			s.Ledger.Answered(s.NumTurns(), lineNo, c.Time, qa[0], qa[1])
+		}
+	}
 	if c.Name == "TaskCreate" && !r.isError {
 		// The id is assigned by the tool: "Task #3 created successfully: ...".
 		res := unescapePrefix(r.raw, 200)
@@ -314,4 +321,49 @@ func feedRecord(s *Session, line []byte, lineNo int, off int64, scan func([]byte
 		return
 	}
 	apply(s, lineNo)
+}
+
+// formAnswersPrefix opens Claude Code's result of an AskUserQuestion call.
+const formAnswersPrefix = "User has answered your questions: "
+
+// formAnswers reads the question and answer pairs of an AskUserQuestion
+// result: "Q1"="A1", "Q2"="A2". You can now continue .... A quote inside
+// a question or an answer is not escaped, so a pair ends where the next
+// one starts (`", "` before another `"="`) or at the closing `". `.
+func formAnswers(res string) [][2]string {
+	rest, ok := strings.CutPrefix(res, formAnswersPrefix)
+	if !ok {
+		return nil
+	}
+	var out [][2]string
+	for strings.HasPrefix(rest, `"`) {
+		q, after, ok := strings.Cut(rest[1:], `"="`)
+		if !ok {
+			break
+		}
+		end := -1
+		for i := 0; ; {
+			j := strings.Index(after[i:], `", "`)
+			if j < 0 {
+				break
+			}
+			if strings.Contains(after[i+j:], `"="`) {
+				end = i + j
+				break
+			}
+			i += j + 1
+		}
+		next := ""
+		if end >= 0 {
+			next = after[end+3:]
+		} else if end = strings.LastIndex(after, `". `); end < 0 {
+			end = strings.LastIndex(after, `"`)
+		}
+		if end < 0 {
+			break
+		}
+		out = append(out, [2]string{q, after[:end]})
+		rest = next
+	}
+	return out
 }

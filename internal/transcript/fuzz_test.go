@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -45,6 +46,26 @@ func FuzzFeed(f *testing.F) {
 		}
 		if _, err := json.Marshal(s); err != nil {
 			t.Fatalf("state does not serialise: %v", err)
+		}
+	})
+}
+
+// FuzzFormAnswers: any result text reads without a panic, and every pair
+// read is text of the result's, in order.
+func FuzzFormAnswers(f *testing.F) {
+	f.Add(`User has answered your questions: "Which rig?"="No rig", "Tools?"="Credo". You can now continue.`)
+	f.Add(`User has answered your questions: "a"="b`)
+	f.Add(`User has answered your questions: ""=""`)
+	f.Fuzz(func(t *testing.T, res string) {
+		rest := res
+		for _, qa := range formAnswers(res) {
+			for _, s := range qa {
+				i := strings.Index(rest, s)
+				if i < 0 {
+					t.Fatalf("%q not in what is left of %q", s, res)
+				}
+				rest = rest[i+len(s):]
+			}
 		}
 	})
 }

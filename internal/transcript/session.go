@@ -35,8 +35,11 @@ const (
 	maxCommandBytes = 500
 	maxSummaryBytes = 2 << 10 // an excerpt: PostCompact keeps the whole summary
 	maxBadLines     = 100
-	maxDecisions    = 30
-	maxFindings     = 30
+	// The assistant's notes between two checkpoints: past these the
+	// oldest go before a checkpoint (and memory) sees them. 30 lost the
+	// test counts and explanations of long stretches of work.
+	maxDecisions    = 60
+	maxFindings     = 60
 	maxResultBytes  = 600
 	maxLastTexts    = 3
 	maxTextBytes    = 3000

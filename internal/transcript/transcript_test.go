@@ -446,3 +446,43 @@ func TestDecisionShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestFormAnswers(t *testing.T) {
+	tests := []struct {
+		name, res string
+		want      [][2]string
+	}{
+		{"one", `User has answered your questions: "Which rig?"="No rig". You can now continue with the user's answers in mind.`,
+			[][2]string{{"Which rig?", "No rig"}}},
+		{"two", `User has answered your questions: "Which rig?"="No rig", "Which tools?"="Credo + Dialyxir". You can now continue.`,
+			[][2]string{{"Which rig?", "No rig"}, {"Which tools?", "Credo + Dialyxir"}}},
+		{"quotes inside", `User has answered your questions: "Use "a", "b"?"="yes, "a"". You can now continue.`,
+			[][2]string{{`Use "a", "b"?`, `yes, "a"`}}},
+		{"not a form answer", `The user doesn't want to proceed with this tool use.`, nil},
+		{"cut short", `User has answered your questions: "Which rig?`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, formAnswers(tt.res)); diff != "" {
+				t.Errorf("formAnswers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The user's choice in AskUserQuestion's form reaches no prompt: it is
+// kept as the assistant's question, closed by the answer.
+func TestAskUserQuestionAnswered(t *testing.T) {
+	s := feed(t,
+		asst("m1", "claude-opus-4-6", 1, 1, 1, toolUse("q1", "AskUserQuestion", `{"questions":[{"question":"Which rig?"}]}`)),
+		toolResult("q1", false, `User has answered your questions: "Which rig?"="No rig". You can now continue with the user's answers in mind.`),
+	)
+	var got []string
+	for _, it := range s.Ledger.Closed() {
+		got = append(got, fmt.Sprintf("%s %s: %s -> %s (%s)", it.By, it.Kind, it.Text, it.Closed.Evidence, it.Closed.By))
+	}
+	want := []string{"assistant question: Which rig? -> No rig (answer)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("closed items (-want +got):\n%s", diff)
+	}
+}
