@@ -5,7 +5,6 @@
 package claudecode
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/cairn-agent/cairn/e2e/npmpin"
 )
 
 // Version is the Claude Code release the bench is pinned to. The transcript
@@ -32,70 +31,17 @@ const Package = "@anthropic-ai/claude-code"
 // install to finish (the package is about 370 MB).
 const InstallTimeout = 15 * time.Minute
 
+// pin is the pinned release, installed by npmpin.
+var pin = npmpin.Pin{Package: Package, Version: Version, CacheEnv: "CAIRN_E2E_CACHE", Name: "claude-code",
+	What: "Claude Code", Tag: "claudecode", Find: Find, Timeout: InstallTimeout}
+
 // CacheDir is where the pinned client is installed: $CAIRN_E2E_CACHE if set,
-// else ${XDG_CACHE_HOME:-$HOME/.cache}/cairn-e2e/claude-code-VERSION. It is
-// outside the repository so that the 370 MB binary is never committed and
-// survives clean checkouts.
-func CacheDir(getenv func(string) string) (string, error) {
-	if d := getenv("CAIRN_E2E_CACHE"); d != "" {
-		return filepath.Abs(d)
-	}
-	base := getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return "", errors.New("neither CAIRN_E2E_CACHE, XDG_CACHE_HOME nor HOME is set")
-		}
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "cairn-e2e", "claude-code-"+Version), nil
-}
+// else ${XDG_CACHE_HOME:-$HOME/.cache}/cairn-e2e/claude-code-VERSION.
+func CacheDir(getenv func(string) string) (string, error) { return pin.CacheDir(getenv) }
 
 // Install returns the path of a working Claude Code VERSION binary in dir,
-// running npm install first if dir has none. A lock file beside dir keeps
-// parallel test processes from installing over each other.
-func Install(ctx context.Context, dir string) (string, error) {
-	if bin, err := Find(ctx, dir); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create cache: %w", err)
-	}
-	lock := flock.New(dir + ".lock")
-	locked, err := lock.TryLockContext(ctx, 500*time.Millisecond)
-	if err != nil || !locked {
-		return "", fmt.Errorf("lock %s: %v", lock.Path(), errors.Join(err, ctx.Err()))
-	}
-	defer lock.Unlock()
-
-	// Another process may have finished the install while we waited.
-	if bin, err := Find(ctx, dir); err == nil {
-		return bin, nil
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", fmt.Errorf("npm is needed to install %s@%s: %w", Package, Version, err)
-	}
-	// --ignore-scripts: the postinstall script only links the platform
-	// binary from its optional-dependency package into bin/, and Find looks
-	// there directly, so no package code runs at install time.
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir,
-		"--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error",
-		Package+"@"+Version)
-	cmd.Dir = dir
-	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install %s@%s into %s: %w\n%s", Package, Version, dir, errors.Join(err, ctx.Err()), tail(out.String(), 4000))
-	}
-	bin, err := Find(ctx, dir)
-	if err != nil {
-		return "", fmt.Errorf("after npm install: %w\nnpm said:\n%s", err, tail(out.String(), 4000))
-	}
-	return bin, nil
-}
+// running npm install first if dir has none, under a lock beside dir.
+func Install(ctx context.Context, dir string) (string, error) { return pin.Install(ctx, dir) }
 
 // Find returns the Claude Code binary installed under dir, checking that it
 // runs and reports Version.
@@ -146,38 +92,11 @@ func version(ctx context.Context, bin string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// Require returns the path of the pinned client, installing it if needed.
-// When it cannot be had, the test fails if CI=true (CI must never pass by
-// skipping the bench) and is skipped otherwise. `go test -short` skips the
-// bench outside CI without trying to install.
+// Require returns the path of the pinned client, installing it if needed:
+// a failure when CI=true and it cannot be had, a skip otherwise.
 func Require(t testing.TB) string {
 	t.Helper()
-	ci := os.Getenv("CI") == "true"
-	fail := t.Skipf
-	if ci {
-		fail = t.Fatalf
-	}
-	if testing.Short() && !ci {
-		t.Skip("claudecode: -short: not running the real Claude Code client")
-	}
-	dir, err := CacheDir(os.Getenv)
-	if err != nil {
-		fail("claudecode: no cache directory for Claude Code %s: %v", Version, err)
-		return ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), InstallTimeout)
-	defer cancel()
-	bin, err := Install(ctx, dir)
-	if err != nil {
-		fail("claudecode: Claude Code %s is not available: %v", Version, err)
-		return ""
-	}
-	return bin
+	return pin.Require(t)
 }
 
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "..." + s[len(s)-n:]
-}
+func tail(s string, n int) string { return npmpin.Tail(s, n) }

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/cairn-agent/cairn/e2e/npmpin"
 )
 
 // Version is the pinned Codex CLI release.
@@ -31,63 +31,17 @@ const Package = "@openai/codex"
 // install to finish (the binary is about 294 MB).
 const InstallTimeout = 15 * time.Minute
 
+// pin is the pinned release, installed by npmpin.
+var pin = npmpin.Pin{Package: Package, Version: Version, CacheEnv: "CAIRN_E2E_CODEX_CACHE", Name: "codex",
+	What: "Codex", Tag: "codex", Find: Find, Timeout: InstallTimeout}
+
 // CacheDir is where the pinned client is installed: $CAIRN_E2E_CODEX_CACHE
 // if set, else ${XDG_CACHE_HOME:-$HOME/.cache}/cairn-e2e/codex-VERSION.
-func CacheDir(getenv func(string) string) (string, error) {
-	if d := getenv("CAIRN_E2E_CODEX_CACHE"); d != "" {
-		return filepath.Abs(d)
-	}
-	base := getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return "", errors.New("neither CAIRN_E2E_CODEX_CACHE, XDG_CACHE_HOME nor HOME is set")
-		}
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "cairn-e2e", "codex-"+Version), nil
-}
+func CacheDir(getenv func(string) string) (string, error) { return pin.CacheDir(getenv) }
 
 // Install returns the path of a working Codex VERSION binary in dir,
-// running npm install first if dir has none. A lock file beside dir keeps
-// parallel test processes from installing over each other.
-func Install(ctx context.Context, dir string) (string, error) {
-	if bin, err := Find(ctx, dir); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create cache: %w", err)
-	}
-	lock := flock.New(dir + ".lock")
-	locked, err := lock.TryLockContext(ctx, 500*time.Millisecond)
-	if err != nil || !locked {
-		return "", fmt.Errorf("lock %s: %v", lock.Path(), errors.Join(err, ctx.Err()))
-	}
-	defer lock.Unlock()
-	if bin, err := Find(ctx, dir); err == nil {
-		return bin, nil
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", fmt.Errorf("npm is needed to install %s@%s: %w", Package, Version, err)
-	}
-	// --ignore-scripts: Find runs the platform package's binary directly.
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir,
-		"--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error",
-		Package+"@"+Version)
-	cmd.Dir = dir
-	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install %s@%s into %s: %w\n%s", Package, Version, dir, errors.Join(err, ctx.Err()), tail(out.String(), 4000))
-	}
-	bin, err := Find(ctx, dir)
-	if err != nil {
-		return "", fmt.Errorf("after npm install: %w\nnpm said:\n%s", err, tail(out.String(), 4000))
-	}
-	return bin, nil
-}
+// running npm install first if dir has none, under a lock beside dir.
+func Install(ctx context.Context, dir string) (string, error) { return pin.Install(ctx, dir) }
 
 // Find returns the Codex binary installed under dir, checking that it
 // runs and reports Version. The native binary lives in the platform
@@ -139,38 +93,11 @@ func version(ctx context.Context, bin string) (string, error) {
 	return strings.TrimSpace(lines[len(lines)-1]), nil
 }
 
-// Require returns the path of the pinned client, installing it if needed.
-// When it cannot be had, the test fails if CI=true (CI must never pass by
-// skipping the bench) and is skipped otherwise; `go test -short` skips it
-// outside CI without trying to install.
+// Require returns the path of the pinned client, installing it if needed:
+// a failure when CI=true and it cannot be had, a skip otherwise.
 func Require(t testing.TB) string {
 	t.Helper()
-	ci := os.Getenv("CI") == "true"
-	fail := t.Skipf
-	if ci {
-		fail = t.Fatalf
-	}
-	if testing.Short() && !ci {
-		t.Skip("codex: -short: not running the real Codex client")
-	}
-	dir, err := CacheDir(os.Getenv)
-	if err != nil {
-		fail("codex: no cache directory for Codex %s: %v", Version, err)
-		return ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), InstallTimeout)
-	defer cancel()
-	bin, err := Install(ctx, dir)
-	if err != nil {
-		fail("codex: Codex %s is not available: %v", Version, err)
-		return ""
-	}
-	return bin
+	return pin.Require(t)
 }
 
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
-}
+func tail(s string, n int) string { return npmpin.Tail(s, n) }
