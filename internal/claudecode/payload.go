@@ -60,38 +60,24 @@ func DecodePayloadHead(data []byte, event string) (p Payload, ok bool) {
 // of data, which may then be only the start of a payload.
 func decodePayload(data []byte, enough func(*Payload) bool) (Payload, bool, error) {
 	var p Payload
-	var sc jsonscan.Scanner
-	sc.Reset(data)
 	fields := map[string]*string{
 		"session_id": &p.SessionID, "transcript_path": &p.TranscriptPath, "cwd": &p.CWD,
 		"hook_event_name": &p.Event, "source": &p.Source, "trigger": &p.Trigger,
 		"compact_summary": &p.CompactSummary, "reason": &p.Reason,
 		"last_assistant_message": &p.LastAssistantMessage, "prompt": &p.Prompt,
 	}
-	if sc.Peek() != '{' {
-		return p, false, errors.New("payload is not the JSON object Claude Code sends")
+	var done func() bool
+	if enough != nil {
+		done = func() bool { return enough(&p) }
 	}
-	sc.Object()
-	for k := sc.Key(); k != nil; k = sc.Key() {
-		dst, ok := fields[string(k)]
-		switch {
-		case ok && sc.IsString():
-			*dst = sc.Str()
-		case ok:
-			*dst = "" // null or not a string: as good as missing
-			sc.Skip()
-		default:
-			sc.Skip()
-		}
-		if !sc.Failed() && enough != nil && enough(&p) {
-			return p, true, nil
-		}
+	early, err := jsonscan.StringMembers(data, fields, done)
+	switch {
+	case errors.Is(err, jsonscan.ErrNotObject):
+		return Payload{}, false, errors.New("payload is not the JSON object Claude Code sends")
+	case err != nil:
+		return Payload{}, false, fmt.Errorf("payload is not the JSON object Claude Code sends (%v)", err)
 	}
-	sc.End()
-	if sc.Failed() {
-		return Payload{}, false, fmt.Errorf("payload is not the JSON object Claude Code sends (invalid JSON near byte %d)", sc.Pos())
-	}
-	return p, false, nil
+	return p, early, nil
 }
 
 // enoughFor says when a payload's fields read so far are all the event

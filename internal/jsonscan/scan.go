@@ -19,6 +19,8 @@ package jsonscan
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -446,3 +448,42 @@ func (s *Scanner) Pos() int { return s.i }
 
 // Input is what Reset was given.
 func (s *Scanner) Input() []byte { return s.b }
+
+// ErrNotObject is StringMembers' error for a document that does not start
+// with an object.
+var ErrNotObject = errors.New("not a JSON object")
+
+// StringMembers walks the JSON object in data and sets each member that
+// fields names to its string value: "" for null or any value that is not
+// a string, as good as missing. Other members are skipped unread. After
+// each member, done (when not nil) may end the walk: early is then true,
+// and data need only have been the start of the object. It returns
+// ErrNotObject, or an error giving the byte where the JSON went wrong.
+func StringMembers(data []byte, fields map[string]*string, done func() bool) (early bool, err error) {
+	var sc Scanner
+	sc.Reset(data)
+	if sc.Peek() != '{' {
+		return false, ErrNotObject
+	}
+	sc.Object()
+	for k := sc.Key(); k != nil; k = sc.Key() {
+		dst, ok := fields[string(k)]
+		switch {
+		case ok && sc.IsString():
+			*dst = sc.Str()
+		case ok:
+			*dst = ""
+			sc.Skip()
+		default:
+			sc.Skip()
+		}
+		if !sc.Failed() && done != nil && done() {
+			return true, nil
+		}
+	}
+	sc.End()
+	if sc.Failed() {
+		return false, fmt.Errorf("invalid JSON near byte %d", sc.Pos())
+	}
+	return false, nil
+}
