@@ -8,6 +8,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/ncruces/go-sqlite3 v0.35.6
 	github.com/rogpeppe/go-internal v1.16.0
+	golang.org/x/term v0.46.0
 )
 
 require (

@@ -63,7 +63,7 @@ func (c command) subcommands() []command {
 // table is cairn's commands, in the order help lists them.
 func table() []entry {
 	return []entry{
-		{"status", statusCmd}, {"sessions", sessionsCmd}, {"report", reportCmd},
+		{"status", statusCmd}, {"sessions", sessionsCmd}, {"report", reportCmd}, {"ui", uiCmd},
 		{"install", installCmd}, {"uninstall", uninstallCmd}, {"doctor", doctorCmd},
 		{"checkpoint", checkpointCmd}, {"checkpoints", checkpointsCmd}, {"show", showCmd}, {"resume", resumeCmd},
 		{"handoff", handoffCmd}, {"snapshot", snapshotCmd}, {"snapshots", snapshotsCmd}, {"estimate", estimateCmd}, {"defer", deferCmd},
