@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/tracker"
 )
 
 // hookCmd is `cairn hook [--agent NAME] EVENT`, which the client (Claude
@@ -63,7 +65,14 @@ func (a *App) hook(ctx context.Context, ag hook.Agent, event string) {
 		k = &continuity.Keeper{State: state.Store{Dir: fallback}, DBPath: filepath.Join(fallback, "cairn.db"), Now: a.Now}
 	}
 	r := &hook.Runner{Keeper: k, Stdin: a.Stdin, Stdout: a.Stdout, Stderr: a.Stderr, Getenv: a.Getenv, Now: a.Now,
-		Dir: k.State.Dir, Fallback: fallback, Agent: ag}
+		Dir: k.State.Dir, Fallback: fallback, Agent: ag,
+		StartDrainer: func() error {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			return tracker.StartDrainer(exe, nil)
+		}}
 	if kerr == nil && k.State.Dir != fallback {
 		k.OtherStateDirs = []string{fallback}
 		if err := state.Usable(k.State.Dir); err != nil && state.UsableFallback(fallback) == nil {

@@ -20,6 +20,10 @@
 //	capture.manual = off           # on: a manual /compact writes a capture too
 //	flow.dir = .claude             # progress.md, task_plan.md and learnings-*.md (seed 001)
 //	flow.trim = off                # on: PreCompact trims progress.md to its last 10 entries
+//	tracker = none                 # linear or github: tell the ticket at each checkpoint that writes a handoff
+//	tracker.status = In Progress   # Linear: the state the ticket moves to (none: leave it)
+//	tracker.label = context-checkpointed  # the label added (none: no label)
+//	tracker.repo = acme/shop       # GitHub: [HOST/]OWNER/REPO (default: gh's, from the git remote)
 package config
 
 import (
@@ -57,12 +61,19 @@ type Config struct {
 	CaptureManual bool
 	FlowDir       string
 	FlowTrim      bool
+	// Tracker is the issue tracker told of checkpoints ("" for none),
+	// with the state and the label it sets and, for GitHub, the
+	// repository.
+	Tracker       string
+	TrackerStatus string
+	TrackerLabel  string
+	TrackerRepo   string
 }
 
 // Default is the configuration of a project without a file.
 func Default() Config {
 	return Config{Pressure: pressure.Default(), HandoffAt: []int{2, 3}, SnapshotAt: []int{2, 3}, RestoreBudget: 1500, MemoryIndex: 300, Advisories: true,
-		CaptureDir: ".project/compacts", FlowDir: ".claude"}
+		CaptureDir: ".project/compacts", FlowDir: ".claude", TrackerStatus: "In Progress", TrackerLabel: "context-checkpointed"}
 }
 
 // Load reads the project's file; a missing file gives the defaults. The
@@ -206,6 +217,26 @@ func Parse(data []byte, name string) (Config, []error) {
 			} else {
 				c.FlowTrim = on
 			}
+		case "tracker":
+			switch v := strings.ToLower(value); v {
+			case "none", "off", "":
+				c.Tracker = ""
+			case "linear", "github":
+				c.Tracker = v
+			default:
+				bad("%q: want none, linear or github", value)
+			}
+		case "tracker.status", "tracker.label":
+			if strings.EqualFold(value, "none") {
+				value = ""
+			}
+			if key == "tracker.status" {
+				c.TrackerStatus = value
+			} else {
+				c.TrackerLabel = value
+			}
+		case "tracker.repo":
+			c.TrackerRepo = value
 		case "advisories":
 			switch strings.ToLower(value) {
 			case "on", "true", "yes":

@@ -26,6 +26,10 @@ advisories = off
 capture.manual = on
 flow.dir = notes
 flow.trim = on
+tracker = Linear
+tracker.status = In Review
+tracker.label = none
+tracker.repo = acme/shop
 `), "cairn.conf")
 	if len(errs) != 0 {
 		t.Fatal(errs)
@@ -35,6 +39,7 @@ flow.trim = on
 		HandoffAt: []int{3}, SnapshotCommit: true, RestoreBudget: 2000,
 		TicketPrefixes: []string{"gt-", "PROJ_"}, Advisories: false,
 		CaptureDir: ".project/compacts", CaptureManual: true, FlowDir: "notes", FlowTrim: true,
+		Tracker: "linear", TrackerStatus: "In Review", TrackerLabel: "", TrackerRepo: "acme/shop",
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -55,6 +55,9 @@ type Input struct {
 	// Pressure is what the levels' percentages are of; the zero value
 	// means pressure.Default().
 	Pressure pressure.Config
+	// Ticket is the ticket's state as its tracker last told it (seed
+	// 003's HND-003), "" when unknown.
+	Ticket string
 }
 
 func (in Input) now() time.Time {
@@ -140,6 +143,9 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 	section("Current Task")
 	if len(c.Task.Tickets) > 0 {
 		fmt.Fprintf(&b, "- **Ticket**: %s\n", strings.Join(c.Task.Tickets, ", "))
+	}
+	if t := strings.TrimSpace(redact.String(in.Ticket)); t != "" {
+		fmt.Fprintf(&b, "- **Tracker**: %s\n", t)
 	}
 	if c.Task.First != "" {
 		fmt.Fprintf(&b, "- **Asked first**: %s\n", quote(c.Task.First))

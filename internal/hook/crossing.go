@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/pressure"
+	"github.com/cairn-agent/cairn/internal/tracker"
 )
 
 // crossing does what a pressure level crossed for the first time calls
@@ -31,6 +32,8 @@ type crossing struct {
 	path    string
 	now     func() time.Time
 	warn    func(error)
+	// drain starts the tracker's drainer (nil: none).
+	drain func() error
 }
 
 func (x crossing) at(ctx context.Context, lvl int) ([]string, error) {
@@ -40,14 +43,25 @@ func (x crossing) at(ctx context.Context, lvl int) ([]string, error) {
 	}
 	trail := []string{fmt.Sprintf("checkpoint %d (`cairn show checkpoint %d`)", c.ID, c.ID)}
 	if slices.Contains(x.cfg.HandoffAt, lvl) && x.project != "" {
-		p, err := handoff.Write(x.project, c, handoff.Input{Project: x.project, Now: x.now, Level: lvl, Pressure: x.cfg.Pressure})
+		q := x.queue()
+		ticket := q.Ticket(x.project, c.Task.Tickets)
+		in := handoff.Input{Project: x.project, Now: x.now, Level: lvl, Pressure: x.cfg.Pressure}
+		if is, ok := q.CachedIssue(x.cfg.Tracker, ticket); ok && x.cfg.Tracker != "" {
+			in.Ticket = fmt.Sprintf("%s (%s): %s · %s", is.ID, x.cfg.Tracker, is.State, is.Title)
+		}
+		p, err := handoff.Write(x.project, c, in)
+		rel := ""
 		if err != nil {
 			x.warn(fmt.Errorf("handoff: %w", err))
 		} else {
-			trail = append(trail, "handoff "+relTo(x.project, p))
+			rel = relTo(x.project, p)
+			trail = append(trail, "handoff "+rel)
 			if doc, err := os.ReadFile(p); err == nil {
 				x.k.Observe(ctx, memory.FromHandoff(x.project, c.SessionID, p, string(doc), x.now()))
 			}
+		}
+		if line := x.tell(q, ticket, c, lvl, rel); line != "" {
+			trail = append(trail, line)
 		}
 	}
 	if slices.Contains(x.cfg.SnapshotAt, lvl) && x.project != "" {
@@ -56,6 +70,50 @@ func (x crossing) at(ctx context.Context, lvl int) ([]string, error) {
 		}
 	}
 	return trail, nil
+}
+
+// queue is the tracker's update queue, beside the sessions' state.
+func (x crossing) queue() tracker.Queue {
+	return tracker.Queue{Dir: filepath.Join(x.k.State.Dir, "tracker"), Now: x.now}
+}
+
+// tell queues the checkpoint's updates for the ticket's tracker (seed
+// 003's LIN-001..004, CHK-006 at L3) and starts a drainer to send them; it
+// waits on nothing. Without a tracker configured, or a ticket, it does
+// nothing.
+func (x crossing) tell(q tracker.Queue, ticket string, c checkpoint.Checkpoint, lvl int, handoffRel string) string {
+	if x.cfg.Tracker == "" || ticket == "" {
+		return ""
+	}
+	tc := tracker.Checkpoint{Tracker: x.cfg.Tracker, Issue: ticket, Project: x.project, Repo: x.cfg.TrackerRepo, ID: c.ID, Session: c.SessionID, Level: lvl,
+		Trigger: c.Trigger, Summary: c.Summary(), Handoff: handoffRel, Status: x.cfg.TrackerStatus, Label: x.cfg.TrackerLabel, Time: x.now()}
+	if x.cfg.Tracker == "github" {
+		tc.Status = "" // GitHub issues have no workflow state
+	}
+	if c.Context.Threshold > 0 {
+		tc.Context = fmt.Sprintf("%d tokens (%.0f%% of auto-compact)", c.Context.Tokens, 100*float64(c.Context.Tokens)/float64(c.Context.Threshold))
+	}
+	tc.Next = append(tc.Next, c.NextSteps[:min(len(c.NextSteps), 5)]...)
+	queued := 0
+	for _, u := range tc.Updates() {
+		ok, err := q.Add(u)
+		if err != nil {
+			x.warn(fmt.Errorf("tracker: queue %s for %s: %w", u.Kind, ticket, err))
+			continue
+		}
+		if ok {
+			queued++
+		}
+	}
+	if queued == 0 {
+		return ""
+	}
+	if x.drain != nil {
+		if err := x.drain(); err != nil {
+			x.warn(fmt.Errorf("tracker: start the drainer: %w (the updates wait for cairn tracker drain)", err))
+		}
+	}
+	return fmt.Sprintf("%s told (%d updates queued)", ticket, queued)
 }
 
 // snapshotTime bounds a snapshot at a level crossing; a WIP commit runs

@@ -55,6 +55,10 @@ type Runner struct {
 	// Agent is the client that runs the hook; the zero value is Claude
 	// Code.
 	Agent Agent
+	// StartDrainer starts the tracker's drainer in the background, when
+	// a checkpoint queued updates for the ticket; nil starts none (the
+	// updates wait for the next drainer).
+	StartDrainer func() error
 
 	handler sync.WaitGroup
 
@@ -237,7 +241,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		warn = func(error) {}
 	}
 	adv := &pressure.Advisor{State: k.State, Config: cfg.Pressure, Settings: k.Settings, Rules: k.Rules, Quiet: !cfg.Advisories, Warn: warn,
-		AtLevel: crossing{k: k, cfg: cfg, project: project, path: path, now: r.Now, warn: warn}.at}
+		AtLevel: crossing{k: k, cfg: cfg, project: project, path: path, now: r.Now, warn: warn, drain: r.StartDrainer}.at}
 	context := func(text string) error { return r.emit(ag.context(event, text)) }
 	switch event {
 	case "SessionStart":
