@@ -59,16 +59,29 @@ func (r Request) Messages() []Message {
 	return out
 }
 
-// Reply is what the fake answers a turn's request with: a text, or a
-// tool call to run a shell command (answered once per Script, then text:
-// after a mid-turn compaction the call's output is gone from the history,
-// and a fake that asked again would loop).
+// Reply is what the fake answers a turn's request with: a text, a tool
+// call, or a text then a call. A Script reply's call is made once per
+// Script, then the reply is its text alone: after a mid-turn compaction
+// the call's output is gone from the history, and a fake that asked again
+// would loop. Queued replies (Queue) are each answered once, in order.
 type Reply struct {
-	Text    string
+	Text string
+	// Command is an exec_command call, Patch an apply_patch call (the
+	// freeform tool: a custom_tool_call whose input is the patch), Plan
+	// an update_plan call (step and status pairs). At most one is set.
 	Command string
+	Patch   string
+	Plan    [][2]string
 	// InputTokens is the usage the reply reports; 1000 when 0.
 	InputTokens int
+	// CachedTokens is the part of InputTokens the reply reports cached.
+	CachedTokens int
+	// OutputTokens is the output usage it reports; 20 when 0.
+	OutputTokens int
 }
+
+// call says whether the reply makes a tool call.
+func (r Reply) call() bool { return r.Command != "" || r.Patch != "" || len(r.Plan) > 0 }
 
 // Fake is the server. Script sets the reply to turn requests.
 type Fake struct {
@@ -77,6 +90,8 @@ type Fake struct {
 	mu       sync.Mutex
 	reply    Reply
 	called   bool // the reply's tool call was made
+	queue    []Reply
+	answered []Answer
 	requests []Request
 	srv      *http.Server
 	errs     []error
@@ -103,6 +118,37 @@ func (f *Fake) Script(r Reply) {
 	defer f.mu.Unlock()
 	f.reply = r
 	f.called = false
+}
+
+// Queue adds replies that the next turn requests take, one each, before
+// the Script reply is used again.
+func (f *Fake) Queue(r ...Reply) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queue = append(f.queue, r...)
+}
+
+// Queued is how many queued replies no request has taken yet.
+func (f *Fake) Queued() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.queue)
+}
+
+// Answer is what the fake answered one request with: the request's rank
+// (Request.N), the response id and the usage it reported.
+type Answer struct {
+	N                                    int
+	ResponseID                           string
+	Compact                              bool
+	Input, Cached, Output, TotalReported int
+}
+
+// Answers are the fake's answers so far, in order.
+func (f *Fake) Answers() []Answer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Answer(nil), f.answered...)
 }
 
 // Requests are the /v1/responses requests so far.
@@ -158,30 +204,41 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	req.Compact = meta.RequestKind == "compaction" || isCompaction(req)
 	f.requests = append(f.requests, req)
 	reply := f.reply
-	call := !req.Compact && reply.Command != "" && !f.called
-	if call {
-		f.called = true
-	}
-	f.mu.Unlock()
-
-	var item map[string]any
+	var call bool
 	switch {
 	case req.Compact:
-		item = message(n, fmt.Sprintf("SUMMARY-%d: the user asked things.", n))
-	case call:
-		args, _ := json.Marshal(map[string]string{"cmd": reply.Command})
-		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
-			"name": "exec_command", "arguments": string(args)}
+	case len(f.queue) > 0:
+		reply, f.queue = f.queue[0], f.queue[1:]
+		call = reply.call()
 	default:
-		item = message(n, reply.Text)
+		call = reply.call() && !f.called
+		f.called = f.called || call
 	}
-	in := reply.InputTokens
+	in, cached, out := reply.InputTokens, reply.CachedTokens, reply.OutputTokens
 	if in == 0 || req.Compact {
-		in = 1000
+		in, cached = 1000, 0
 	}
-	usage := map[string]any{"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": 0},
-		"output_tokens": 20, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + 20}
+	if out == 0 {
+		out = 20
+	}
 	id := fmt.Sprintf("resp_%d", n)
+	f.answered = append(f.answered, Answer{N: n, ResponseID: id, Compact: req.Compact, Input: in, Cached: cached, Output: out, TotalReported: in + out})
+	f.mu.Unlock()
+
+	var items []map[string]any
+	switch {
+	case req.Compact:
+		items = append(items, message(n, fmt.Sprintf("SUMMARY-%d: the user asked things.", n)))
+	case call:
+		if reply.Text != "" {
+			items = append(items, message(n, reply.Text))
+		}
+		items = append(items, toolCall(n, reply))
+	default:
+		items = append(items, message(n, reply.Text))
+	}
+	usage := map[string]any{"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": cached},
+		"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + out}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	w.Header().Set("connection", "close")
@@ -193,13 +250,36 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ev(map[string]any{"type": "response.created", "response": map[string]any{"id": id, "status": "in_progress"}})
-	ev(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
-	if item["type"] == "message" {
-		text := item["content"].([]any)[0].(map[string]any)["text"]
-		ev(map[string]any{"type": "response.output_text.delta", "output_index": 0, "item_id": item["id"], "content_index": 0, "delta": text})
+	output := make([]any, len(items))
+	for i, item := range items {
+		output[i] = item
+		ev(map[string]any{"type": "response.output_item.added", "output_index": i, "item": item})
+		if item["type"] == "message" {
+			text := item["content"].([]any)[0].(map[string]any)["text"]
+			ev(map[string]any{"type": "response.output_text.delta", "output_index": i, "item_id": item["id"], "content_index": 0, "delta": text})
+		}
+		ev(map[string]any{"type": "response.output_item.done", "output_index": i, "item": item})
 	}
-	ev(map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
-	ev(map[string]any{"type": "response.completed", "response": map[string]any{"id": id, "status": "completed", "output": []any{item}, "usage": usage}})
+	ev(map[string]any{"type": "response.completed", "response": map[string]any{"id": id, "status": "completed", "output": output, "usage": usage}})
+}
+
+// toolCall is the output item of a reply's call.
+func toolCall(n int, r Reply) map[string]any {
+	callID := fmt.Sprintf("call_%d", n)
+	switch {
+	case r.Patch != "":
+		return map[string]any{"type": "custom_tool_call", "id": fmt.Sprintf("ctc_%d", n), "call_id": callID, "name": "apply_patch", "input": r.Patch}
+	case len(r.Plan) > 0:
+		var plan []map[string]string
+		for _, p := range r.Plan {
+			plan = append(plan, map[string]string{"step": p[0], "status": p[1]})
+		}
+		args, _ := json.Marshal(map[string]any{"plan": plan})
+		return map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": callID, "name": "update_plan", "arguments": string(args)}
+	default:
+		args, _ := json.Marshal(map[string]string{"cmd": r.Command})
+		return map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": callID, "name": "exec_command", "arguments": string(args)}
+	}
 }
 
 func message(n int, text string) map[string]any {

@@ -25,6 +25,9 @@ type Session struct {
 	Thread string
 	// Env is added to every run (cairn's variables, say).
 	Env []string
+	// BinDir, when set, is a directory put first on PATH: stand-ins for
+	// toolchains the machine may lack.
+	BinDir string
 }
 
 // Config is config.toml's text for a session against the fake at url:
@@ -71,8 +74,12 @@ func NewSession(t testing.TB, bin, url string, limit int) *Session {
 
 // Environ is the environment of the client and of cairn run for it.
 func (s *Session) Environ() []string {
+	path := os.Getenv("PATH")
+	if s.BinDir != "" {
+		path = s.BinDir + string(os.PathListSeparator) + path
+	}
 	env := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "CODEX_HOME=" + s.CodexDir, "FAKE_OPENAI_KEY=fake",
+		"PATH=" + path, "HOME=" + s.Home, "CODEX_HOME=" + s.CodexDir, "FAKE_OPENAI_KEY=fake",
 		"XDG_STATE_HOME=" + filepath.Join(s.Home, ".local", "state"), "XDG_DATA_HOME=" + filepath.Join(s.Home, ".local", "share"),
 		"XDG_CACHE_HOME=" + filepath.Join(s.Home, ".cache"), "TMPDIR=" + os.TempDir(), "LANG=C.UTF-8", "NO_COLOR=1",
 	}
