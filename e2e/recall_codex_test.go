@@ -189,14 +189,35 @@ func (p *cxPlay) compactInTUI(t *testing.T, tn cxTurn) error {
 	argv := []string{p.bin, "--no-alt-screen", "--dangerously-bypass-approvals-and-sandbox", "--disable", "daemon_auto_start", "resume", p.s.Thread}
 	pane := startTmux(t, tmux, p.s.Project, p.s.Environ(), 120, 40, nil, argv...)
 	defer pane.kill(t)
-	if _, err := pane.WaitScreen(time.Minute, "the TUI's prompt", func(s string) bool { return strings.Contains(s, "›") }); err != nil {
+	// The client may first offer a newer model, a moment after it shows
+	// its composer: keep the session's.
+	if _, err := pane.WaitScreen(time.Minute, "the composer", func(s string) bool {
+		return strings.Contains(s, "Ask Codex to do anything") || strings.Contains(s, "Use existing model")
+	}); err != nil {
 		return p.tuiErr(pane, err)
 	}
+	time.Sleep(3 * time.Second)
+	if screen, _ := pane.Screen(); strings.Contains(screen, "Use existing model") {
+		pane.Keys("Down")
+		if _, err := pane.WaitScreen(10*time.Second, "the existing model chosen", func(s string) bool { return strings.Contains(s, "› 2. Use existing model") }); err != nil {
+			return p.tuiErr(pane, err)
+		}
+		pane.Keys("Enter")
+	}
+	if _, err := pane.WaitScreen(time.Minute, "the composer", func(s string) bool {
+		return strings.Contains(s, "Ask Codex to do anything") && !strings.Contains(s, "Use existing model")
+	}); err != nil {
+		return p.tuiErr(pane, err)
+	}
+	time.Sleep(time.Second)
 	before := len(p.fake.Requests())
 	if err := pane.Type("/compact"); err != nil {
 		return err
 	}
-	time.Sleep(300 * time.Millisecond)
+	if _, err := pane.WaitScreen(10*time.Second, "the command popup", func(s string) bool { return strings.Count(s, "/compact") >= 2 }); err != nil {
+		return p.tuiErr(pane, err)
+	}
+	time.Sleep(500 * time.Millisecond)
 	if err := pane.Keys("Enter"); err != nil {
 		return err
 	}
@@ -260,14 +281,14 @@ func (p *cxPlay) tuiErr(pane *tmuxPane, err error) error {
 
 // waitRequests polls the fake's requests until ok accepts them.
 func (p *cxPlay) waitRequests(ok func([]codex.Request) bool) error {
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(45 * time.Second)
 	for time.Now().Before(deadline) {
 		if ok(p.fake.Requests()) {
 			return nil
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("not there after 2m: %v", kinds(p.fake.Requests()))
+	return fmt.Errorf("not there after 45s: %v", kinds(p.fake.Requests()))
 }
 
 // cxOutcome is what the model was sent around one compaction.
