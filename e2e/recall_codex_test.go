@@ -697,3 +697,40 @@ func codexRecallMarkdown(scs []cxScenario, with, without []cxRun, took time.Dura
 	fmt.Fprintf(&b, "\n%d runs in %s (the slowest %s).\n", 2*len(scs), took.Round(time.Second), slowest.Round(time.Second))
 	return b.String()
 }
+
+// TestCodexRecallChecks checks the Codex bench's reading of a request on
+// a made-up one: the text the model reads (tool calls and outputs
+// included, the instructions not), and which developer messages are
+// cairn's.
+func TestCodexRecallChecks(t *testing.T) {
+	restore := restoreHeader + "\n\n## Task\n- Ticket: X-1\n\n" + restoreEnd
+	advisory := "cairn · context L1: 40,040 of 50,000 tokens, 80% of the auto-compact point."
+	msg := func(role, text string) map[string]any {
+		return map[string]any{"type": "message", "role": role, "content": []any{map[string]any{"type": "input_text", "text": text}}}
+	}
+	r := codex.Request{N: 4, Body: map[string]any{
+		"instructions": "You are a coding agent running in the Codex CLI.",
+		"input": []any{
+			msg("developer", "<permissions instructions>never</permissions instructions>"),
+			msg("user", "fix INV-7"),
+			map[string]any{"type": "function_call", "name": "exec_command", "arguments": `{"cmd":"go test ./..."}`, "call_id": "c1"},
+			map[string]any{"type": "function_call_output", "call_id": "c1", "output": "Process exited with code 1\nOutput:\nFAIL"},
+			map[string]any{"type": "custom_tool_call", "name": "apply_patch", "input": "*** Begin Patch\n*** Add File: a.go\n*** End Patch", "call_id": "c2"},
+			msg("developer", restore),
+			msg("developer", advisory),
+		},
+	}}
+	text := strings.Join(cxInputTexts(r), "\n")
+	for _, want := range []string{"fix INV-7", `"cmd":"go test ./..."`, "Process exited with code 1", "*** Add File: a.go", restore, advisory} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the request's text lacks %q", want)
+		}
+	}
+	if strings.Contains(text, "You are a coding agent") {
+		t.Errorf("the request's text carries the instructions")
+	}
+	gotRestore, gotOther := cxCairnTexts(r)
+	if !slices.Equal(gotRestore, []string{restore}) || !slices.Equal(gotOther, []string{advisory}) {
+		t.Errorf("cairn's texts: restore %q, other %q; want %q, %q", gotRestore, gotOther, restore, advisory)
+	}
+}
