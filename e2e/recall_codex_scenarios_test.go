@@ -22,7 +22,7 @@ func cxPatch(text, patch string, tokens int) codex.Reply {
 
 // codexRecallScenarios are the scenarios the Codex recall bench runs.
 func codexRecallScenarios() []cxScenario {
-	return []cxScenario{cxLedgerAuto(), cxQuoteInTurn(), cxHelmManual(), cxCargoTwice()}
+	return []cxScenario{cxLedgerAuto(), cxQuoteInTurn(), cxHelmManual(), cxCargoTwice(), cxNpmLongSecrets()}
 }
 
 // cxLedgerAuto: a terse user, a Go test that fails then passes, a
