@@ -734,3 +734,70 @@ func TestCodexRecallChecks(t *testing.T) {
 		t.Errorf("cairn's texts: restore %q, other %q; want %q, %q", gotRestore, gotOther, restore, advisory)
 	}
 }
+
+// TestCodexRecallShapes runs the Codex bench's scenarios as tests, with
+// cairn installed, so that a change in cairn or in the client that breaks
+// them shows in CI and not only in bench/recall-codex.sh: after every
+// compaction the first request carries one restore within the token
+// ceiling and every fact but the known losses (the ratchet of
+// TestRecallShapes: the lists may only shrink), every planted secret
+// reached the client's rollout, and none reached cairn's files or text.
+func TestCodexRecallShapes(t *testing.T) {
+	for _, c := range []struct {
+		sc        cxScenario
+		knownLost []string
+	}{
+		{sc: cxLedgerAuto()},
+		{sc: cxQuoteInTurn()},
+		{sc: cxHelmManual()},
+		{sc: cxCargoTwice()},
+		// The shared decision heuristic (transcript.Decisions) takes "I'll
+		// dedupe with X, because Y" for no decision (docs/recall.md).
+		{sc: cxNpmLongSecrets(), knownLost: []string{"early decision", "early decision's reason"}},
+	} {
+		t.Run(c.sc.Name, func(t *testing.T) {
+			t.Parallel()
+			p := newCxPlay(t, c.sc, true)
+			p.run(t)
+			lost := map[string]bool{}
+			for _, o := range p.outcomes(t) {
+				if o.Copies != 1 {
+					t.Errorf("the first request after compaction %d (#%d) carries %d restores, want 1", o.N, o.First.N, o.Copies)
+				}
+				if n := checkpoint.Tokens(o.CairnText()); n > maxRestoreTokens {
+					t.Errorf("cairn added %d tokens to the first request after compaction %d, want at most %d", n, o.N, maxRestoreTokens)
+				}
+				for name, ok := range o.Present {
+					if !ok {
+						lost[name] = true
+						t.Logf("lost after compaction %d: %s (contradicted: %v)", o.N, name, o.Contradicted[name])
+					}
+				}
+			}
+			ratchet(t, c.sc.Name, "facts lost", "knownLost", lost, c.knownLost)
+			if len(c.sc.Secrets) == 0 {
+				return
+			}
+			path, err := p.s.Rollout()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rollout, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := p.leaks()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sec := range c.sc.Secrets {
+				if !strings.Contains(string(rollout), sec.Value) {
+					t.Errorf("the %s was never in the session's rollout: the bench did not plant it", sec.Family)
+				}
+				if fs, rs := l.Files[sec.Value], l.Cairn[sec.Value]; len(fs)+len(rs) > 0 {
+					t.Errorf("the %s leaked to cairn's files %v and cairn's text in requests %v", sec.Family, fs, rs)
+				}
+			}
+		})
+	}
+}
