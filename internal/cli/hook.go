@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
@@ -26,7 +25,7 @@ func hookCmd() command {
 		summary: "handle a hook event of Claude Code (or Codex CLI with --agent codex), its JSON payload on stdin (run by the client, as cairn install wires it)",
 		details: `A hook never breaks the agent: whatever goes wrong, it logs one line in
 cairn.log in the state directory (cairn doctor says where) and exits 0.`,
-		words:    claudecode.EventNames(),
+		words:    claudecode.Events.Names(),
 		wordsAre: "events",
 		setup: func(fs *flag.FlagSet) runFunc {
 			agentName := fs.String("agent", "claude-code", "the client that runs the hook, `NAME`: "+strings.Join(hook.AgentNames(), ", "))
@@ -42,8 +41,8 @@ cairn.log in the state directory (cairn doctor says where) and exits 0.`,
 				// would wait on a read, then leave a failed run in the log.
 				if a.StdinTerminal != nil && a.StdinTerminal() {
 					err := usageErrorf("cairn hook reads the event's JSON payload from standard input, as Claude Code sends it")
-					if !slices.Contains(ag.Events, args[0]) {
-						err = unknownWord("hook event", args[0], ag.Events)
+					if _, ok := ag.Events.Lookup(args[0]); !ok {
+						err = unknownWord("hook event", args[0], ag.Events.Names())
 					}
 					return err
 				}

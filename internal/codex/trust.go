@@ -118,7 +118,7 @@ func Entries(doc []byte, path string, ours func(command string) bool) ([]Trust, 
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	var out []Trust
-	for _, ev := range EventNames() {
+	for _, ev := range Events.Names() {
 		for g, group := range f.Hooks[ev] {
 			for h, hk := range group.Hooks {
 				if hk.Type == "command" && ours(hk.Command) {

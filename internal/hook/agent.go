@@ -6,10 +6,10 @@ package hook
 
 import (
 	"slices"
-	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/codex"
+	"github.com/cairn-agent/cairn/internal/hookevent"
 	"github.com/cairn-agent/cairn/internal/meter"
 )
 
@@ -36,9 +36,8 @@ type Agent struct {
 	// Name is the --agent word: claude-code, codex.
 	Name string
 	// Events are the events the client's hooks are wired for, in install
-	// order.
-	Events []string
-	budget func(event string) (time.Duration, bool)
+	// order, with their budgets.
+	Events hookevent.Table
 	decode func(data []byte) (Payload, error)
 	// decodeHead reads the fields the event needs from the start of a
 	// payload, ok when they were all there (see readPayload).
@@ -63,11 +62,7 @@ type Agent struct {
 func ClaudeCode() Agent {
 	return Agent{
 		Name:   "claude-code",
-		Events: claudecode.EventNames(),
-		budget: func(event string) (time.Duration, bool) {
-			ev, ok := claudecode.Lookup(event)
-			return ev.Budget, ok
-		},
+		Events: claudecode.Events,
 		decode: func(data []byte) (Payload, error) {
 			p, err := claudecode.DecodePayload(data)
 			return Payload(p), err
@@ -87,11 +82,7 @@ func ClaudeCode() Agent {
 func Codex() Agent {
 	return Agent{
 		Name:   "codex",
-		Events: codex.EventNames(),
-		budget: func(event string) (time.Duration, bool) {
-			ev, ok := codex.Lookup(event)
-			return ev.Budget, ok
-		},
+		Events: codex.Events,
 		decode: func(data []byte) (Payload, error) {
 			p, err := codex.DecodePayload(data)
 			return fromCodex(p), err

@@ -323,7 +323,7 @@ func TestCrossingWithTheDatabaseLocked(t *testing.T) {
 	s.reply("more", 120000) // past L1 (70% of 167,000)
 	start := time.Now()
 	out := restored(t, w.run("PostToolUse", s.payload("PostToolUse", nil)))
-	if ev, _ := claudecode.Lookup("PostToolUse"); time.Since(start) > ev.Budget {
+	if ev, _ := claudecode.Events.Lookup("PostToolUse"); time.Since(start) > ev.Budget {
 		took := time.Since(start)
 		t.Errorf("took %v, more than the budget", took)
 	}

@@ -83,7 +83,8 @@ func (r *Runner) Run(ctx context.Context, event string) int {
 		r.Agent = ClaudeCode()
 	}
 	ag := &r.Agent
-	budget, ok := ag.budget(event)
+	ev, ok := ag.Events.Lookup(event)
+	budget := ev.Budget
 	if r.Budget > 0 {
 		budget = r.Budget
 	}

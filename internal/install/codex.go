@@ -45,7 +45,7 @@ func codexOurs(exe string) func(string) bool {
 		if len(f) != 4 || f[0] != "hook" || f[1] != "--agent" || f[2] != "codex" {
 			return false
 		}
-		if _, ok := codex.Lookup(f[3]); !ok {
+		if _, ok := codex.Events.Lookup(f[3]); !ok {
 			return false
 		}
 		return word == exe || strings.HasPrefix(filepath.Base(word), "cairn")
@@ -99,7 +99,7 @@ func (s Setup) InstallCodex(user, trust bool) error {
 		where = "for every project"
 	}
 	if res.Changed {
-		fmt.Fprintf(s.Out, "wired cairn's hooks into %s, %s: %s\n", path, where, strings.Join(codex.EventNames(), ", "))
+		fmt.Fprintf(s.Out, "wired cairn's hooks into %s, %s: %s\n", path, where, strings.Join(codex.Events.Names(), ", "))
 		fmt.Fprintf(s.Out, "the hooks call %s hook --agent codex\n", s.Exe)
 	} else {
 		fmt.Fprintf(s.Out, "cairn's hooks are already in %s; nothing changed there\n", path)

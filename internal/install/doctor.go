@@ -314,7 +314,7 @@ func (d Doctor) storage(ctx context.Context, r *Report) {
 }
 
 func (d Doctor) hooks(r *Report) {
-	for _, ev := range claudecode.EventNames() {
+	for _, ev := range claudecode.Events.Names() {
 		run, ran := d.lastRun(ev)
 		hr := HookRun{Event: ev}
 		if !ran {

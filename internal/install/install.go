@@ -69,7 +69,7 @@ func (s Setup) installUser(mcp bool) error {
 		return nil
 	}
 	if res.Changed {
-		fmt.Fprintf(s.Out, "wired cairn into %s, for every project: %s, and the status line (chaining yours, if you had one)\n", f.user, strings.Join(claudecode.EventNames(), ", "))
+		fmt.Fprintf(s.Out, "wired cairn into %s, for every project: %s, and the status line (chaining yours, if you had one)\n", f.user, strings.Join(claudecode.Events.Names(), ", "))
 		fmt.Fprintf(s.Out, "the hooks call %s\n", s.Exe)
 	}
 	if srv.Changed {
@@ -190,7 +190,7 @@ func (s Setup) installProject(mcp bool) error {
 		return nil
 	}
 	if res.Changed && rewire {
-		fmt.Fprintf(s.Out, "wired cairn into %s: %s, and the status line (chaining yours, if you had one)\n", f.local, strings.Join(claudecode.EventNames(), ", "))
+		fmt.Fprintf(s.Out, "wired cairn into %s: %s, and the status line (chaining yours, if you had one)\n", f.local, strings.Join(claudecode.Events.Names(), ", "))
 		fmt.Fprintf(s.Out, "the hooks call %s; that file is this machine's own: Claude Code reads it for this project, and it is not for committing\n", s.Exe)
 	}
 	if srv.Changed {

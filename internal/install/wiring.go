@@ -84,7 +84,7 @@ func oursFor(exe string) func(string) bool {
 		}
 		word, rest := shell.FirstWord(strings.TrimSpace(command))
 		f := strings.Fields(rest)
-		_, known := claudecode.Lookup(lastOf(f))
+		_, known := claudecode.Events.Lookup(lastOf(f))
 		return word == exe && len(f) == 2 && f[0] == "hook" && known
 	}
 }
@@ -114,7 +114,7 @@ func isOurs(command string) bool {
 	if len(f) != 2 || f[0] != "hook" {
 		return false
 	}
-	if _, ok := claudecode.Lookup(f[1]); !ok {
+	if _, ok := claudecode.Events.Lookup(f[1]); !ok {
 		return false
 	}
 	return strings.HasPrefix(filepath.Base(exe), "cairn")
