@@ -50,7 +50,7 @@ const (
 // Build derives the checkpoint of a session.
 func Build(s *transcript.Session, in Input) Checkpoint {
 	c := Checkpoint{
-		Version: Version, Project: in.Project, SessionID: s.SessionID, Transcript: s.Path,
+		Version: Version, Project: in.Project, SessionID: s.SessionID, Client: s.Client, Transcript: s.Path,
 		CreatedAt: in.Now.UTC(), Trigger: in.Trigger, Compactions: len(s.Compactions), Turns: s.NumTurns(),
 		Context: Context{Tokens: in.Reading.Tokens, Window: in.Reading.Window, Threshold: in.Reading.Threshold, Percent: in.Reading.PctWindow},
 		Git:     withoutTooling(in.Git),

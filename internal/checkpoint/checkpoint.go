@@ -22,10 +22,14 @@ const Version = 1
 
 // Checkpoint is the working state of a session at one moment.
 type Checkpoint struct {
-	Version    int       `json:"version"`
-	ID         int64     `json:"id,omitempty"` // assigned by the store
-	Project    string    `json:"project"`
-	SessionID  string    `json:"session_id"`
+	Version   int    `json:"version"`
+	ID        int64  `json:"id,omitempty"` // assigned by the store
+	Project   string `json:"project"`
+	SessionID string `json:"session_id"`
+	// Client is the program the session ran in (transcript.Session's
+	// Client: claude-code, codex, gemini); "" in checkpoints taken before
+	// cairn recorded it.
+	Client     string    `json:"client,omitempty"`
 	Transcript string    `json:"transcript"`
 	CreatedAt  time.Time `json:"created_at"`
 	// Trigger is why it was taken: precompact-auto, precompact-manual,

@@ -83,7 +83,7 @@ func TestHandoffErrors(t *testing.T) {
 		}
 	}
 	empty, _, _ := handoffApp(t)
-	if err := runCmd("handoff")(ctx, empty, nil); !errors.As(err, new(*cliError)) || !strings.Contains(err.Error(), "no Claude Code session") {
+	if err := runCmd("handoff")(ctx, empty, nil); !errors.As(err, new(*cliError)) || !strings.Contains(err.Error(), "no session of Claude Code or Codex CLI") {
 		t.Errorf("no session: %v", err)
 	}
 }

@@ -89,9 +89,9 @@ type subagentView struct {
 	ToolCalls int    `json:"tool_calls"`
 }
 
-func newReportView(s *transcript.Session, set meter.Settings) reportView {
+func newReportView(s *transcript.Session, rules meter.Rules) reportView {
 	v := reportView{
-		statusView: newStatusView(s, set),
+		statusView: newStatusView(s, rules),
 		Timeline:   []turnView{}, Tools: map[string]int{}, ToolCalls: []callView{},
 		Files: []fileView{}, Commands: []commandView{}, Errors: []errorView{},
 		Prompts: []string{}, Todos: []todoView{}, Subagents: []subagentView{},
@@ -180,7 +180,7 @@ func reportCmd() command {
 					return err
 				}
 				defer e.keeper.Close()
-				v := newReportView(s, e.withWindow(*window))
+				v := newReportView(s, e.rules(s.Client, *window))
 				if *asJSON {
 					return writeJSON(a.Stdout, v)
 				}

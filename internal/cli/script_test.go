@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/golden"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/codex"
 	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -36,6 +38,7 @@ func TestScripts(t *testing.T) {
 			home := filepath.Join(e.WorkDir, "home")
 			e.Setenv("HOME", home)
 			e.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(home, ".claude"))
+			e.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 			e.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
 			e.Setenv("FIXTURES", fx)
 			e.Setenv("TZ", "UTC")
@@ -91,6 +94,35 @@ func TestScripts(t *testing.T) {
 					ts.Check(err)
 					when := time.Now().Add(-age)
 					ts.Check(os.Chtimes(dst+".jsonl", when, when))
+				}
+			},
+			// rollout NAME PROJECT [AGE]: puts a Codex CLI rollout of
+			// internal/transcript/testdata/codex where Codex would have
+			// written it for a session run in PROJECT, last modified AGE
+			// ago.
+			"rollout": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: rollout NAME PROJECT [AGE]")
+				}
+				project := ts.MkAbs(args[1])
+				ts.Check(os.MkdirAll(project, 0o755))
+				data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "codex", args[0]+".jsonl"))
+				ts.Check(err)
+				first, _, _ := bytes.Cut(data, []byte("\n"))
+				id, cwd, ok := codex.ParseMeta(first)
+				if !ok {
+					ts.Fatalf("%s: no session_meta", args[0])
+				}
+				data = bytes.ReplaceAll(data, []byte(strconv.Quote(cwd)), []byte(strconv.Quote(project)))
+				dir := filepath.Join(ts.Getenv("CODEX_HOME"), "sessions", "2026", "11", "24")
+				ts.Check(os.MkdirAll(dir, 0o755))
+				dst := filepath.Join(dir, "rollout-2026-11-24T08-13-28-"+id+".jsonl")
+				ts.Check(os.WriteFile(dst, data, 0o644))
+				if len(args) > 2 {
+					age, err := time.ParseDuration(args[2])
+					ts.Check(err)
+					when := time.Now().Add(-age)
+					ts.Check(os.Chtimes(dst, when, when))
 				}
 			},
 		},

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/statusline"
@@ -35,6 +36,7 @@ type env struct {
 	store    state.Store
 	settings meter.Settings
 	keeper   *continuity.Keeper
+	getenv   func(string) string
 }
 
 func (a *App) env() (*env, error) {
@@ -62,7 +64,7 @@ func (a *App) env() (*env, error) {
 		k.TicketPrefixes = conf.TicketPrefixes
 	}
 	return &env{configDir: cfg, projectDir: pd, projectOK: ok, cwd: cwd, root: root, stateDir: k.State.Dir,
-		store: k.State, settings: k.Settings, keeper: k}, nil
+		store: k.State, settings: k.Settings, keeper: k, getenv: a.Getenv}, nil
 }
 
 // newKeeper configures the continuity operations from the environment,
@@ -122,6 +124,24 @@ func (e *env) locate(id, path string) (string, error) {
 		}
 		return abs, nil
 	case id != "":
+		// The project's sessions of every client first, then Claude
+		// Code's of every project.
+		all, _ := hook.AllSessions(e.getenv, e.root)
+		var found []hook.SessionFile
+		for _, f := range all {
+			if f.ID == id {
+				return f.Path, nil
+			}
+			if strings.HasPrefix(f.ID, id) {
+				found = append(found, f)
+			}
+		}
+		switch {
+		case len(found) == 1:
+			return found[0].Path, nil
+		case len(found) > 1:
+			return "", withHint(fmt.Errorf("session id %q matches several sessions", id), "give more of the id; 'cairn sessions' lists them")
+		}
 		sf, err := claudecode.FindSession(e.configDir, e.projectDir, id)
 		if errors.Is(err, claudecode.ErrAmbiguous) {
 			return "", withHint(fmt.Errorf("session id %q matches several sessions", id), "give more of the id; 'cairn sessions' lists them")
@@ -131,12 +151,40 @@ func (e *env) locate(id, path string) (string, error) {
 		}
 		return sf.Path, nil
 	}
-	ss, err := claudecode.Sessions(e.projectDir)
-	if err != nil || len(ss) == 0 {
-		return "", withHint(fmt.Errorf("no Claude Code session found for %s", e.cwd),
-			"run cairn inside a project where Claude Code has run (it looks in %s), or pass --transcript PATH", e.projectDir)
+	ss, _ := hook.AllSessions(e.getenv, e.root)
+	if len(ss) == 0 {
+		return "", withHint(fmt.Errorf("no session of %s found for %s", clientTitles("or"), e.cwd),
+			"run cairn inside a project where one of them has run (Claude Code's sessions are looked for in %s), or pass --transcript PATH", e.projectDir)
 	}
 	return ss[0].Path, nil
+}
+
+// clientTitles are the clients' names in a list: "Claude Code or Codex
+// CLI".
+func clientTitles(and string) string {
+	var ts []string
+	for _, ag := range hook.Agents() {
+		ts = append(ts, ag.Title())
+	}
+	if len(ts) < 2 {
+		return strings.Join(ts, "")
+	}
+	return strings.Join(ts[:len(ts)-1], ", ") + " " + and + " " + ts[len(ts)-1]
+}
+
+// rules are the meter's rules for a session of client, with --window's
+// value when given: the client's own, else Claude Code's settings.
+func (e *env) rules(client string, window int64) meter.Rules {
+	if ag, ok := hook.AgentNamed(client); ok {
+		w := window
+		if w == 0 {
+			w = e.settings.Window
+		}
+		if r := ag.Rules(e.getenv, e.root, w); r != nil {
+			return r
+		}
+	}
+	return e.withWindow(window)
 }
 
 // load brings the session of the transcript at path up to date (see
@@ -199,6 +247,13 @@ func (a *App) locateSession(f sessionFlags) (e *env, path string, err error) {
 	if path, err = e.locate(*f.id, *f.path); err != nil {
 		e.keeper.Close()
 		return nil, "", err
+	}
+	// A checkpoint measures the context by the rules of the client the
+	// session ran in.
+	if s, err := e.keeper.Load(path, false); err == nil {
+		if ag, ok := hook.AgentNamed(s.Client); ok {
+			e.keeper.Rules = ag.Rules(e.getenv, e.root, e.settings.Window)
+		}
 	}
 	return e, path, nil
 }

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/text"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 type sessionLine struct {
-	SessionID    string     `json:"session_id"`
+	SessionID string `json:"session_id"`
+	// Client is the program the session ran in: claude-code, codex.
+	Client       string     `json:"client"`
 	Transcript   string     `json:"transcript"`
 	LastActivity *time.Time `json:"last_activity"`
 	Tokens       int64      `json:"tokens"`
@@ -26,7 +29,7 @@ type sessionLine struct {
 func sessionsCmd() command {
 	return command{
 		args:    "[--json] [-n N]",
-		summary: "list this project's recent sessions: last activity, context, turns, compactions",
+		summary: "list this project's recent sessions of every client: last activity, context, turns, compactions",
 		setup: func(fs *flag.FlagSet) runFunc {
 			asJSON := fs.Bool("json", false, "print JSON")
 			n := fs.Int("n", 20, "list the latest `N` sessions")
@@ -46,23 +49,29 @@ func (a *App) sessions(n int, asJSON bool) error {
 		return err
 	}
 	defer e.keeper.Close()
-	files, err := claudecode.Sessions(e.projectDir)
-	if err != nil && e.projectOK {
-		return withHint(fmt.Errorf("cannot list %s: %w", e.projectDir, err), "check the folder's permissions")
+	files, err := hook.AllSessions(a.Getenv, e.root)
+	if err != nil && len(files) == 0 {
+		return withHint(fmt.Errorf("cannot list the sessions: %w", err), "check the folders' permissions")
+	}
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "cairn: warning: %v\n", err)
 	}
 	if len(files) > n && n > 0 {
 		files = files[:n]
 	}
 	lines := []sessionLine{}
 	for _, f := range files {
-		l := sessionLine{SessionID: f.ID, Transcript: f.Path}
+		l := sessionLine{SessionID: f.ID, Client: f.Agent, Transcript: f.Path}
 		s, err := a.load(e, f.Path, false)
 		if err != nil {
 			l.Error = err.Error()
 			lines = append(lines, l)
 			continue
 		}
-		r, _ := meter.Measure(s, e.settings)
+		if s.SessionID != "" {
+			l.SessionID = s.SessionID
+		}
+		r, _ := meter.Measure(s, e.rules(s.Client, 0))
 		l.Tokens, l.PctWindow, l.Turns, l.Compactions = r.Tokens, r.PctWindow, s.NumTurns(), len(s.Compactions)
 		if !s.LastTime.IsZero() {
 			t := s.LastTime
@@ -77,20 +86,21 @@ func (a *App) sessions(n int, asJSON bool) error {
 		return writeJSON(a.Stdout, lines)
 	}
 	if len(lines) == 0 {
-		fmt.Fprintf(a.Stdout, "no sessions yet for %s (looked in %s)\n", e.cwd, e.projectDir)
+		fmt.Fprintf(a.Stdout, "no sessions yet for %s (of %s; Claude Code's looked for in %s)\n", e.cwd, clientTitles("or"), e.projectDir)
 		return nil
 	}
-	fmt.Fprintf(a.Stdout, "%-8s  %-16s  %7s  %5s  %7s  %s\n", "SESSION", "LAST ACTIVITY", "CONTEXT", "TURNS", "COMPACT", "FIRST PROMPT")
+	fmt.Fprintf(a.Stdout, "%-8s  %-11s  %-16s  %7s  %5s  %7s  %s\n", "SESSION", "CLIENT", "LAST ACTIVITY", "CONTEXT", "TURNS", "COMPACT", "FIRST PROMPT")
 	for _, l := range lines {
 		when := "-"
 		if l.LastActivity != nil {
 			when = l.LastActivity.In(a.Loc).Format("2006-01-02 15:04")
 		}
+		client := transcript.ClientTitle(l.Client)
 		if l.Error != "" {
-			fmt.Fprintf(a.Stdout, "%-8s  %-16s  unreadable: %s\n", short(l.SessionID), when, l.Error)
+			fmt.Fprintf(a.Stdout, "%-8s  %-11s  %-16s  unreadable: %s\n", short(l.SessionID), client, when, l.Error)
 			continue
 		}
-		fmt.Fprintf(a.Stdout, "%-8s  %-16s  %6.1f%%  %5d  %7d  %s\n", short(l.SessionID), when, l.PctWindow, l.Turns, l.Compactions, text.ClipLine(l.FirstPrompt, 60))
+		fmt.Fprintf(a.Stdout, "%-8s  %-11s  %-16s  %6.1f%%  %5d  %7d  %s\n", short(l.SessionID), client, when, l.PctWindow, l.Turns, l.Compactions, text.ClipLine(l.FirstPrompt, 60))
 	}
 	return nil
 }

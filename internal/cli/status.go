@@ -16,7 +16,9 @@ import (
 
 // statusView is `cairn status --json`.
 type statusView struct {
-	SessionID     string           `json:"session_id"`
+	SessionID string `json:"session_id"`
+	// Client is the program the session ran in: claude-code, codex.
+	Client        string           `json:"client"`
 	Transcript    string           `json:"transcript"`
 	Model         string           `json:"model"`
 	CWD           string           `json:"cwd"`
@@ -39,10 +41,10 @@ type compactionView struct {
 	SummaryChars int       `json:"summary_chars"`
 }
 
-func newStatusView(s *transcript.Session, set meter.Settings) statusView {
-	r, tr := meter.Measure(s, set)
+func newStatusView(s *transcript.Session, rules meter.Rules) statusView {
+	r, tr := meter.Measure(s, rules)
 	v := statusView{
-		SessionID: s.SessionID, Transcript: s.Path, Model: s.Model, CWD: s.CWD,
+		SessionID: s.SessionID, Client: s.Client, Transcript: s.Path, Model: s.Model, CWD: s.CWD,
 		GitBranch: s.GitBranch, ClientVersion: s.ClientVersion, Turns: s.NumTurns(),
 		Context: r, Trend: tr, Compactions: []compactionView{}, BadLines: s.BadCount,
 	}
@@ -76,7 +78,7 @@ func statusCmd() command {
 					return err
 				}
 				defer e.keeper.Close()
-				v := newStatusView(s, e.withWindow(*window))
+				v := newStatusView(s, e.rules(s.Client, *window))
 				if *asJSON {
 					return writeJSON(a.Stdout, v)
 				}
@@ -98,6 +100,13 @@ const barWidth = 30
 func renderStatus(w io.Writer, v statusView, now time.Time, loc *time.Location) {
 	r, tr := v.Context, v.Trend
 	fmt.Fprintf(w, "session  %s\n", orDash(v.SessionID))
+	if v.Client != "" {
+		fmt.Fprintf(w, "client   %s", transcript.ClientTitle(v.Client))
+		if v.ClientVersion != "" {
+			fmt.Fprintf(w, " %s", v.ClientVersion)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "model    %s · window %s (%s)", orDash(v.Model), meter.Thousands(r.Window), r.WindowSource)
 	if v.GitBranch != "" {
 		fmt.Fprintf(w, " · branch %s", v.GitBranch)

@@ -46,6 +46,10 @@ type Keeper struct {
 	// steering text (Codex CLI): a manual compaction's restore then has
 	// the whole budget, rather than sharing it with the steering.
 	Unsteered bool
+	// ResumeCommand is the command that prints the resume text for the
+	// client the session runs in, named in the pointers a new session
+	// gets; "" is `cairn resume`, Claude Code's.
+	ResumeCommand string
 	// TicketPrefixes are extra ticket id prefixes (CAIRN_TICKET_PREFIXES).
 	TicketPrefixes []string
 	// GitTimeout bounds reading the work tree's state.

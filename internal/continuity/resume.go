@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/text"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // PointerAge is how old another session's checkpoint may be for a new
@@ -47,7 +48,7 @@ func (k *Keeper) Pointer(ctx context.Context, project, path, sessionID, source s
 	if p, ok, err := handoff.Unseen(project, k.State.Dir, sessionID); err != nil {
 		k.warn("handoff pointer: %v", err)
 	} else if ok {
-		notes = append(notes, handoff.PointerText(project, p))
+		notes = append(notes, handoff.PointerText(project, p, k.resumeCommand()))
 	}
 	text, err := k.checkpointPointer(ctx, project, sessionID, since)
 	if text != "" {
@@ -76,13 +77,24 @@ func (k *Keeper) checkpointPointer(ctx context.Context, project, sessionID strin
 	if err != nil {
 		return "", err
 	}
-	return pointerText(c, k.Now()), nil
+	return pointerText(c, k.Now(), k.resumeCommand()), nil
 }
 
-func pointerText(c checkpoint.Checkpoint, now time.Time) string {
+func (k *Keeper) resumeCommand() string {
+	if k.ResumeCommand != "" {
+		return k.ResumeCommand
+	}
+	return "cairn resume"
+}
+
+func pointerText(c checkpoint.Checkpoint, now time.Time, resume string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cairn: an earlier session in this project (%s ago, checkpoint %d) was working on: %s.",
-		text.AgoWords(now.Sub(c.CreatedAt)), c.ID, strings.TrimSuffix(c.Summary(), "."))
+	in := ""
+	if c.Client != "" {
+		in = " in " + transcript.ClientTitle(c.Client)
+	}
+	fmt.Fprintf(&b, "cairn: an earlier session in this project%s (%s ago, checkpoint %d) was working on: %s.",
+		in, text.AgoWords(now.Sub(c.CreatedAt)), c.ID, strings.TrimSuffix(c.Summary(), "."))
 	if open := c.OpenTodos(); len(open) > 0 {
 		var ts []string
 		for _, t := range open[:min(len(open), 3)] {
@@ -97,7 +109,7 @@ func pointerText(c checkpoint.Checkpoint, now time.Time) string {
 		}
 		fmt.Fprintf(&b, " Files it changed: %s.", strings.Join(fs, ", "))
 	}
-	fmt.Fprintf(&b, " If this session continues that work, `cairn resume` prints its full state (or `cairn show checkpoint %d`).", c.ID)
+	fmt.Fprintf(&b, " If this session continues that work, `%s` prints its full state (or `cairn show checkpoint %d`).", resume, c.ID)
 	return b.String()
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/text"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // Dir is where handoffs live, relative to the project.
@@ -111,6 +112,9 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 	field("session_date", now.Format("2006-01-02"))
 	field("session_time", now.Format("15:04"))
 	field("session_id", c.SessionID)
+	if c.Client != "" {
+		field("client", c.Client)
+	}
 	branch := ""
 	if c.Git != nil {
 		branch = c.Git.Branch
@@ -133,7 +137,7 @@ func Render(c checkpoint.Checkpoint, in Input) string {
 	section := func(name string) { fmt.Fprintf(&b, "\n## %s\n", name) }
 
 	section("Checkpoint Reason")
-	why := explainTrigger(c.Trigger, level, pc, reading)
+	why := explainTrigger(c.Trigger, c.Client, level, pc, reading)
 	if r := strings.TrimSpace(redact.String(in.Reason)); r != "" {
 		b.WriteString(r + "\n\n" + why + "\n")
 	} else {
@@ -356,7 +360,7 @@ func triggerField(trigger string, level int, pc pressure.Config, r meter.Reading
 	return trigger
 }
 
-func explainTrigger(trigger string, level int, pc pressure.Config, r meter.Reading) string {
+func explainTrigger(trigger, client string, level int, pc pressure.Config, r meter.Reading) string {
 	if level > 0 {
 		what := map[int]string{1: "time to finish the current task", 2: "time to write a handoff", 3: "the emergency level just before auto-compaction"}[level]
 		return fmt.Sprintf("Context reached %.1f%% %s, pressure level %s (%s), so cairn wrote this handoff.", pc.Percent(r), baseName(pc.Base), pressure.Name(level), what)
@@ -367,7 +371,11 @@ func explainTrigger(trigger string, level int, pc pressure.Config, r meter.Readi
 	case "manual":
 		return "Taken with `cairn checkpoint`."
 	case "precompact-auto":
-		return "Claude Code was about to compact the context automatically."
+		who := "The client"
+		if client != "" {
+			who = transcript.ClientTitle(client)
+		}
+		return who + " was about to compact the context automatically."
 	case "precompact-manual":
 		return "The context was about to be compacted on request (/compact)."
 	case "session-end":

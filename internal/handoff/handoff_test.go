@@ -272,12 +272,28 @@ func TestPointerText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := PointerText(dir, p)
+	got := PointerText(dir, p, "cairn resume")
 	want := "cairn: a handoff from an earlier session (2026-03-01 12:00) is at .claude/handoffs/2026-03-01-1200.md; it is about: Implement the CSV export for BILL-482. If this session continues that work, read it before continuing: `cairn resume` prints it."
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if got := PointerText(dir, filepath.Join(dir, "gone.md")); !strings.Contains(got, " is at gone.md.") {
+	// A handoff of another client's session says which, and the command
+	// is the one for the client the session runs in.
+	c := planted()
+	c.Client, c.SessionID = "claude-code", "sess-9"
+	p, err = Write(dir, c, Input{Now: clock(), Loc: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = PointerText(dir, p, "cairn resume --agent codex")
+	want = "cairn: a handoff from an earlier session in Claude Code (2026-03-01 12:00) is at .claude/handoffs/2026-03-01-1200-2.md; it is about: Implement the CSV export for BILL-482. If this session continues that work, read it before continuing: `cairn resume --agent codex` prints it."
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if client, session := Origin(p); client != "claude-code" || session != "sess-9" {
+		t.Errorf("Origin = %q, %q; want claude-code, sess-9", client, session)
+	}
+	if got := PointerText(dir, filepath.Join(dir, "gone.md"), "cairn resume"); !strings.Contains(got, " is at gone.md.") {
 		t.Errorf("missing file: %s", got)
 	}
 }

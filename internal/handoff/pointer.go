@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/text"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // nameRE matches the names Write gives handoffs. Regular expressions are
@@ -206,6 +207,14 @@ func frontMatter(path string) map[string]string {
 
 func writtenBy(path string) string { return frontMatter(path)["session_id"] }
 
+// Origin is the session that wrote the handoff at path, and the client it
+// ran in (transcript.Session's Client); client is "" for a handoff written
+// before cairn recorded it.
+func Origin(path string) (client, session string) {
+	fm := frontMatter(path)
+	return fm["client"], fm["session_id"]
+}
+
 // title is the document's first level-one heading, without "Session
 // Handoff: ".
 func title(path string) string {
@@ -227,16 +236,20 @@ func title(path string) string {
 }
 
 // PointerText is the short note that points a session at the handoff at
-// path: when it was written, what about, where it is, and to read it
-// before continuing.
-func PointerText(project, path string) string {
+// path: when it was written and in which client, what about, where it is,
+// and to read it before continuing, with resume, the command that prints
+// it for the client the session runs in ("cairn resume --agent codex").
+func PointerText(project, path, resume string) string {
 	rel := path
 	if r, err := filepath.Rel(project, path); err == nil && !strings.HasPrefix(r, "..") {
 		rel = filepath.ToSlash(r)
 	}
 	var b strings.Builder
-	b.WriteString("cairn: a handoff from an earlier session")
 	fm := frontMatter(path)
+	b.WriteString("cairn: a handoff from an earlier session")
+	if c := fm["client"]; c != "" {
+		fmt.Fprintf(&b, " in %s", transcript.ClientTitle(c))
+	}
 	if d := fm["session_date"]; d != "" {
 		when := d
 		if t := fm["session_time"]; t != "" {
@@ -248,6 +261,6 @@ func PointerText(project, path string) string {
 	if t := title(path); t != "" {
 		fmt.Fprintf(&b, "; it is about: %s", text.ClipLine(t, 160))
 	}
-	b.WriteString(". If this session continues that work, read it before continuing: `cairn resume` prints it.")
+	fmt.Fprintf(&b, ". If this session continues that work, read it before continuing: `%s` prints it.", resume)
 	return b.String()
 }

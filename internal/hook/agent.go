@@ -2,15 +2,23 @@ package hook
 
 // The agent boundary: what differs between the clients that run cairn's
 // hooks is gathered here, from their adapters (internal/claudecode,
-// internal/codex); the handlers in hook.go know no client.
+// internal/codex); the handlers in hook.go know no client. The same table
+// tells the commands where each client keeps a project's sessions and
+// how text reaches its model when a session starts (cairn sessions,
+// status, report, resume --agent); a client joins with one entry in
+// Agents.
 
 import (
+	"errors"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/codex"
 	"github.com/cairn-agent/cairn/internal/hookevent"
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // Payload is what the handlers read of an event's stdin, whichever
@@ -33,12 +41,22 @@ type Payload struct {
 // budgets, how its payload decodes, how its answers are written, and its
 // meter rules.
 type Agent struct {
-	// Name is the --agent word: claude-code, codex.
+	// Name is the --agent word: claude-code, codex. It is also the
+	// Client its transcripts are read as (transcript.Session.Client).
 	Name string
+	// aliases are other --agent words for it ("claude").
+	aliases []string
 	// Events are the events the client's hooks are wired for, in install
 	// order, with their budgets.
 	Events hookevent.Table
-	decode func(data []byte) (Payload, error)
+	// StartEvent is the event whose answer brings a new session the
+	// pointer to earlier work: what `cairn resume --agent` prints is
+	// framed as that answer.
+	StartEvent string
+	// sessions lists the client's transcripts of the project at root,
+	// newest first.
+	sessions func(getenv func(string) string, root string) ([]SessionFile, error)
+	decode   func(data []byte) (Payload, error)
 	// decodeHead reads the fields the event needs from the start of a
 	// payload, ok when they were all there (see readPayload).
 	decodeHead func(data []byte, event string) (Payload, bool)
@@ -61,8 +79,26 @@ type Agent struct {
 // ClaudeCode is Claude Code's side, the default.
 func ClaudeCode() Agent {
 	return Agent{
-		Name:   "claude-code",
-		Events: claudecode.Events,
+		Name:       "claude-code",
+		aliases:    []string{"claude"},
+		Events:     claudecode.Events,
+		StartEvent: "SessionStart",
+		sessions: func(getenv func(string) string, root string) ([]SessionFile, error) {
+			cfg, err := claudecode.ConfigDir(getenv)
+			if err != nil {
+				return nil, err
+			}
+			dir, _, ok := claudecode.ProjectDir(cfg, root)
+			if !ok {
+				return nil, nil
+			}
+			fs, err := claudecode.Sessions(dir)
+			out := make([]SessionFile, len(fs))
+			for i, f := range fs {
+				out[i] = SessionFile{Agent: "claude-code", ID: f.ID, Path: f.Path, ModTime: f.ModTime}
+			}
+			return out, err
+		},
 		decode: func(data []byte) (Payload, error) {
 			p, err := claudecode.DecodePayload(data)
 			return Payload(p), err
@@ -81,8 +117,21 @@ func ClaudeCode() Agent {
 // Codex is Codex CLI's side.
 func Codex() Agent {
 	return Agent{
-		Name:   "codex",
-		Events: codex.Events,
+		Name:       "codex",
+		Events:     codex.Events,
+		StartEvent: "SessionStart",
+		sessions: func(getenv func(string) string, root string) ([]SessionFile, error) {
+			home, err := codex.Home(getenv)
+			if err != nil {
+				return nil, err
+			}
+			fs, err := codex.Sessions(home, root)
+			out := make([]SessionFile, len(fs))
+			for i, f := range fs {
+				out[i] = SessionFile{Agent: "codex", ID: f.ID, Path: f.Path, ModTime: f.ModTime}
+			}
+			return out, err
+		},
 		decode: func(data []byte) (Payload, error) {
 			p, err := codex.DecodePayload(data)
 			return fromCodex(p), err
@@ -115,11 +164,72 @@ func AgentNames() []string {
 	return names
 }
 
-// AgentNamed finds a client by its --agent word.
+// AgentNamed finds a client by its --agent word, or by the Client its
+// transcripts are read as.
 func AgentNamed(name string) (Agent, bool) {
-	i := slices.IndexFunc(Agents(), func(a Agent) bool { return a.Name == name })
+	i := slices.IndexFunc(Agents(), func(a Agent) bool { return a.Name == name || slices.Contains(a.aliases, name) })
 	if i < 0 {
 		return Agent{}, false
 	}
 	return Agents()[i], true
+}
+
+// Title is the client's name as people know it: Claude Code, Codex CLI.
+func (a Agent) Title() string { return transcript.ClientTitle(a.Name) }
+
+// Context is the answer a hook of the client gives at event to add text
+// to the model's context, "" when that event's answer reaches no model.
+func (a Agent) Context(event, text string) string { return a.context(event, text) }
+
+// ResumeCommand is the command that prints the resume text for this
+// client.
+func (a Agent) ResumeCommand() string {
+	if a.Name == ClaudeCode().Name {
+		return "cairn resume"
+	}
+	return "cairn resume --agent " + a.Name
+}
+
+// Rules are the client's meter rules for the project, nil when they are
+// Claude Code's settings from the environment.
+func (a Agent) Rules(getenv func(string) string, project string, window int64) meter.Rules {
+	if a.rules == nil {
+		return nil
+	}
+	return a.rules(getenv, project, window)
+}
+
+// SessionFile is the transcript of one of a client's sessions.
+type SessionFile struct {
+	// Agent is the client's --agent word.
+	Agent   string
+	ID      string
+	Path    string
+	ModTime time.Time
+}
+
+// Sessions lists the client's sessions of the project at root, newest
+// first; none when the client keeps none there.
+func (a Agent) Sessions(getenv func(string) string, root string) ([]SessionFile, error) {
+	if a.sessions == nil {
+		return nil, nil
+	}
+	return a.sessions(getenv, root)
+}
+
+// AllSessions are every client's sessions of the project at root, newest
+// first. A client whose sessions cannot be listed is left out, and its
+// error returned with the others'.
+func AllSessions(getenv func(string) string, root string) ([]SessionFile, error) {
+	var out []SessionFile
+	var errs []error
+	for _, a := range Agents() {
+		fs, err := a.Sessions(getenv, root)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s sessions: %w", a.Title(), err))
+		}
+		out = append(out, fs...)
+	}
+	slices.SortStableFunc(out, func(x, y SessionFile) int { return y.ModTime.Compare(x.ModTime) })
+	return out, errors.Join(errs...)
 }

@@ -235,6 +235,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		k.Rules = ag.rules(r.Getenv, project, k.Settings.Window)
 	}
 	k.Unsteered = !ag.steers
+	k.ResumeCommand = ag.ResumeCommand()
 	path := p.TranscriptPath
 	kn := knowledge{cfg: cfg, project: project, now: r.Now()}
 	warn := k.Warn

@@ -12,6 +12,20 @@ const (
 	Gemini     = "gemini"
 )
 
+// ClientTitle is a client's name as people know it ("Claude Code" for
+// ClaudeCode); a word it does not know is given back as it is.
+func ClientTitle(client string) string {
+	switch client {
+	case ClaudeCode:
+		return "Claude Code"
+	case Codex:
+		return "Codex CLI"
+	case Gemini:
+		return "Gemini CLI"
+	}
+	return client
+}
+
 // Parser feeds transcript lines to a Session through the decoder of the
 // client that wrote them. It reuses its buffers between lines, so one
 // Parser serves one goroutine; it holds nothing a Session needs later.
