@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/outcome"
 	"github.com/cairn-agent/cairn/internal/text"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // Tokens estimates the tokens a text costs the model. Paths, code and
@@ -436,8 +437,12 @@ func orDefault(s, d string) string {
 // Resume is the text `cairn resume` prints: the working state of an
 // earlier session, to continue it in a new one.
 func (c *Checkpoint) Resume(budget int) string {
+	session := c.SessionID
+	if c.Client != "" {
+		session += " (" + transcript.ClientTitle(c.Client) + ")"
+	}
 	head := fmt.Sprintf("# Resuming earlier work (cairn)\n\nSession %s left this working state (checkpoint %d, %s, %s).",
-		c.SessionID, c.ID, c.CreatedAt.Format("2006-01-02 15:04 MST"), c.Trigger)
+		session, c.ID, c.CreatedAt.Format("2006-01-02 15:04 MST"), c.Trigger)
 	tail := fmt.Sprintf("Full checkpoint: `cairn show checkpoint %s`. Check the git state above against the work tree, then continue with the task.", c.ref())
 	return fit(head, c.sections(true), tail, budget, renderMarkdownSections)
 }

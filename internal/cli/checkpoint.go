@@ -6,12 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
-	"github.com/cairn-agent/cairn/internal/handoff"
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/text"
@@ -175,61 +175,83 @@ func (a *App) show(ctx context.Context, args []string, session string, asJSON bo
 	return nil
 }
 
-// resumeCmd is `cairn resume`: the latest checkpoint of the project as
-// text to continue from, after the newest handoff.
+// resumeCmd is `cairn resume`: the project's newest handoff and latest
+// checkpoint, whichever client wrote them, as text for a session of the
+// client --agent names.
 func resumeCmd() command {
 	return command{
-		args:    "[--json]",
-		summary: "print the project's newest handoff and latest checkpoint as text to continue from",
+		args:    "[--agent NAME] [--hook] [--json]",
+		summary: "print the project's newest handoff and latest checkpoint, from any client's session, as text to continue from in this client",
+		details: `The handoff and the checkpoint may come from a session of any client: the
+text says which client and session each came from, and is framed for the
+client --agent names (default claude-code), the one that reads it. --hook
+prints it as that client's hook answer at session start, the JSON its
+SessionStart hook would print, to check what its model would be given.`,
 		setup: func(fs *flag.FlagSet) runFunc {
+			agent := fs.String("agent", "claude-code", "the client the text is for, `NAME`: "+strings.Join(hook.AgentNames(), ", ")+" (claude for claude-code)")
+			asHook := fs.Bool("hook", false, "print the text as the client's session-start hook answer")
 			asJSON := fs.Bool("json", false, "print JSON")
 			return func(ctx context.Context, a *App, args []string) error {
 				if err := noArgs(args); err != nil {
 					return err
 				}
-				return a.resume(ctx, *asJSON)
+				ag, ok := hook.AgentNamed(*agent)
+				if !ok {
+					return unknownWord("agent", *agent, hook.AgentNames())
+				}
+				if *asHook && *asJSON {
+					return usageErrorf("give --hook or --json, not both")
+				}
+				return a.resume(ctx, ag, *asHook, *asJSON)
 			}
 		},
 	}
 }
 
-func (a *App) resume(ctx context.Context, asJSON bool) error {
+// resumeView is `cairn resume --json`.
+type resumeView struct {
+	// Agent is the client the text is framed for.
+	Agent string `json:"agent"`
+	continuity.Handover
+	// Resume is the whole text, as the client's session gets it.
+	Resume string `json:"resume"`
+}
+
+func (a *App) resume(ctx context.Context, ag hook.Agent, asHook, asJSON bool) error {
 	e, err := a.env()
 	if err != nil {
 		return err
 	}
 	defer e.keeper.Close()
-	c, text, err := e.keeper.Resume(ctx, e.root)
-	notFound := errors.Is(err, sqlite.ErrNotFound)
-	if err != nil && !notFound {
-		return dbError(err)
-	}
-	// The newest handoff document comes first: it is the fuller account.
-	hpath, hok := handoff.Newest(e.root)
-	var htext string
-	if hok {
-		data, rerr := os.ReadFile(hpath)
-		if rerr != nil {
-			return rerr
-		}
-		htext = string(data)
-	}
-	if notFound && !hok {
+	h, err := e.keeper.Handover(ctx, e.root)
+	if errors.Is(err, continuity.ErrNoWork) {
 		return withHint(fmt.Errorf("no checkpoint or handoff for %s yet", e.root), "checkpoints are taken at compaction and session end once `cairn install` has wired the hooks; `cairn checkpoint` or `cairn handoff` takes one now")
 	}
-	if asJSON {
-		out := map[string]any{"handoff_path": hpath, "handoff": htext}
-		if !notFound {
-			out["checkpoint"], out["text"] = c, text
-		}
-		return writeJSON(a.Stdout, out)
+	if err != nil {
+		return dbError(err)
 	}
-	if hok {
-		fmt.Fprintf(a.Stdout, "<!-- %s -->\n%s", hpath, htext)
-		if notFound {
-			return nil
+	if h.HandoffClient == "" && h.HandoffSession != "" {
+		// A handoff written before cairn recorded the client: the
+		// project's sessions tell.
+		all, _ := hook.AllSessions(a.Getenv, e.root)
+		for _, f := range all {
+			if f.ID == h.HandoffSession {
+				h.HandoffClient = f.Agent
+				break
+			}
 		}
-		fmt.Fprint(a.Stdout, "\n---\n\n")
+	}
+	text := h.Text(ag.Name)
+	switch {
+	case asJSON:
+		return writeJSON(a.Stdout, resumeView{Agent: ag.Name, Handover: h, Resume: text})
+	case asHook:
+		out := ag.Context(ag.StartEvent, text)
+		if out == "" {
+			return fmt.Errorf("%s's %s hook gives its model nothing", ag.Title(), ag.StartEvent)
+		}
+		fmt.Fprint(a.Stdout, out)
+		return nil
 	}
 	fmt.Fprint(a.Stdout, text)
 	return nil
