@@ -202,7 +202,7 @@ func TestCodexInstallTrustMidTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "PostCompact", "SessionEnd"} {
-		if _, err := os.Stat(filepath.Join(s.Home, ".local", "state", "cairn", "hooks", ev)); err != nil {
+		if _, err := os.Stat(filepath.Join(s.Home, ".local", "state", "cairn", "hooks", "codex", ev)); err != nil {
 			cfg, _ := os.ReadFile(filepath.Join(s.CodexDir, "config.toml"))
 			t.Errorf("cairn's %s hook did not run with the trust install wrote: %v\nconfig.toml:\n%s", ev, err, cfg)
 		}

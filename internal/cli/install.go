@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/install"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // installCmd is `cairn install [--agent NAME] [--user] [--no-mcp] [--trust]`.
@@ -149,15 +150,19 @@ func setupError(err error) error {
 func doctorCmd() command {
 	return command{
 		args:    "[--json]",
-		summary: "check the wiring (hooks, status line, MCP server), where state lives, and how each hook last ran",
+		summary: "check the wiring of every client (Claude Code's hooks, status line, MCP server; Codex CLI's hooks and their trust), where state lives, and how each hook last ran",
 		details: `It exits 1 when it finds a problem, each with the fix to apply.
 
 --json prints the findings as one object with these fields, which stay:
-  findings   what it found, in order: {"section", "status", "text", "fix"}
+  findings   what it found, in order: {"section", "agent", "status", "text",
+             "fix"}
              section: wiring, storage or hooks
+             agent: the client it is about (claude-code, codex), left out
+             for storage
              status: ok, problem (with the fix, when there is one), info or note
-  hooks      per event: {"event", "last_ran", "took_ms", "last_error",
-             "last_error_at"}; last_ran is null when it never ran
+  hooks      per client and event: {"agent", "event", "last_ran", "took_ms",
+             "last_error", "last_error_at"}; last_ran is null when it
+             never ran
   mcp_servers
              where cairn's MCP server is registered: {"scope" (project or
              user), "path", "command"}
@@ -195,14 +200,19 @@ func (a *App) doctor(ctx context.Context, asJSON bool) error {
 	})
 }
 
-// renderDoctor prints the findings under their sections: ✓ for what is
+// renderDoctor prints the findings under their sections, and each
+// client's under its own heading ("wiring · Codex CLI"): ✓ for what is
 // right, ✗ and the fix for a problem, - for the rest.
 func renderDoctor(w io.Writer, r install.Report) {
-	section := ""
+	heading := ""
 	for _, f := range r.Findings {
-		if f.Section != section {
-			section = f.Section
-			fmt.Fprintln(w, section)
+		h := f.Section
+		if f.Agent != "" {
+			h += " · " + transcript.ClientTitle(f.Agent)
+		}
+		if h != heading {
+			heading = h
+			fmt.Fprintln(w, heading)
 		}
 		switch f.Status {
 		case install.OK:

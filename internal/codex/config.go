@@ -101,3 +101,123 @@ func unquote(k string) string {
 	}
 	return k
 }
+
+// TableStrings reads the string values of the TOML table whose header
+// names path ([hooks.state."<key>"] is "hooks", "state", "<key>"): the
+// `key = "value"` lines (basic or literal strings) between its header and
+// the next one. ok is false when there is no such table. Like TopLevelInt
+// it reads only what cairn needs of config.toml: headers on their own
+// line, one key per line, no multi-line strings.
+func TableStrings(doc []byte, path ...string) (map[string]string, bool) {
+	sc := bufio.NewScanner(bytes.NewReader(doc))
+	sc.Buffer(nil, 1<<20)
+	var vals map[string]string
+	in := false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			if in {
+				break
+			}
+			if keys, ok := header(line); ok && equalKeys(keys, path) {
+				in, vals = true, map[string]string{}
+			}
+			continue
+		}
+		if !in {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		if s, ok := tomlString(strings.TrimSpace(v)); ok {
+			vals[unquote(strings.TrimSpace(k))] = s
+		}
+	}
+	return vals, in
+}
+
+func equalKeys(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// header splits a table header line, [a."b.c".'d'], into its keys; an
+// array of tables ([[x]]) or a malformed header is not one.
+func header(line string) ([]string, bool) {
+	if strings.HasPrefix(line, "[[") {
+		return nil, false
+	}
+	rest := strings.TrimSpace(line[1:])
+	var keys []string
+	for {
+		var key string
+		switch {
+		case strings.HasPrefix(rest, `"`):
+			q, err := strconv.QuotedPrefix(rest)
+			if err != nil {
+				return nil, false
+			}
+			key, _ = strconv.Unquote(q)
+			rest = rest[len(q):]
+		case strings.HasPrefix(rest, "'"):
+			end := strings.IndexByte(rest[1:], '\'')
+			if end < 0 {
+				return nil, false
+			}
+			key, rest = rest[1:1+end], rest[2+end:]
+		default:
+			end := strings.IndexFunc(rest, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+			})
+			if end <= 0 {
+				return nil, false
+			}
+			key, rest = rest[:end], rest[end:]
+		}
+		keys = append(keys, key)
+		rest = strings.TrimSpace(rest)
+		switch {
+		case strings.HasPrefix(rest, "."):
+			rest = strings.TrimSpace(rest[1:])
+		case strings.HasPrefix(rest, "]"):
+			tail := strings.TrimSpace(rest[1:])
+			return keys, tail == "" || strings.HasPrefix(tail, "#")
+		default:
+			return nil, false
+		}
+	}
+}
+
+// tomlString reads a basic ("…") or literal ('…') string value, with an
+// optional comment after it.
+func tomlString(v string) (string, bool) {
+	var s, rest string
+	switch {
+	case strings.HasPrefix(v, `"`):
+		q, err := strconv.QuotedPrefix(v)
+		if err != nil || strings.HasPrefix(q, "`") {
+			return "", false
+		}
+		s, _ = strconv.Unquote(q)
+		rest = v[len(q):]
+	case strings.HasPrefix(v, "'"):
+		end := strings.IndexByte(v[1:], '\'')
+		if end < 0 {
+			return "", false
+		}
+		s, rest = v[1:1+end], v[2+end:]
+	default:
+		return "", false
+	}
+	rest = strings.TrimSpace(rest)
+	return s, rest == "" || strings.HasPrefix(rest, "#")
+}

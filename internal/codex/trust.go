@@ -252,3 +252,16 @@ func parseBlock(s string) (Trust, int, bool) {
 	}
 	return t, n, true
 }
+
+// Untrusted are the entries config.toml does not trust with their hash,
+// whoever wrote the trust (install --trust or Codex's /hooks screen):
+// Codex skips those hooks without a word.
+func Untrusted(config []byte, entries []Trust) []Trust {
+	var out []Trust
+	for _, t := range entries {
+		if vals, _ := TableStrings(config, "hooks", "state", t.Key); vals["trusted_hash"] != t.Hash {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -190,6 +190,17 @@ func (a Agent) ResumeCommand() string {
 	return "cairn resume --agent " + a.Name
 }
 
+// RunName is the name the runs of the client's hook for event are
+// recorded under (RecordRun, LastRun): the event's own for Claude Code,
+// as before there were other clients, "codex/SessionStart" for the
+// others, so that doctor tells each client's runs apart.
+func (a Agent) RunName(event string) string {
+	if a.Name == "" || a.Name == ClaudeCode().Name {
+		return event
+	}
+	return a.Name + "/" + event
+}
+
 // Rules are the client's meter rules for the project, nil when they are
 // Claude Code's settings from the environment.
 func (a Agent) Rules(getenv func(string) string, project string, window int64) meter.Rules {

@@ -376,8 +376,9 @@ func (r *Runner) finish(event string, start time.Time, err error) {
 	if err != nil {
 		r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", now.UTC().Format(time.RFC3339), event, orDash(session), oneLine(err.Error())))
 	}
-	if RecordRun(r.Dir, event, start, now.Sub(start), err) != nil && r.Fallback != "" {
-		RecordRun(r.Fallback, event, start, now.Sub(start), err)
+	name := r.Agent.RunName(event)
+	if RecordRun(r.Dir, name, start, now.Sub(start), err) != nil && r.Fallback != "" {
+		RecordRun(r.Fallback, name, start, now.Sub(start), err)
 	}
 }
 

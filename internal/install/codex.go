@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/codex"
 	"github.com/cairn-agent/cairn/internal/shell"
@@ -241,4 +242,131 @@ func (s Setup) UninstallCodex(user bool) error {
 		fmt.Fprintf(s.Out, "cairn was not wired into %s; nothing changed\n", path)
 	}
 	return nil
+}
+
+// codexWiring is the doctor's check of Codex CLI: cairn's hooks in the
+// project's .codex/hooks.json and in $CODEX_HOME/hooks.json, whether
+// config.toml trusts them (Codex skips the others without a word) and,
+// for the project's file, the project itself, and whether an MCP server
+// named cairn is registered there.
+func (d Doctor) codexWiring(r *Report) bool {
+	problem := func(fix, format string, args ...any) { r.add(Wiring, Problem, fix, format, args...) }
+	if d.CodexHome == "" {
+		r.add(Wiring, Info, "", "no Codex home (neither CODEX_HOME nor HOME is set): Codex CLI not checked")
+		return false
+	}
+	config := filepath.Join(d.CodexHome, "config.toml")
+	cfg, err := read(config)
+	if err != nil {
+		problem("", "%s: cannot read: %v", config, err)
+	}
+	w := codexWiring(d.Exe)
+	var wired []string
+	for _, file := range []struct {
+		path, install, what string
+		project             bool
+	}{
+		{d.codexHooks(false), "cairn install --agent codex", "this project", true},
+		{d.codexHooks(true), "cairn install --agent codex --user", "every project", false},
+	} {
+		path := file.path
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			r.add(Wiring, Info, "", "%s: no file", path)
+			continue
+		}
+		if err != nil {
+			problem("", "%s: cannot read: %v", path, err)
+			continue
+		}
+		have, err := w.Installed(data)
+		if err != nil {
+			var se *settings.Error
+			if errors.As(err, &se) {
+				se.Path = path
+			}
+			problem("correct the file as the message says; cairn will not edit it until then", "%v", err)
+			continue
+		}
+		if len(have) == 0 {
+			r.add(Wiring, Info, "", "%s: cairn not wired", path)
+			continue
+		}
+		wired = append(wired, path)
+		missing, stale := compare(w.Hooks, have)
+		switch {
+		case len(missing) > 0:
+			problem(file.install, "%s: cairn wired, but not for %s", path, strings.Join(missing, ", "))
+		case len(stale) > 0:
+			problem(file.install, "%s: cairn wired, but not to this cairn (%s) or not with its timeouts: %s", path, d.Exe, strings.Join(stale, "; "))
+		default:
+			r.add(Wiring, OK, "", "%s: wired to %s for %d events, for %s", path, d.Exe, len(w.Hooks), file.what)
+		}
+		entries, err := codex.Entries(data, path, codexOurs(d.Exe))
+		if err != nil {
+			problem("", "%v", err)
+			continue
+		}
+		if untrusted := codex.Untrusted(cfg, entries); len(untrusted) > 0 {
+			problem(fmt.Sprintf("start codex, type /hooks and trust each of cairn's hooks with t, or run %s --trust, which writes the trust into %s", file.install, config),
+				"%s: %d of cairn's %d hooks are not trusted in %s (%s): Codex skips them without a word, unless it runs with --dangerously-bypass-hook-trust",
+				path, len(untrusted), len(entries), config, strings.Join(trustEvents(untrusted), ", "))
+		} else {
+			r.add(Wiring, OK, "", "%s: cairn's hooks are trusted in %s", path, config)
+		}
+		if file.project {
+			d.codexProjectTrust(r, cfg, config, path)
+		}
+	}
+	if len(wired) > 1 {
+		r.add(Wiring, Note, "", "cairn is wired into both %s: where Codex reads both, each hook runs twice; keep one (cairn uninstall --agent codex, or with --user)", strings.Join(wired, " and "))
+	}
+	if v, ok := codex.TableStrings(cfg, "mcp_servers", claudecode.MCPServerName); ok {
+		r.add(Wiring, Info, "", "%s registers an MCP server named %s: %s", config, claudecode.MCPServerName, orDash(v["command"]))
+	} else {
+		r.add(Wiring, Info, "", "no MCP server named %s in %s (cairn install --agent codex does not register one)", claudecode.MCPServerName, config)
+	}
+	return len(wired) > 0
+}
+
+// codexProjectTrust reports whether config.toml trusts the project (or a
+// directory that holds it): Codex reads a project's .codex/ layer only
+// then.
+func (d Doctor) codexProjectTrust(r *Report, cfg []byte, config, hooks string) {
+	for dir := filepath.Clean(d.Root); ; {
+		if v, _ := codex.TableStrings(cfg, "projects", dir); v["trust_level"] == "trusted" {
+			r.add(Wiring, OK, "", "%s trusts %s: Codex reads %s", config, dir, hooks)
+			return
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	r.add(Wiring, Problem, fmt.Sprintf("trust the project when Codex asks, or add [projects.%q] with trust_level = \"trusted\" to %s", d.Root, config),
+		"%s does not trust %s: Codex does not read %s", config, d.Root, hooks)
+}
+
+// trustEvents are the events of trust entries, from their keys
+// (<path>:<event_snake_case>:<group>:<handler>).
+func trustEvents(ts []codex.Trust) []string {
+	var out []string
+	for _, t := range ts {
+		k := t.Key
+		for range 2 {
+			if i := strings.LastIndexByte(k, ':'); i >= 0 {
+				k = k[:i]
+			}
+		}
+		out = append(out, k[strings.LastIndexByte(k, ':')+1:])
+	}
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

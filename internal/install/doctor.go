@@ -50,14 +50,19 @@ const (
 // A Finding is one thing the doctor found.
 type Finding struct {
 	Section string `json:"section"`
-	Status  string `json:"status"`
-	Text    string `json:"text"`
+	// Agent is the client the finding is about (the --agent word:
+	// claude-code, codex), "" for what all share (storage).
+	Agent  string `json:"agent,omitempty"`
+	Status string `json:"status"`
+	Text   string `json:"text"`
 	// Fix is what to do about a problem.
 	Fix string `json:"fix,omitempty"`
 }
 
 // HookRun is how an event's hook last ran.
 type HookRun struct {
+	// Agent is the client whose hook it is.
+	Agent       string     `json:"agent"`
 	Event       string     `json:"event"`
 	LastRan     *time.Time `json:"last_ran"`
 	TookMS      int64      `json:"took_ms"`
@@ -79,10 +84,13 @@ type Report struct {
 	Hooks      []HookRun   `json:"hooks"`
 	MCPServers []MCPServer `json:"mcp_servers"`
 	Problems   int         `json:"problems"`
+
+	// agent is the client whose rows are being added.
+	agent string
 }
 
 func (r *Report) add(section, status, fix, format string, args ...any) {
-	r.Findings = append(r.Findings, Finding{Section: section, Status: status, Text: fmt.Sprintf(format, args...), Fix: fix})
+	r.Findings = append(r.Findings, Finding{Section: section, Agent: r.agent, Status: status, Text: fmt.Sprintf(format, args...), Fix: fix})
 	if status == Problem {
 		r.Problems++
 	}
@@ -92,13 +100,70 @@ func (r *Report) add(section, status, fix, format string, args ...any) {
 // an error.
 func (d Doctor) Check(ctx context.Context) Report {
 	r := Report{Findings: []Finding{}, Hooks: []HookRun{}, MCPServers: []MCPServer{}}
-	d.wiring(&r)
+	wired := false
+	for _, row := range agentRows() {
+		r.agent = row.agent.Name
+		if row.wiring(d, &r) {
+			wired = true
+		}
+	}
+	r.agent = ""
+	if !wired {
+		var fixes []string
+		for _, row := range agentRows() {
+			fixes = append(fixes, row.install+" for "+row.agent.Title())
+		}
+		r.add(Wiring, Problem, strings.Join(fixes, ", or ")+" (with --user: for every project)", "cairn is wired into no client")
+	}
 	d.storage(ctx, &r)
-	d.hooks(&r)
+	for _, row := range agentRows() {
+		r.agent = row.agent.Name
+		d.hooks(&r, row.agent)
+	}
+	r.agent = ""
 	return r
 }
 
-func (d Doctor) wiring(r *Report) {
+// agentRow is one client's part of the report: how its wiring is checked
+// (true when cairn is wired for it, anywhere), the command that wires it,
+// and, from its agent, the hooks whose runs are shown. A client joins the
+// doctor with its row.
+type agentRow struct {
+	agent   hook.Agent
+	install string
+	wiring  func(Doctor, *Report) bool
+}
+
+func agentRows() []agentRow {
+	return []agentRow{
+		{hook.ClaudeCode(), "cairn install", Doctor.claudeWiring},
+		{hook.Codex(), "cairn install --agent codex", Doctor.codexWiring},
+	}
+}
+
+// compare says which of the hooks install would wire are missing from
+// have, and which are there but stale (another command or timeout).
+func compare(want, have []settings.Hook) (missing, stale []string) {
+	for _, h := range want {
+		found := false
+		for _, g := range have {
+			if g.Event == h.Event {
+				found = true
+				if g.Command != h.Command || g.Timeout != h.Timeout {
+					stale = append(stale, fmt.Sprintf("%s runs %q", g.Event, g.Command))
+				}
+			}
+		}
+		if !found {
+			missing = append(missing, h.Event)
+		}
+	}
+	return missing, stale
+}
+
+// claudeWiring checks Claude Code's settings files, its plugin and MCP
+// servers.
+func (d Doctor) claudeWiring(r *Report) bool {
 	problem := func(fix, format string, args ...any) { r.add(Wiring, Problem, fix, format, args...) }
 	w := wiring(d.Exe, "")
 	want := w.Hooks
@@ -146,21 +211,7 @@ func (d Doctor) wiring(r *Report) {
 			continue
 		}
 		wired = append(wired, path)
-		var missing, stale []string
-		for _, h := range want {
-			found := false
-			for _, g := range have {
-				if g.Event == h.Event {
-					found = true
-					if g.Command != h.Command || g.Timeout != h.Timeout {
-						stale = append(stale, fmt.Sprintf("%s runs %q", g.Event, g.Command))
-					}
-				}
-			}
-			if !found {
-				missing = append(missing, h.Event)
-			}
-		}
+		missing, stale := compare(want, have)
 		switch {
 		case len(missing) > 0:
 			problem(file.fix, "%s: cairn wired, but not for %s", path, strings.Join(missing, ", "))
@@ -176,7 +227,7 @@ func (d Doctor) wiring(r *Report) {
 	case len(wired) == 0 && plugin != "":
 		r.add(Wiring, OK, "", "cairn runs from its Claude Code plugin, enabled in %s", plugin)
 	case len(wired) == 0:
-		problem("cairn install (this project) or cairn install --user (every project)", "cairn is wired into none of the settings files")
+		r.add(Wiring, Info, "", "cairn is wired into none of Claude Code's settings files (cairn install wires it)")
 	case plugin != "":
 		problem("keep one: disable the plugin (/plugin), or cairn uninstall (this project's) and cairn uninstall --user",
 			"cairn's plugin is enabled in %s, and cairn is wired into %s too: Claude Code runs every hook twice", plugin, strings.Join(wired, " and "))
@@ -199,6 +250,7 @@ func (d Doctor) wiring(r *Report) {
 	for _, n := range d.Notes() {
 		r.add(Wiring, Note, "", "%s", n)
 	}
+	return len(wired) > 0 || plugin != ""
 }
 
 // mcpServers reports where cairn's MCP server is registered: the
@@ -313,10 +365,10 @@ func (d Doctor) storage(ctx context.Context, r *Report) {
 	}
 }
 
-func (d Doctor) hooks(r *Report) {
-	for _, ev := range claudecode.Events.Names() {
-		run, ran := d.lastRun(ev)
-		hr := HookRun{Event: ev}
+func (d Doctor) hooks(r *Report, ag hook.Agent) {
+	for _, ev := range ag.Events.Names() {
+		run, ran := d.lastRun(ag.RunName(ev))
+		hr := HookRun{Agent: ag.Name, Event: ev}
 		if !ran {
 			r.Hooks = append(r.Hooks, hr)
 			r.add(Hooks, Info, "", "%s: never ran", ev)

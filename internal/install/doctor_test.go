@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,7 @@ func TestReportJSON(t *testing.T) {
 		UserConfig: filepath.Join(dir, "home", ".claude.json"),
 		DataDir:    filepath.Join(dir, "data"),
 		Exe:        filepath.Join(dir, "bin", "cairn"),
+		CodexHome:  filepath.Join(dir, "codex"),
 		Out:        io.Discard,
 	}
 	for _, d := range []string{s.Root, s.ConfigDir, s.DataDir} {
@@ -69,4 +72,100 @@ func TestReportJSON(t *testing.T) {
 		}
 	}
 	golden.Check(t, "testdata/report.json", strings.ReplaceAll(b.String(), dir, "$DIR"))
+}
+
+// TestDoctorCodex: the doctor checks Codex CLI's wiring as it checks
+// Claude Code's: hooks wired but not trusted, or in a project Codex does
+// not trust, are problems with their fix; trusted, they are not.
+func TestDoctorCodex(t *testing.T) {
+	dir := t.TempDir()
+	s := Setup{
+		Root: filepath.Join(dir, "proj"), ConfigDir: filepath.Join(dir, "claude"), UserConfig: filepath.Join(dir, "home", ".claude.json"),
+		DataDir: filepath.Join(dir, "data"), Exe: filepath.Join(dir, "bin", "cairn"), CodexHome: filepath.Join(dir, "codex"), Out: io.Discard,
+	}
+	for _, d := range []string{s.Root, s.ConfigDir, s.DataDir, s.CodexHome} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := Doctor{Setup: s, StateDir: filepath.Join(dir, "state"), Fallback: filepath.Join(dir, "tmp"), DBPath: filepath.Join(dir, "data", "cairn.db"),
+		DB:  func(ctx context.Context) (*sqlite.DB, error) { return nil, os.ErrNotExist },
+		Now: func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }, Loc: time.UTC}
+	codexFindings := func(r Report) (problems, oks []string) {
+		for _, f := range r.Findings {
+			if f.Agent != "codex" {
+				continue
+			}
+			switch f.Status {
+			case Problem:
+				problems = append(problems, f.Text+" | fix: "+f.Fix)
+			case OK:
+				oks = append(oks, f.Text)
+			}
+		}
+		return problems, oks
+	}
+	hooksJSON := filepath.Join(s.Root, ".codex", "hooks.json")
+	config := filepath.Join(s.CodexHome, "config.toml")
+	steps := []struct {
+		name         string
+		do           func() error
+		wantProblems []string
+		wantOK       []string
+	}{
+		{"nothing wired", func() error { return nil }, nil, nil},
+		{"wired, not trusted", func() error { return s.InstallCodex(false, false) },
+			[]string{hooksJSON + ": 6 of cairn's 6 hooks are not trusted in " + config + " (session_start, user_prompt_submit, post_tool_use, pre_compact, post_compact, session_end)",
+				config + " does not trust " + s.Root + ": Codex does not read " + hooksJSON},
+			[]string{hooksJSON + ": wired to " + s.Exe + " for 6 events, for this project"}},
+		{"hooks trusted", func() error { return s.InstallCodex(false, true) },
+			[]string{config + " does not trust " + s.Root},
+			[]string{hooksJSON + ": cairn's hooks are trusted in " + config}},
+		{"project trusted", func() error {
+			f, err := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0o600)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteString("\n[projects." + strconv.Quote(s.Root) + "]\ntrust_level = \"trusted\"\n")
+			return err
+		}, nil, []string{config + " trusts " + s.Root + ": Codex reads " + hooksJSON}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if err := st.do(); err != nil {
+				t.Fatal(err)
+			}
+			r := d.Check(context.Background())
+			problems, oks := codexFindings(r)
+			if len(problems) != len(st.wantProblems) {
+				t.Errorf("problems:\n%s\nwant %d", strings.Join(problems, "\n"), len(st.wantProblems))
+			}
+			for _, w := range st.wantProblems {
+				if !slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, w) }) {
+					t.Errorf("no problem %q in\n%s", w, strings.Join(problems, "\n"))
+				}
+			}
+			for _, w := range st.wantOK {
+				if !slices.Contains(oks, w) {
+					t.Errorf("no ok %q in\n%s", w, strings.Join(oks, "\n"))
+				}
+			}
+			// Codex wired is cairn wired: Claude Code's absence is no
+			// problem then.
+			wiredNowhere := slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Text == "cairn is wired into no client" })
+			if wiredNowhere != (st.name == "nothing wired") {
+				t.Errorf("\"wired into no client\" reported: %v", wiredNowhere)
+			}
+			var codexHooks int
+			for _, h := range r.Hooks {
+				if h.Agent == "codex" {
+					codexHooks++
+				}
+			}
+			if codexHooks != 6 {
+				t.Errorf("%d Codex hook runs reported, want 6", codexHooks)
+			}
+		})
+	}
 }
