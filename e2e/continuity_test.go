@@ -292,7 +292,7 @@ func TestConcurrentSessions(t *testing.T) {
 		}
 		if i := strings.Index(o.FirstText, c.theirs); i >= 0 {
 			how := ""
-			if strings.Contains(o.FirstText[max(0, i-200):i], "an earlier session in this project") {
+			if strings.Contains(o.FirstText[max(0, i-200):i], "session in this project (") {
 				how = " by cairn's pointer to another session (SessionStart with source resume)"
 			}
 			t.Errorf("%s: its first request after the compaction (#%d) carries the other session's ticket %s%s: …%s…",

@@ -124,7 +124,7 @@ func TestPointerAcrossClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"a handoff from an earlier session in Claude Code", "an earlier session in this project in Claude Code", "`cairn resume --agent codex` prints it"} {
+	for _, w := range []string{"a handoff from an earlier Claude Code session", "an earlier Claude Code session in this project", "`cairn resume --agent codex` prints it"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("missing %q in %s", w, text)
 		}

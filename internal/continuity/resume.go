@@ -89,12 +89,12 @@ func (k *Keeper) resumeCommand() string {
 
 func pointerText(c checkpoint.Checkpoint, now time.Time, resume string) string {
 	var b strings.Builder
-	in := ""
+	client := ""
 	if c.Client != "" {
-		in = " in " + transcript.ClientTitle(c.Client)
+		client = transcript.ClientTitle(c.Client) + " "
 	}
-	fmt.Fprintf(&b, "cairn: an earlier session in this project%s (%s ago, checkpoint %d) was working on: %s.",
-		in, text.AgoWords(now.Sub(c.CreatedAt)), c.ID, strings.TrimSuffix(c.Summary(), "."))
+	fmt.Fprintf(&b, "cairn: an earlier %ssession in this project (%s ago, checkpoint %d) was working on: %s.",
+		client, text.AgoWords(now.Sub(c.CreatedAt)), c.ID, strings.TrimSuffix(c.Summary(), "."))
 	if open := c.OpenTodos(); len(open) > 0 {
 		var ts []string
 		for _, t := range open[:min(len(open), 3)] {

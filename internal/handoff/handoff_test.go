@@ -286,7 +286,7 @@ func TestPointerText(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = PointerText(dir, p, "cairn resume --agent codex")
-	want = "cairn: a handoff from an earlier session in Claude Code (2026-03-01 12:00) is at .claude/handoffs/2026-03-01-1200-2.md; it is about: Implement the CSV export for BILL-482. If this session continues that work, read it before continuing: `cairn resume --agent codex` prints it."
+	want = "cairn: a handoff from an earlier Claude Code session (2026-03-01 12:00) is at .claude/handoffs/2026-03-01-1200-2.md; it is about: Implement the CSV export for BILL-482. If this session continues that work, read it before continuing: `cairn resume --agent codex` prints it."
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -246,10 +246,11 @@ func PointerText(project, path, resume string) string {
 	}
 	var b strings.Builder
 	fm := frontMatter(path)
-	b.WriteString("cairn: a handoff from an earlier session")
+	b.WriteString("cairn: a handoff from an earlier ")
 	if c := fm["client"]; c != "" {
-		fmt.Fprintf(&b, " in %s", transcript.ClientTitle(c))
+		b.WriteString(transcript.ClientTitle(c) + " ")
 	}
+	b.WriteString("session")
 	if d := fm["session_date"]; d != "" {
 		when := d
 		if t := fm["session_time"]; t != "" {
