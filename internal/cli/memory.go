@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/text"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // searchCmd is `cairn search WORDS`: the compact index of the observations
@@ -149,13 +151,11 @@ func getCmd() command {
 				if len(obs) < len(ids) && !*asJSON {
 					fmt.Fprintf(a.Stderr, "cairn: warning: %d of the ids are not kept (forgotten, or never were)\n", len(ids)-len(obs))
 				}
+				views := a.withClients(obs)
 				if *asJSON {
-					if obs == nil {
-						obs = []memory.Observation{}
-					}
-					return writeJSON(a.Stdout, obs)
+					return writeJSON(a.Stdout, views)
 				}
-				for i, o := range obs {
+				for i, o := range views {
 					if i > 0 {
 						fmt.Fprintln(a.Stdout)
 					}
@@ -319,14 +319,51 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, usageErrorf("--since %q: give a duration (30m, 12h, 7d, 2w) or a date (2026-11-01)", s)
 }
 
-func printObservation(w io.Writer, o memory.Observation, loc *time.Location) {
+// observationView is an observation as `cairn get` shows it: with the
+// client its session ran in, when the project's sessions tell.
+type observationView struct {
+	memory.Observation
+	// Client is the program the session ran in: claude-code, codex.
+	Client string `json:"client,omitempty"`
+}
+
+// withClients names the client of each observation's session, from the
+// sessions its project has of every client (a session whose transcript
+// is gone, or of a client cairn does not list, stays unnamed).
+func (a *App) withClients(obs []memory.Observation) []observationView {
+	clients := map[string]map[string]string{} // project → session → client
+	views := make([]observationView, len(obs))
+	for i, o := range obs {
+		views[i].Observation = o
+		if o.SessionID == "" || o.Project == "" {
+			continue
+		}
+		m, ok := clients[o.Project]
+		if !ok {
+			m = map[string]string{}
+			fs, _ := hook.AllSessions(a.Getenv, o.Project)
+			for _, f := range fs {
+				m[f.ID] = f.Agent
+			}
+			clients[o.Project] = m
+		}
+		views[i].Client = m[o.SessionID]
+	}
+	return views
+}
+
+func printObservation(w io.Writer, o observationView, loc *time.Location) {
 	fmt.Fprintf(w, "#%d %s · %s\n", o.ID, o.Kind, o.Time.In(loc).Format("2006-01-02 15:04"))
 	fmt.Fprintf(w, "%s\n", o.Title)
 	if o.Project != "" {
 		fmt.Fprintf(w, "project: %s\n", o.Project)
 	}
 	if o.SessionID != "" {
-		fmt.Fprintf(w, "session: %s\n", o.SessionID)
+		fmt.Fprintf(w, "session: %s", o.SessionID)
+		if o.Client != "" {
+			fmt.Fprintf(w, " (%s)", transcript.ClientTitle(o.Client))
+		}
+		fmt.Fprintln(w)
 	}
 	if len(o.Files) > 0 {
 		fmt.Fprintf(w, "files: %s\n", strings.Join(o.Files, ", "))
