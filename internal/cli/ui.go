@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/text"
@@ -160,37 +160,48 @@ type watched struct {
 	p transcript.Parser
 }
 
-// files are the transcripts to show, newest first.
-func (w *uiWatch) files() ([]claudecode.SessionFile, error) {
+// files are the transcripts to show, newest first: the project's
+// sessions of every client, or with all those of every project active in
+// the last liveFor.
+func (w *uiWatch) files() ([]hook.SessionFile, error) {
 	e := w.e
 	switch {
 	case w.id != "":
-		f, err := claudecode.FindSession(e.configDir, e.projectDir, w.id)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no session %q in %s", w.id, e.configDir)
-		}
+		path, err := e.locate(w.id, "")
 		if err != nil {
 			return nil, err
 		}
-		return []claudecode.SessionFile{f}, nil
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		return []hook.SessionFile{{ID: w.id, Path: path, ModTime: fi.ModTime()}}, nil
 	case w.all:
 		dirs, _ := filepath.Glob(filepath.Join(e.configDir, "projects", "*"))
-		var live []claudecode.SessionFile
+		var live []hook.SessionFile
 		now := w.a.Now()
 		for _, d := range dirs {
 			fs, _ := claudecode.Sessions(d)
 			for _, f := range fs {
 				if now.Sub(f.ModTime) <= liveFor {
-					live = append(live, f)
+					live = append(live, hook.SessionFile{Agent: hook.ClaudeCode().Name, ID: f.ID, Path: f.Path, ModTime: f.ModTime})
 				}
+			}
+		}
+		// The other clients' sessions of every directory ("/" holds
+		// them all); Claude Code keeps none for "/".
+		others, _ := hook.AllSessions(w.a.Getenv, string(filepath.Separator))
+		for _, f := range others {
+			if f.Agent != hook.ClaudeCode().Name && now.Sub(f.ModTime) <= liveFor {
+				live = append(live, f)
 			}
 		}
 		sort.SliceStable(live, func(i, j int) bool { return live[i].ModTime.After(live[j].ModTime) })
 		return live[:min(len(live), w.n)], nil
 	default:
-		fs, err := claudecode.Sessions(e.projectDir)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("cannot list %s: %w", e.projectDir, err)
+		fs, err := hook.AllSessions(w.a.Getenv, e.root)
+		if err != nil && len(fs) == 0 {
+			return nil, fmt.Errorf("cannot list the sessions: %w", err)
 		}
 		return fs[:min(len(fs), w.n)], nil
 	}
@@ -216,7 +227,7 @@ func (w *uiWatch) sessions() ([]tui.Session, error) {
 	return out, nil
 }
 
-func (w *uiWatch) session(f claudecode.SessionFile) tui.Session {
+func (w *uiWatch) session(f hook.SessionFile) tui.Session {
 	v := tui.Session{ID: f.ID, Live: w.a.Now().Sub(f.ModTime) <= liveFor}
 	c := w.cache[f.Path]
 	if c == nil {
@@ -240,7 +251,7 @@ func (w *uiWatch) session(f claudecode.SessionFile) tui.Session {
 	if len(s.Prompts) > 0 {
 		v.Title = text.OneLine(s.Prompts[0].Text)
 	}
-	v.Reading, v.Trend = meter.Measure(s, w.e.settings)
+	v.Reading, v.Trend = meter.Measure(s, w.e.rules(s.Client, 0))
 	v.Level, v.Percent = w.levels.Level(v.Reading), w.levels.Percent(v.Reading)
 	for _, t := range s.Turns {
 		v.Context = append(v.Context, t.Usage.Context())
