@@ -99,6 +99,11 @@ func TestCodexMeterTurnByTurn(t *testing.T) {
 		if c.Tokens != want || c.Source != "usage" {
 			t.Errorf("after turn %d: cairn reads %d tokens (%s), the fake reported %d for its latest turn response", i+1, c.Tokens, c.Source, want)
 		}
+		// Codex's rules: 95% of model_context_window (200,000) and
+		// model_auto_compact_token_limit.
+		if c.Window != 190000 || c.Threshold != 50000 {
+			t.Errorf("after turn %d: cairn status measures with window %d and threshold %d, want Codex's 190,000 and 50,000", i+1, c.Window, c.Threshold)
+		}
 		if st.Turns != len(answers) {
 			t.Errorf("after turn %d: cairn counts %d turns, the fake answered %d turn requests", i+1, st.Turns, len(answers))
 		}
@@ -106,9 +111,7 @@ func TestCodexMeterTurnByTurn(t *testing.T) {
 			t.Errorf("after turn %d: cairn counts %d compactions, want %d", i+1, len(st.Compactions), compactions)
 		}
 	}
-	// The hooks meter with Codex's rules (`cairn status` reads a rollout
-	// with Claude Code's window and threshold: not checked here): the
-	// advisory after the turn at 40,040 tokens names that reading and
+	// The hooks meter with Codex's rules too: the advisory after the turn at 40,040 tokens names that reading and
 	// model_auto_compact_token_limit.
 	advised := false
 	for _, r := range fake.Requests() {
