@@ -130,6 +130,10 @@ func TestRetrieval(t *testing.T) {
 	if len(heldout) < 30 {
 		t.Fatalf("%d held-out questions; the set must have at least 30", len(heldout))
 	}
+	blind := loadQuestions(t, "heldout2.tsv")
+	if len(blind) < 20 {
+		t.Fatalf("%d blind questions; the set must have at least 20", len(blind))
+	}
 	st, fx := fixtureMemory(t)
 	ctx := context.Background()
 	if src := os.Getenv("CAIRN_MEMORY_DISTRACTORS"); src != "" {
@@ -222,6 +226,10 @@ func TestRetrieval(t *testing.T) {
 	hmem, _, hmisses := run(heldout, false)
 	hplain, _, _ := run(heldout, true)
 	hbase := grepBaseline(t, fx, heldout)
+	bheld, blost := stored(blind)
+	bmem, _, bmisses := run(blind, false)
+	bplain, _, _ := run(blind, true)
+	bbase := grepBaseline(t, fx, blind)
 
 	t.Logf("%d questions over %d fixture transcripts, %d observations; %d answered by some observation", len(qs),
 		len(fixtureNames()), len(everything), held)
@@ -255,6 +263,18 @@ func TestRetrieval(t *testing.T) {
 	}
 	for _, l := range hlost {
 		t.Logf("  held out, in no observation: %s", l)
+	}
+	t.Logf("blind: %d questions (testdata/heldout2.tsv), written before this round and never used to choose; %d answered by some observation",
+		len(blind), bheld)
+	t.Logf("memory, Search (BM25 + kinds asked about)   %s", bmem)
+	t.Logf("memory, BM25 alone                          %s", bplain)
+	t.Logf("grep baseline, text lines, one line answers %s", bbase.strict)
+	t.Logf("grep baseline, raw JSONL lines              %s", bbase.raw)
+	for _, m := range bmisses {
+		t.Logf("  blind miss: %s", m)
+	}
+	for _, l := range blost {
+		t.Logf("  blind, in no observation: %s", l)
 	}
 	if os.Getenv("CAIRN_MEMORY_DISTRACTORS") != "" {
 		return
