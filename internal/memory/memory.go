@@ -66,6 +66,10 @@ const (
 	// KindReply is a substantive reply of the agent's: often the account
 	// of what it did.
 	KindReply = "reply"
+	// KindEdit is an edit of a file: the names it defined or brought in,
+	// the assistant's sentence that said what it was for, the start of the
+	// new text.
+	KindEdit = "edit"
 	// KindHandoff is a handoff document.
 	KindHandoff = "handoff"
 	// KindLearning is an entry of seed 001's Stock (learnings-*.md).
@@ -78,7 +82,7 @@ const (
 
 // Kinds lists every kind, for validating filters.
 var Kinds = []string{KindCheckpoint, KindCompaction, KindDecision, KindErrorFix, KindOpenItem, KindClosedItem,
-	KindFinding, KindAnswer, KindConstraint, KindCommand, KindSubagent, KindReply, KindHandoff, KindLearning, KindCapture, KindNote}
+	KindFinding, KindAnswer, KindConstraint, KindCommand, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote}
 
 // Observation is one thing remembered.
 type Observation struct {
