@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -34,6 +33,9 @@ const maxEditScan = 8 << 20
 // in it, the rest is in the file.
 const editExcerpt = 300
 
+// maxNameScan is how much of an edit's old and new text is read for names.
+const maxNameScan = 16 << 10
+
 // maxNames is how many names one edit's observation lists.
 const maxNames = 24
 
@@ -46,6 +48,11 @@ var editTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true}
 // maxEditScan bytes of the transcript, failed ones and subagents' are left
 // out.
 func sessionEdits(base Observation, s *transcript.Session) []Observation {
+	return sessionEditsWithin(base, s, maxEditScan)
+}
+
+// sessionEditsWithin is sessionEdits reading at most limit bytes.
+func sessionEditsWithin(base Observation, s *transcript.Session, limit int64) []Observation {
 	var calls []transcript.ToolCall
 	for _, tc := range s.ToolCalls {
 		if editTools[tc.Name] && tc.Done && !tc.IsError && !tc.Sidechain && tc.FilePath != "" && tc.Line > 0 {
@@ -55,7 +62,7 @@ func sessionEdits(base Observation, s *transcript.Session) []Observation {
 	if len(calls) == 0 || s.Path == "" || s.Offset <= 0 {
 		return nil
 	}
-	lines, first, err := tailLines(s.Path, s.Offset, s.Lines, maxEditScan)
+	lines, first, err := tailLines(s.Path, s.Offset, s.Lines, limit)
 	if err != nil {
 		return nil // the transcript moved or went: the edits are not essential
 	}
@@ -192,6 +199,12 @@ func decodeEdit(line []byte, id string) (edit, bool) {
 
 // assistantText is the text an assistant line says, "" for any other.
 func assistantText(line []byte) string {
+	// Most lines around an edit are tool results, often long: a line
+	// without these bytes is not an assistant's text, and is not decoded.
+	// (Inside a JSON string the quotes would be escaped.)
+	if !bytes.Contains(line, []byte(`"type":"text"`)) || !bytes.Contains(line, []byte(`"role":"assistant"`)) {
+		return ""
+	}
 	typ, bs := blocks(line)
 	if typ != "assistant" {
 		return ""
@@ -212,7 +225,9 @@ func editObservation(base Observation, tc transcript.ToolCall, e edit) Observati
 	if !tc.Time.IsZero() {
 		o.Time = tc.Time
 	}
-	names := editNames(e.old, e.new)
+	// A whole file written: its names are in its first part, most of the
+	// time, and reading all of a long one for them costs too much here.
+	names := editNames(text.Clip(e.old, maxNameScan), text.Clip(e.new, maxNameScan))
 	verb := "Edited "
 	if e.write {
 		verb = "Wrote "
@@ -237,17 +252,57 @@ func editObservation(base Observation, tc transcript.ToolCall, e edit) Observati
 	return o
 }
 
-// definition finds the name a line of code defines, in the languages'
-// common shapes: def/defp/defmodule (Elixir, Python, Ruby), func, function,
-// class, type, struct, interface, enum, const/let/var, fn, a CSS selector
-// or custom property, a shell function.
-var definition = regexp.MustCompile(`(?m)^\s*(?:export\s+|pub(?:\([a-z]+\))?\s+|async\s+|static\s+|public\s+|private\s+|protected\s+)*` +
-	`(?:defmodule|defprotocol|defimpl|defmacrop?|defp?|defstruct|defdelegate|defguardp?|func|function|class|type|struct|interface|enum|trait|impl|const|let|var|fn|module)\s+` +
-	`(?:\([^)]*\)\s*)?([A-Za-z_][\w.]*[?!]?)`)
+// defining are the words that start a definition in the common
+// languages: Elixir, Python and Ruby's def/defp/defmodule, Go's func and
+// type, JavaScript's function, class, const, let, var, Rust's fn, struct,
+// enum, trait, impl; modifiers are the words that may come before them.
+var (
+	defining = wordSet(`defmodule defprotocol defimpl defmacro defmacrop def defp defstruct defdelegate defguard defguardp
+		func function class type struct interface enum trait impl const let var fn module`)
+	modifiers = wordSet(`export pub pub(crate) async static public private protected default abstract final`)
+)
 
-// identifier is a name in code: letters, digits and _ . - ? ! with one
-// letter at least.
-var identifier = regexp.MustCompile(`[A-Za-z_@:.-]*[A-Za-z][\w.?!-]*`)
+// defined is the name a line of code defines, "" for none: the word after
+// a defining word (and after a Go method's receiver).
+func defined(line string) string {
+	fs := strings.Fields(line)
+	i := 0
+	for i < len(fs) && modifiers[fs[i]] {
+		i++
+	}
+	if i+1 >= len(fs) || !defining[fs[i]] {
+		return ""
+	}
+	i++
+	if strings.HasPrefix(fs[i], "(") { // func (s *Store) Search(...)
+		for i < len(fs) && !strings.Contains(fs[i], ")") {
+			i++
+		}
+		i++
+		if i >= len(fs) {
+			return ""
+		}
+	}
+	w := fs[i]
+	end := strings.IndexFunc(w, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || r == '?' || r == '!')
+	})
+	if end >= 0 {
+		w = w[:end]
+	}
+	if w == "" || !unicode.IsLetter(rune(w[0])) && w[0] != '_' {
+		return ""
+	}
+	return w
+}
+
+// identifiers are the words of code: letters, digits and _ . - ? ! @ :
+// together.
+func identifiers(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_.-?!@:", r))
+	})
+}
 
 // editNames are the names an edit defines (by the shapes of definition)
 // and the compound names it brings in (snake_case, camelCase, dotted,
@@ -255,19 +310,21 @@ var identifier = regexp.MustCompile(`[A-Za-z_@:.-]*[A-Za-z][\w.?!-]*`)
 func editNames(old, new string) []string {
 	var out []string
 	add := func(n string) {
-		n = strings.Trim(n, ".:-")
+		// A sentence's or a selector's dots and colons go; a custom
+		// property's or a flag's leading dashes stay.
+		n = strings.TrimLeft(strings.TrimRight(n, ".:-"), ".:")
 		if len(n) >= 3 && !slices.Contains(out, n) && len(out) < maxNames {
 			out = append(out, n)
 		}
 	}
-	for _, m := range definition.FindAllStringSubmatch(new, -1) {
-		add(m[1])
+	for _, l := range strings.Split(new, "\n") {
+		add(defined(l))
 	}
 	before := make(map[string]bool)
-	for _, w := range identifier.FindAllString(old, -1) {
+	for _, w := range identifiers(old) {
 		before[w] = true
 	}
-	for _, w := range identifier.FindAllString(new, -1) {
+	for _, w := range identifiers(new) {
 		if !before[w] && compound(strings.Trim(w, ".:-?!@")) {
 			add(w)
 		}
