@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
@@ -227,7 +228,11 @@ func editObservation(base Observation, tc transcript.ToolCall, e edit) Observati
 	}
 	// A whole file written: its names are in its first part, most of the
 	// time, and reading all of a long one for them costs too much here.
-	names := editNames(text.Clip(e.old, maxNameScan), text.Clip(e.new, maxNameScan))
+	// Secrets go before the text is cut or picked from, so that no cut
+	// leaves the start of one that redaction would no longer recognise
+	// (clean redacts again what is kept; redaction is idempotent).
+	old, new := redact.String(cutAtSpace(e.old, maxNameScan)), redact.String(cutAtSpace(e.new, maxNameScan))
+	names := editNames(old, new)
 	verb := "Edited "
 	if e.write {
 		verb = "Wrote "
@@ -238,18 +243,34 @@ func editObservation(base Observation, tc transcript.ToolCall, e edit) Observati
 	}
 	var b strings.Builder
 	if said := strings.TrimSpace(e.said); said != "" {
-		b.WriteString(text.Clip(said, 400) + "\n")
+		b.WriteString(text.Clip(redact.String(said), 400) + "\n")
 	}
 	if len(names) > 0 {
 		b.WriteString("Names: " + strings.Join(names, ", ") + "\n")
 	}
 	if editExcerpt > 0 {
-		b.WriteString("New text: " + text.Clip(strings.Join(strings.Fields(e.new), " "), editExcerpt) + "\n")
+		b.WriteString("New text: " + text.Clip(strings.Join(strings.Fields(new), " "), editExcerpt) + "\n")
 	}
 	o.Body = b.String()
 	o.Files = []string{tc.FilePath}
 	o.key = "edit " + tc.ID
 	return o
+}
+
+// cutAtSpace cuts s to at most n bytes at the last line break, else the
+// last space, before n: a secret does not span either.
+func cutAtSpace(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	if i := strings.LastIndexByte(s, '\n'); i > 0 {
+		return s[:i]
+	}
+	if i := strings.LastIndexAny(s, " \t"); i > 0 {
+		return s[:i]
+	}
+	return ""
 }
 
 // defining are the words that start a definition in the common

@@ -130,3 +130,49 @@ func BenchmarkSessionEdits(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "edits")
 }
+
+// A secret an edit wrote is redacted before the edit's text is cut or its
+// names picked: neither a whole key nor the start of one that a cut made
+// unrecognisable is kept.
+func TestEditSecrets(t *testing.T) {
+	key := "sk-ant-api03-" + strings.Repeat("A", 80)
+	long := strings.Repeat("filler line\n", (maxNameScan-20)/12) + "ANTHROPIC_API_KEY=" + key + "\n"
+	s := session(t, t.TempDir(), []step{
+		{user: "Configure the client."},
+		{tool: "Write", input: map[string]any{"file_path": "/work/shop/.env", "content": "ANTHROPIC_API_KEY=" + key + "\nmax_retries=3\n"}},
+		{result: "File created successfully"},
+		{tool: "Write", input: map[string]any{"file_path": "/work/shop/long.txt", "content": long}},
+		{result: "File created successfully"},
+	})
+	obs := sessionEdits(Observation{}, s)
+	if len(obs) != 2 {
+		t.Fatalf("%d edit observations, want 2", len(obs))
+	}
+	got := render(obs)
+	if strings.Contains(got, "sk-ant") || strings.Contains(got, "AAAAAAAA") {
+		t.Errorf("a secret or its start was kept:\n%s", got)
+	}
+	if !strings.Contains(obs[0].Body, "[REDACTED:") || !strings.Contains(obs[0].Title, "max_retries") {
+		t.Errorf("the key not marked or the rest lost:\n%s", got)
+	}
+}
+
+func TestCutAtSpace(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"one line\nsecond line", 15, "one line"},
+		{"words and words", 12, "words and"},
+		{"averyveryverylongtoken", 5, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.s, func(t *testing.T) {
+			if got := cutAtSpace(tt.s, tt.n); got != tt.want {
+				t.Errorf("cutAtSpace(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+			}
+		})
+	}
+}
