@@ -3,7 +3,7 @@ package memory
 import (
 	"bytes"
 	"encoding/json"
-	"io"
+	"errors"
 	"os"
 	"path"
 	"slices"
@@ -103,8 +103,10 @@ func tailLines(name string, offset int64, last int, limit int64) ([][]byte, int,
 	defer f.Close()
 	start := max(0, offset-limit)
 	buf := make([]byte, offset-start)
-	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-		return nil, 0, err
+	if n, err := f.ReadAt(buf, start); n < len(buf) || buf[len(buf)-1] != '\n' {
+		// Shorter than what was read, or no longer a line's end there:
+		// not the transcript the session was derived from.
+		return nil, 0, errors.Join(err, errChanged)
 	}
 	if start > 0 {
 		// The first line is cut: it starts before the window.
@@ -118,6 +120,8 @@ func tailLines(name string, offset int64, last int, limit int64) ([][]byte, int,
 	lines := bytes.Split(buf, []byte("\n"))
 	return lines, last - len(lines) + 1, nil
 }
+
+var errChanged = errors.New("the transcript changed since it was read")
 
 // edit is what an edit's tool_use says.
 type edit struct {

@@ -87,6 +87,13 @@ func TestSessionEdits(t *testing.T) {
 	if got := sessionEdits(Observation{}, &gone); got != nil {
 		t.Errorf("edits of a missing transcript: %s", render(got))
 	}
+	// Or cut shorter since: not the transcript the session knows.
+	if err := os.WriteFile(gone.Path, data[:len(data)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := sessionEdits(Observation{}, &gone); got != nil {
+		t.Errorf("edits of a truncated transcript: %s", render(got))
+	}
 }
 
 // The names an edit defines or brings in, in the shapes of a few
