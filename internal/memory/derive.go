@@ -110,6 +110,7 @@ func FromCheckpoint(c checkpoint.Checkpoint, s *transcript.Session) []Observatio
 	}
 	if s != nil {
 		out = append(out, sessionCommands(base, s)...)
+		out = append(out, sessionEdits(base, s)...)
 	} else {
 		for _, cmd := range c.Commands {
 			if o, ok := commandObservation(base, cmd); ok {

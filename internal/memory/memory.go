@@ -1,11 +1,12 @@
 // Package memory is what cairn remembers beyond a session: observations
 // (a checkpoint, a compaction and its summary, a decision and its reason,
 // an error and what fixed it, an open item and when it closed, a finding,
-// a handoff, a learning, a reviewed capture, a note someone asked it to
-// keep), stored in internal/sqlite with a full-text index, so that the
-// agent and the user can ask across sessions and projects "what did we
-// decide about X", "which change fixed this error before", "what was I
-// doing in this repository".
+// an edit with the names it defined and what it was for, a handoff, a
+// learning, a reviewed capture, a note someone asked it to keep), stored
+// in internal/sqlite with a full-text index, so that the agent and the
+// user can ask across sessions and projects "what did we decide about X",
+// "which change fixed this error before", "what was I doing in this
+// repository".
 //
 // Observations are derived from what cairn already extracts (FromCheckpoint
 // and the other From functions) and written when it is stored; Remember
@@ -66,6 +67,10 @@ const (
 	// KindReply is a substantive reply of the agent's: often the account
 	// of what it did.
 	KindReply = "reply"
+	// KindEdit is an edit of a file: the names it defined or brought in,
+	// the assistant's sentence that said what it was for, the start of the
+	// new text.
+	KindEdit = "edit"
 	// KindHandoff is a handoff document.
 	KindHandoff = "handoff"
 	// KindLearning is an entry of seed 001's Stock (learnings-*.md).
@@ -78,7 +83,7 @@ const (
 
 // Kinds lists every kind, for validating filters.
 var Kinds = []string{KindCheckpoint, KindCompaction, KindDecision, KindErrorFix, KindOpenItem, KindClosedItem,
-	KindFinding, KindAnswer, KindConstraint, KindCommand, KindSubagent, KindReply, KindHandoff, KindLearning, KindCapture, KindNote}
+	KindFinding, KindAnswer, KindConstraint, KindCommand, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote}
 
 // Observation is one thing remembered.
 type Observation struct {

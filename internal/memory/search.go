@@ -263,6 +263,9 @@ var cues = map[string][]string{
 	KindConstraint: {"must", "never", "always", "rule", "rules", "constraint", "constraints", "allowed"},
 	KindCompaction: {"compaction", "compacted", "summary", "summarised", "summarized"},
 	KindNote:       {"remember", "remembered", "note", "noted"},
+	// A name asked for by what it is or does: an edit defined it.
+	KindEdit: {"function", "functions", "helper", "helpers", "module", "modules", "define", "defined", "defines", "named",
+		"called", "class", "component", "variable", "field"},
 }
 
 // intents are the kinds a question's cue words ask about.
