@@ -214,6 +214,10 @@ var (
 	// bd (beads) ids: named after `bd show|update|close…` or "bead".
 )
 
+// Tickets are the tickets a session names, most recent last, as a
+// checkpoint of it would record them (extra: the configured prefixes).
+func Tickets(s *transcript.Session, extra []string) []string { return tickets(s, extra) }
+
 // tickets finds issue keys (ABC-123) in prompts and the branch, bead ids in
 // prompts and bd commands, and matches of the configured pattern, in order
 // of last mention.

@@ -69,6 +69,7 @@ func table() []entry {
 		{"handoff", handoffCmd}, {"bind", bindCmd}, {"tracker", trackerCmd}, {"snapshot", snapshotCmd}, {"snapshots", snapshotsCmd}, {"estimate", estimateCmd}, {"defer", deferCmd},
 		{"review", reviewCmd}, {"compound", compoundCmd}, {"learn", learnCmd},
 		{"search", searchCmd}, {"timeline", timelineCmd}, {"get", getCmd}, {"remember", rememberCmd}, {"forget", forgetCmd},
+		{"web", webCmd},
 		{"statusline", statuslineCmd}, {"hook", hookCmd}, {"slash", slashCmd}, {"mcp", mcpCmd},
 		{"version", versionCmd}, {"completion", completionCmd}, {"help", helpCmd},
 	}

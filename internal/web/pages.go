@@ -1,0 +1,662 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/capture"
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/learn"
+	"github.com/cairn-agent/cairn/internal/memory"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/pressure"
+	"github.com/cairn-agent/cairn/internal/redact"
+	"github.com/cairn-agent/cairn/internal/sqlite"
+	"github.com/cairn-agent/cairn/internal/text"
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+func (s *Server) projectsDir() string { return filepath.Join(s.ConfigDir, "projects") }
+
+// when prints a time as the commands do, "-" when unknown.
+func (s *Server) when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.In(s.Loc).Format("2006-01-02 15:04")
+}
+
+// projectsPage lists the projects Claude Code has transcripts for.
+func (s *Server) projectsPage(*request) ([]byte, error) {
+	ents, err := os.ReadDir(s.projectsDir())
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	type project struct {
+		key      string
+		sessions int
+		last     time.Time
+	}
+	var ps []project
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		files, _ := claudecode.Sessions(filepath.Join(s.projectsDir(), e.Name()))
+		if len(files) == 0 {
+			continue
+		}
+		ps = append(ps, project{e.Name(), len(files), files[0].ModTime})
+	}
+	slices.SortStableFunc(ps, func(a, b project) int { return b.last.Compare(a.last) })
+	var h html
+	h.open("cairn: projects", "")
+	h.raw("<h1>Projects</h1>\n")
+	if len(ps) == 0 {
+		h.f("<p>No Claude Code transcripts under %s yet.</p>\n", s.projectsDir())
+	} else {
+		h.raw("<table>\n<thead><tr><th>project</th><th>sessions</th><th>last activity</th></tr></thead>\n<tbody>\n")
+		for _, p := range ps {
+			h.f("<tr><td><a href=\"/project/%s\">%s</a></td><td class=\"n\">%d</td><td>%s</td></tr>\n", seg(p.key), p.key, p.sessions, s.when(p.last))
+		}
+		h.raw("</tbody>\n</table>\n")
+	}
+	h.close()
+	return h.bytes(), nil
+}
+
+// projectFiles lists a project folder's transcripts; key must name one.
+func (s *Server) projectFiles(key string) ([]claudecode.SessionFile, error) {
+	if key == "" || key == "." || key == ".." || strings.ContainsAny(key, `/\`) {
+		return nil, errNotFound{"project"}
+	}
+	files, err := claudecode.Sessions(filepath.Join(s.projectsDir(), key))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, errNotFound{"project " + key}
+	}
+	return files, err
+}
+
+// sessionPath finds a session's transcript in a project folder.
+func (s *Server) sessionPath(key, id string) (string, error) {
+	files, err := s.projectFiles(key)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		if f.ID == id {
+			return f.Path, nil
+		}
+	}
+	return "", errNotFound{"session " + id}
+}
+
+// root is the project directory a project folder is named after, from a
+// session's working directory (the folder's name alone is ambiguous:
+// Claude Code turns every "/" and "." into "-").
+func (s *Server) root(key, cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
+		if claudecode.ProjectKey(dir) == key {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+// projectRoot finds the project directory of a folder from its newest
+// session that says where it ran.
+func (s *Server) projectRoot(key string, files []claudecode.SessionFile) string {
+	for _, f := range files {
+		if sess := s.light(f.Path); sess != nil {
+			if r := s.root(key, sess.CWD); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+// light reads a session for a listing: a live one as it is, else the
+// saved head brought up to date in memory.
+func (s *Server) light(path string) *transcript.Session {
+	s.mu.Lock()
+	l := s.sessions[path]
+	s.mu.Unlock()
+	if l != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.s != nil {
+			l.update()
+			return l.s
+		}
+	}
+	sess := s.State.LoadHeader(path)
+	if sess == nil {
+		sess = transcript.New(path)
+	}
+	p := transcript.Parser{Light: true}
+	if _, err := sess.Update(&p); err != nil {
+		return nil
+	}
+	return sess
+}
+
+// sessionsPage lists a project's sessions.
+func (s *Server) sessionsPage(_ *request, key string) ([]byte, error) {
+	files, err := s.projectFiles(key)
+	if err != nil {
+		return nil, err
+	}
+	var h html
+	h.open("cairn: "+key, "")
+	h.f("<h1>%s</h1>\n", key)
+	h.f("<p><a href=\"/project/%s/open\">open items</a> · <a href=\"/project/%s/review\">review queue and learnings</a></p>\n", seg(key), seg(key))
+	h.raw("<table class=\"sessions\">\n<thead><tr><th>session</th><th>last activity</th><th>context</th><th>turns</th><th>compactions</th><th>ticket</th><th>first prompt</th></tr></thead>\n<tbody>\n")
+	for _, f := range files {
+		sess := s.light(f.Path)
+		if sess == nil {
+			h.f("<tr><td><a href=\"/session/%s/%s\">%s</a></td><td colspan=\"6\">unreadable</td></tr>\n", seg(key), seg(f.ID), short(f.ID))
+			continue
+		}
+		r, _ := meter.Measure(sess, s.rules(sess))
+		ticket := ""
+		if ts := checkpoint.Tickets(sess, nil); len(ts) > 0 {
+			ticket = ts[len(ts)-1]
+		}
+		first := ""
+		if len(sess.Prompts) > 0 {
+			first = sess.Prompts[0].Text
+		}
+		h.f("<tr><td><a href=\"/session/%s/%s\">%s</a></td><td>%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>%s</td><td>%s</td></tr>\n",
+			seg(key), seg(f.ID), short(f.ID), s.when(sess.LastTime), r.PctThreshold, sess.NumTurns(), len(sess.Compactions), ticket, text.ClipLine(first, 80))
+	}
+	h.raw("</tbody>\n</table>\n")
+	h.close()
+	return h.bytes(), nil
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// rules are the meter's rules for the client that wrote sess.
+func (s *Server) rules(sess *transcript.Session) meter.Rules {
+	switch sess.Client {
+	case transcript.Codex:
+		return meter.CodexRules{Window: s.Settings.Window, Disabled: s.Settings.Disabled}
+	case transcript.Gemini:
+		return meter.GeminiRules{Window: s.Settings.Window}
+	}
+	return s.Settings
+}
+
+// sessionView is what a session page shows, worked out under the
+// session's lock and rendered by parts, which the live stream sends again.
+type sessionView struct {
+	key, id  string
+	sess     *transcript.Session
+	reading  meter.Reading
+	trend    meter.Trend
+	levels   pressure.Config
+	restores []restore
+}
+
+// sessionPage is a session's timeline.
+func (s *Server) sessionPage(r *request, key, id string) ([]byte, error) {
+	path, err := s.sessionPath(key, id)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.session(path)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	v := s.view(l, key, id)
+	parts := v.parts()
+	sess := l.s
+	root := s.root(key, sess.CWD)
+	model, branch, cwd := sess.Model, sess.GitBranch, sess.CWD
+	first := ""
+	if len(sess.Prompts) > 0 {
+		first = sess.Prompts[0].Text
+	}
+	l.mu.Unlock()
+
+	var h html
+	h.open("cairn: session "+short(id), "/session/"+seg(key)+"/"+seg(id)+"/events")
+	h.f("<p class=\"crumbs\"><a href=\"/project/%s\">%s</a></p>\n", seg(key), key)
+	h.f("<h1>Session %s</h1>\n", id)
+	h.f("<p class=\"meta\">model %s · branch %s · %s</p>\n", orDash(model), orDash(branch), orDash(cwd))
+	if first != "" {
+		h.f("<p class=\"first\">Asked first: “%s”</p>\n", text.ClipLine(first, 300))
+	}
+	for _, p := range parts {
+		h.f("<section id=\"%s\">\n%s</section>\n", p[0], trusted(p[1]))
+	}
+	s.sessionRecords(r.ctx, &h, root, id)
+	h.close()
+	return h.bytes(), nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// view works out a session page's figures; the caller holds l.mu.
+func (s *Server) view(l *live, key, id string) *sessionView {
+	v := &sessionView{key: key, id: id, sess: l.s, levels: s.Levels}
+	v.reading, v.trend = meter.Measure(l.s, s.rules(l.s))
+	v.restores = l.restores()
+	return v
+}
+
+// parts are the session page's sections that change as the session
+// grows, by element id.
+func (v *sessionView) parts() [][2]string {
+	return [][2]string{
+		{"meter", v.meterPart()},
+		{"timeline", v.chartPart()},
+		{"compactions", v.compactionsPart()},
+		{"restores", v.restoresPart()},
+		{"open", v.openPart()},
+	}
+}
+
+func (v *sessionView) meterPart() string {
+	var h html
+	r, sess := v.reading, v.sess
+	level := v.levels.Level(r)
+	h.f("<h2>Context</h2>\n<p class=\"meter level-%d\"><strong>%s</strong> / %s tokens · %.1f%% of the window · <strong>%.1f%%</strong> of auto-compact (%s) · <span class=\"level\">%s</span></p>\n",
+		level, num(r.Tokens), num(r.Window), r.PctWindow, r.PctThreshold, num(r.Threshold), pressure.Name(level))
+	h.f("<p>turns <span id=\"turn-count\">%d</span> · compactions %d · last activity %s</p>\n", sess.NumTurns(), len(sess.Compactions), sess.LastTime.UTC().Format("2006-01-02 15:04 UTC"))
+	if v.trend.Samples > 1 {
+		h.f("<p>trend %+.0f tokens/turn", v.trend.PerTurn)
+		if v.trend.TurnsToCompact != nil {
+			h.f(" · compacts in about %.0f turns", *v.trend.TurnsToCompact)
+		}
+		if v.trend.MinutesToCompact != nil {
+			h.f(" · %.0f min at this rate", *v.trend.MinutesToCompact)
+		}
+		h.raw("</p>\n")
+	}
+	return h.b.String()
+}
+
+func (v *sessionView) chartPart() string {
+	var h html
+	h.raw("<h2>Context per turn</h2>\n")
+	h.raw(chart(v.sess, v.reading, v.levels))
+	cs := crossings(v.sess, v.reading, v.levels)
+	if len(cs) > 0 {
+		h.raw("<h3>Levels crossed</h3>\n<ul class=\"crossings\">\n")
+		for _, c := range cs {
+			h.f("<li>%s at turn %d (%s tokens)</li>\n", pressure.Name(c.Level), c.Turn, num(c.Tokens))
+		}
+		h.raw("</ul>\n")
+	}
+	return h.b.String()
+}
+
+func (v *sessionView) compactionsPart() string {
+	var h html
+	h.f("<h2>Compactions (%d)</h2>\n", len(v.sess.Compactions))
+	if len(v.sess.Compactions) == 0 {
+		h.raw("<p>None yet.</p>\n")
+		return h.b.String()
+	}
+	h.raw("<table class=\"compactions\">\n<thead><tr><th>#</th><th>trigger</th><th>when</th><th>after turn</th><th>tokens before</th><th>after</th></tr></thead>\n<tbody>\n")
+	for i, c := range v.sess.Compactions {
+		h.f("<tr class=\"compaction\"><td>%d</td><td>%s</td><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+			i+1, c.Trigger, c.Time.UTC().Format("2006-01-02 15:04 UTC"), c.TurnsBefore, num(c.PreTokens), postTokens(c))
+		if c.Summary != "" {
+			h.f("<tr><td></td><td colspan=\"5\"><details><summary>the summary (%s characters; its start)</summary><pre>%s</pre></details></td></tr>\n", num(int64(c.SummaryChars)), c.Summary)
+		}
+	}
+	h.raw("</tbody>\n</table>\n")
+	return h.b.String()
+}
+
+func (v *sessionView) restoresPart() string {
+	var h html
+	h.raw("<h2>What was restored</h2>\n")
+	if len(v.restores) == 0 {
+		if len(v.sess.Compactions) > 0 {
+			h.raw("<p>The transcript records no restore from cairn after these compactions (cairn was not installed, or the client keeps no record of hook answers).</p>\n")
+		} else {
+			h.raw("<p>Nothing yet: a restore follows a compaction.</p>\n")
+		}
+		return h.b.String()
+	}
+	for _, r := range v.restores {
+		h.f("<article class=\"restore\"><h3>line %d</h3><pre>%s</pre></article>\n", r.line, r.text)
+	}
+	return h.b.String()
+}
+
+func (v *sessionView) openPart() string {
+	var h html
+	open := v.sess.Ledger.Open()
+	h.f("<h2>Open items (%d)</h2>\n", len(open))
+	if len(open) > 0 {
+		h.raw("<ul class=\"open\">\n")
+		for _, it := range open {
+			h.f("<li><span class=\"kind\">%s</span> %s <span class=\"where\">(turn %d)</span></li>\n", string(it.Kind), it.Text, it.Turn)
+		}
+		h.raw("</ul>\n")
+	}
+	return h.b.String()
+}
+
+// restore is the text a restore line of the transcript gave the model.
+type restore struct {
+	line int
+	text string
+}
+
+// restores reads the restore lines the session notes, once each; the
+// caller holds l.mu.
+func (l *live) restores() []restore {
+	var want []int
+	for _, n := range l.s.RestoreLines {
+		if !slices.ContainsFunc(l.restored, func(r restore) bool { return r.line == n }) {
+			want = append(want, n)
+		}
+	}
+	if len(want) > 0 {
+		l.restored = append(l.restored, readRestores(l.s.Path, want)...)
+		slices.SortFunc(l.restored, func(a, b restore) int { return a.line - b.line })
+	}
+	return l.restored
+}
+
+// readRestores reads the restore texts on the given lines (1-based) of the
+// transcript: the client's record of the hook's additional context.
+func readRestores(path string, lines []int) []restore {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	var out []restore
+	last := slices.Max(lines)
+	for n := 1; n <= last; n++ {
+		line, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			var more []byte
+			more, err = br.ReadSlice('\n')
+			if slices.Contains(lines, n) {
+				line = append(bytes.Clone(line), more...)
+			}
+		}
+		if err != nil && len(line) == 0 {
+			break
+		}
+		if !slices.Contains(lines, n) {
+			continue
+		}
+		var rec struct {
+			Attachment struct {
+				Content []string `json:"content"`
+			} `json:"attachment"`
+		}
+		if json.Unmarshal(line, &rec) != nil {
+			continue
+		}
+		for _, c := range rec.Attachment.Content {
+			if strings.HasPrefix(c, transcript.RestoreHeader) {
+				out = append(out, restore{line: n, text: redact.String(c)})
+			}
+		}
+	}
+	return out
+}
+
+// sessionRecords are the session's checkpoints (from the database) and
+// handoffs (from the project's files).
+func (s *Server) sessionRecords(ctx context.Context, h *html, root, id string) {
+	h.raw("<section id=\"checkpoints\">\n<h2>Checkpoints</h2>\n")
+	cps, err := s.checkpoints(ctx, root)
+	switch {
+	case err != nil:
+		h.f("<p>%s</p>\n", err.Error())
+	default:
+		var mine []sqlite.Checkpoint
+		for _, c := range cps {
+			if c.SessionID == id {
+				mine = append(mine, c)
+			}
+		}
+		if len(mine) == 0 {
+			h.raw("<p>None for this session.</p>\n")
+			break
+		}
+		h.raw("<table>\n<thead><tr><th>#</th><th>when</th><th>trigger</th><th>context</th><th>task</th></tr></thead>\n<tbody>\n")
+		for _, c := range mine {
+			h.f("<tr><td><a href=\"/checkpoint/%d\">%d</a></td><td>%s</td><td>%s</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
+				c.ID, c.ID, s.when(c.CreatedAt), c.Trigger, num(c.ContextTokens), text.ClipLine(c.Task, 100))
+		}
+		h.raw("</tbody>\n</table>\n")
+	}
+	h.raw("</section>\n<section id=\"handoffs\">\n<h2>Handoffs</h2>\n")
+	docs := handoffs(root, id)
+	if len(docs) == 0 {
+		h.raw("<p>None for this session.</p>\n")
+	}
+	for _, d := range docs {
+		h.f("<details><summary>%s</summary><pre>%s</pre></details>\n", filepath.Base(d[0]), d[1])
+	}
+	h.raw("</section>\n")
+}
+
+// checkpoints lists a project's checkpoints, newest first.
+func (s *Server) checkpoints(ctx context.Context, root string) ([]sqlite.Checkpoint, error) {
+	if root == "" {
+		return nil, nil
+	}
+	db, err := s.database(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return db.Checkpoints(ctx, root, 200)
+}
+
+// handoffs are the handoff documents in root/.claude/handoffs written for
+// the session id: path and text, redacted again.
+func handoffs(root, id string) [][2]string {
+	if root == "" {
+		return nil
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, ".claude", "handoffs", "*.md"))
+	var out [][2]string
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(data, []byte("session_id: "+id+"\n")) {
+			continue
+		}
+		out = append(out, [2]string{p, redact.String(string(data))})
+	}
+	return out
+}
+
+// checkpointPage prints one checkpoint in full.
+func (s *Server) checkpointPage(r *request, id int64) ([]byte, error) {
+	db, err := s.database(r.ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := db.Checkpoint(r.ctx, id)
+	if err != nil {
+		return nil, errNotFound{fmt.Sprintf("checkpoint %d", id)}
+	}
+	c, err := continuity.FromRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	var h html
+	h.open(fmt.Sprintf("cairn: checkpoint %d", id), "")
+	key := claudecode.ProjectKey(rec.Project)
+	h.f("<p class=\"crumbs\"><a href=\"/project/%s\">%s</a> · <a href=\"/session/%s/%s\">session %s</a></p>\n", seg(key), key, seg(key), seg(rec.SessionID), short(rec.SessionID))
+	h.f("<h1>Checkpoint %d</h1>\n<p class=\"meta\">%s · %s · %s tokens</p>\n", id, s.when(rec.CreatedAt), rec.Trigger, num(rec.ContextTokens))
+	h.pre(redact.String(c.Markdown()))
+	h.close()
+	return h.bytes(), nil
+}
+
+// openPage lists the open items of the project's latest sessions.
+func (s *Server) openPage(_ *request, key string) ([]byte, error) {
+	files, err := s.projectFiles(key)
+	if err != nil {
+		return nil, err
+	}
+	var h html
+	h.open("cairn: open items", "")
+	h.f("<p class=\"crumbs\"><a href=\"/project/%s\">%s</a></p>\n<h1>Open items</h1>\n", seg(key), key)
+	const latest = 5
+	if len(files) > latest {
+		files = files[:latest]
+	}
+	for _, f := range files {
+		l, err := s.session(f.Path)
+		if err != nil {
+			h.f("<h2>%s</h2><p>%s</p>\n", short(f.ID), err.Error())
+			continue
+		}
+		l.mu.Lock()
+		open := l.s.Ledger.Open()
+		l.mu.Unlock()
+		h.f("<h2><a href=\"/session/%s/%s\">%s</a> (%d)</h2>\n", seg(key), seg(f.ID), short(f.ID), len(open))
+		if len(open) == 0 {
+			continue
+		}
+		h.raw("<ul class=\"open\">\n")
+		for _, it := range open {
+			h.f("<li><span class=\"kind\">%s</span> %s <span class=\"where\">(turn %d)</span></li>\n", string(it.Kind), it.Text, it.Turn)
+		}
+		h.raw("</ul>\n")
+	}
+	h.close()
+	return h.bytes(), nil
+}
+
+// reviewPage is the project's review queue: the compaction captures, and
+// the learnings with the working notes not yet promoted.
+func (s *Server) reviewPage(_ *request, key string) ([]byte, error) {
+	files, err := s.projectFiles(key)
+	if err != nil {
+		return nil, err
+	}
+	root := s.projectRoot(key, files)
+	var h html
+	h.open("cairn: review queue", "")
+	h.f("<p class=\"crumbs\"><a href=\"/project/%s\">%s</a></p>\n<h1>Review queue</h1>\n", seg(key), key)
+	if root == "" {
+		h.raw("<p>No session says where this project is, so its files cannot be found.</p>\n")
+		h.close()
+		return h.bytes(), nil
+	}
+	conf, _ := config.Load(root)
+	dirOf := func(d, def string) string {
+		if d == "" {
+			d = def
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(root, filepath.FromSlash(d))
+		}
+		return d
+	}
+	captures, _ := capture.List(dirOf(conf.CaptureDir, capture.Dir))
+	h.f("<h2>Compaction captures (%d)</h2>\n", len(captures))
+	if len(captures) == 0 {
+		h.f("<p>None in %s.</p>\n", dirOf(conf.CaptureDir, capture.Dir))
+	}
+	for _, c := range captures {
+		h.f("<details class=\"capture %s\"><summary>%s · <strong>%s</strong> · session %s</summary><pre>%s</pre></details>\n",
+			strings.ToLower(c.Status), s.when(c.Time), c.Status, short(c.SessionID), redact.String(c.Raw))
+	}
+	flow := dirOf(conf.FlowDir, config.Default().FlowDir)
+	unpromoted, _ := learn.Unpromoted(flow, flow)
+	h.f("<h2>Working notes not yet learnings (%d)</h2>\n", len(unpromoted))
+	if len(unpromoted) > 0 {
+		h.raw("<ul>\n")
+		for _, e := range unpromoted {
+			h.f("<li><strong>%s</strong> <span class=\"where\">(%s, %s)</span></li>\n", e.Heading, e.File, e.ID)
+		}
+		h.raw("</ul>\n<p>Promote them with <code>cairn compound</code>.</p>\n")
+	}
+	stock, _ := learn.ReadStock(flow)
+	h.f("<h2>Learnings (%d)</h2>\n", len(stock))
+	if len(stock) > 0 {
+		h.raw("<table>\n<thead><tr><th>id</th><th>learning</th><th>confirmed</th><th>last</th></tr></thead>\n<tbody>\n")
+		for _, e := range stock {
+			last := "-"
+			if !e.Meta.LastConfirmed.IsZero() {
+				last = e.Meta.LastConfirmed.Format("2006-01-02")
+			}
+			h.f("<tr><td>%s</td><td>%s</td><td class=\"n\">%d</td><td>%s</td></tr>\n", e.ID, e.Title, e.Meta.Confirmed, last)
+		}
+		h.raw("</tbody>\n</table>\n")
+	}
+	h.close()
+	return h.bytes(), nil
+}
+
+// searchPage searches the memory (internal/memory): a form that works
+// without JavaScript.
+func (s *Server) searchPage(r *request) ([]byte, error) {
+	q := strings.TrimSpace(r.query.Get("q"))
+	var h html
+	h.open("cairn: search", "")
+	h.f("<h1>Search the memory</h1>\n<form method=\"get\" action=\"/search\"><input type=\"search\" name=\"q\" value=\"%s\" placeholder=\"what was decided about …\"> <button>search</button></form>\n", q)
+	if q != "" {
+		db, err := s.database(r.ctx)
+		if err != nil {
+			h.f("<p>%s</p>\n", err.Error())
+		} else {
+			hits, err := memory.New(db).Search(r.ctx, memory.Query{Text: q, Limit: 30})
+			if err != nil {
+				return nil, fmt.Errorf("search: %w", err)
+			}
+			h.f("<p>%d found.</p>\n<ol class=\"hits\">\n", len(hits))
+			for _, hit := range hits {
+				key := claudecode.ProjectKey(hit.Project)
+				h.f("<li><span class=\"kind\">%s</span> <strong>%s</strong> <span class=\"where\">#%d · %s", hit.Kind, hit.Title, hit.ID, s.when(hit.Time))
+				if hit.SessionID != "" {
+					h.f(" · <a href=\"/session/%s/%s\">session %s</a>", seg(key), seg(hit.SessionID), short(hit.SessionID))
+				}
+				h.raw("</span>")
+				if hit.Snippet != "" {
+					h.f("<br><span class=\"snippet\">%s</span>", hit.Snippet)
+				}
+				h.raw("</li>\n")
+			}
+			h.raw("</ol>\n")
+		}
+	}
+	h.close()
+	return h.bytes(), nil
+}
