@@ -44,6 +44,7 @@ func (h *html) open(title, live string) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>%s</title>
 <link rel="stylesheet" href="/static/style.css">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 `, title)
 	if live != "" {
 		h.raw(`<script src="/static/live.js" defer></script>` + "\n")
