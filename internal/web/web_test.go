@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/capture"
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/cairn-agent/cairn/internal/golden"
+	"github.com/cairn-agent/cairn/internal/learn"
 	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/state"
@@ -53,6 +56,7 @@ type testSite struct {
 	key   string
 	path  string // the session's transcript
 	cpID  int64
+	dir   string // the temporary folder it all lives in
 	close func()
 }
 
@@ -103,6 +107,8 @@ func newSite(t *testing.T) *testSite {
 	}
 	db.Close()
 
+	reviewProject(t, dir, stamp)
+
 	s := &Server{
 		ConfigDir: filepath.Join(dir, "claude"), State: state.Store{Dir: filepath.Join(dir, "state")}, DBPath: dbPath,
 		Token: testToken, Now: func() time.Time { return stamp }, Loc: time.UTC, Poll: 20 * time.Millisecond,
@@ -114,7 +120,7 @@ func newSite(t *testing.T) *testSite {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
-	site := &testSite{t: t, s: s, base: "http://" + ln.Addr().String(), key: key, path: path, cpID: id}
+	site := &testSite{t: t, s: s, base: "http://" + ln.Addr().String(), key: key, path: path, cpID: id, dir: dir}
 	site.close = func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -123,6 +129,48 @@ func newSite(t *testing.T) *testSite {
 	}
 	t.Cleanup(site.close)
 	return site
+}
+
+// reviewProject adds a second project, at dir/proj, whose files hold a
+// compaction capture, working notes and a learning: the fixture "short"
+// moved there.
+func reviewProject(t *testing.T, dir string, now time.Time) {
+	t.Helper()
+	root := filepath.Join(dir, "proj")
+	src, err := fixtures.Path("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`"cwd":"/home/marco/projects/spotter"`), []byte(`"cwd":"`+root+`"`))
+	folder := filepath.Join(dir, "claude", "projects", claudecode.ProjectKey(root))
+	os.MkdirAll(folder, 0o755)
+	path := filepath.Join(folder, "55604662-cf2a-4331-851a-ec234028f8ca.jsonl")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(path, now.Add(-time.Hour), now.Add(-time.Hour))
+	if _, err := capture.Write(filepath.Join(root, capture.Dir), capture.Input{Now: now, SessionID: "55604662-cf2a-4331-851a-ec234028f8ca",
+		Transcript: path, FirstMessage: "Fix the <login> bug"}); err != nil {
+		t.Fatal(err)
+	}
+	flow := filepath.Join(root, ".claude")
+	os.MkdirAll(flow, 0o755)
+	progress := "# Progress\n\n## 2026-02-11 — implement: Login redirects keep the return path\nThe <next> parameter survives the OAuth round trip.\n\n" +
+		"## 2026-02-11 — debug: Flaky test was a shared temp dir\nEach test gets its own t.TempDir now.\n"
+	if err := os.WriteFile(filepath.Join(flow, learn.Progress), []byte(progress), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := learn.Unpromoted(flow, flow)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("progress entries: %v %v", entries, err)
+	}
+	if _, err := learn.Promote(flow, entries[0], now); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // restoreLine is the line Claude Code 2.1.x writes for a hook's
@@ -272,6 +320,7 @@ func TestGolden(t *testing.T) {
 		{"checkpoint", fmt.Sprintf("/checkpoint/%d", site.cpID)},
 		{"open", "/project/" + site.key + "/open"},
 		{"review", "/project/" + site.key + "/review"},
+		{"review-queue", "/project/" + claudecode.ProjectKey(filepath.Join(site.dir, "proj")) + "/review"},
 		{"search", "/search?q=annotation"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -279,6 +328,9 @@ func TestGolden(t *testing.T) {
 			if status != 200 {
 				t.Fatalf("status %d: %s", status, body)
 			}
+			// The temporary folder is named differently each run.
+			body = strings.ReplaceAll(body, claudecode.ProjectKey(site.dir), "$TMPKEY")
+			body = strings.ReplaceAll(body, site.dir, "$TMP")
 			golden.Check(t, filepath.Join("testdata", tt.name+".html"), body)
 		})
 	}

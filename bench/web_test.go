@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/web"
+)
+
+// BenchmarkWebFirstPaint is the time from a request for the session page
+// of the 100 MB transcript to its last byte, on a viewer that has not read
+// the session yet (a fresh server each iteration): with the state the
+// hooks saved ("saved": the body decoded, nothing appended to read) and
+// without ("cold": the whole transcript parsed). The page is complete
+// HTML with the SVG chart inline; the browser paints it from that alone.
+func BenchmarkWebFirstPaint(b *testing.B) {
+	dir := b.TempDir()
+	folder := filepath.Join(dir, "claude", "projects", "-bench")
+	os.MkdirAll(folder, 0o755)
+	path := filepath.Join(folder, "big.jsonl")
+	if err := os.Link(work.bigPath, path); err != nil {
+		b.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		saved bool
+	}{{"saved", true}, {"cold", false}} {
+		b.Run(tt.name, func(b *testing.B) {
+			st := state.Store{Dir: filepath.Join(dir, "state-"+tt.name)}
+			if tt.saved {
+				if _, err := st.Session(path, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var size int
+			for b.Loop() {
+				b.StopTimer()
+				ln, err := web.Listen(0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				s := &web.Server{ConfigDir: filepath.Join(dir, "claude"), State: st, Token: "t"}
+				done := make(chan error, 1)
+				go func() { done <- s.Serve(ctx, ln) }()
+				req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/session/-bench/big", nil)
+				req.AddCookie(&http.Cookie{Name: "cairn_token", Value: "t"})
+				b.StartTimer()
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				b.StopTimer()
+				if resp.StatusCode != 200 || !strings.Contains(string(body), `<circle class="turn"`) {
+					b.Fatalf("status %d: %.300s", resp.StatusCode, body)
+				}
+				size = len(body)
+				cancel()
+				<-done
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(size), "page-bytes")
+		})
+	}
+}
