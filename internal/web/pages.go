@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/learn"
 	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/meter"
@@ -462,6 +463,8 @@ func (s *Server) sessionRecords(ctx context.Context, h *html, root, id string) {
 		}
 		h.raw("</tbody>\n</table>\n")
 	}
+	h.raw("</section>\n<section id=\"snapshots\">\n<h2>Snapshots of the work in progress</h2>\n")
+	s.snapshots(ctx, h, root, id)
 	h.raw("</section>\n<section id=\"handoffs\">\n<h2>Handoffs</h2>\n")
 	docs := handoffs(root, id)
 	if len(docs) == 0 {
@@ -471,6 +474,29 @@ func (s *Server) sessionRecords(ctx context.Context, h *html, root, id string) {
 		h.f("<details><summary>%s</summary><pre>%s</pre></details>\n", filepath.Base(d[0]), d[1])
 	}
 	h.raw("</section>\n")
+}
+
+// snapshots lists the session's WIP snapshots (git refs under
+// refs/cairn/wip; listing them changes nothing).
+func (s *Server) snapshots(ctx context.Context, h *html, root, id string) {
+	if fi, err := os.Stat(root); root == "" || err != nil || !fi.IsDir() {
+		h.raw("<p>The project's folder is not on this machine.</p>\n")
+		return
+	}
+	snaps, err := git.Snapshots(ctx, root, id)
+	if err != nil {
+		h.f("<p>None: %s</p>\n", text.ClipLine(err.Error(), 200))
+		return
+	}
+	if len(snaps) == 0 {
+		h.raw("<p>None for this session.</p>\n")
+		return
+	}
+	h.raw("<table>\n<thead><tr><th>#</th><th>taken</th><th>changes</th><th>message</th></tr></thead>\n<tbody>\n")
+	for _, sn := range snaps {
+		h.f("<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", sn.Number, s.when(sn.Time), sn.DiffStat, redact.String(sn.Message))
+	}
+	h.raw("</tbody>\n</table>\n<p>See one with <code>cairn snapshot show N</code>.</p>\n")
 }
 
 // checkpoints lists a project's checkpoints, newest first.

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/fixtures"
+	"github.com/cairn-agent/cairn/internal/git"
 	"github.com/cairn-agent/cairn/internal/golden"
 	"github.com/cairn-agent/cairn/internal/learn"
 	"github.com/cairn-agent/cairn/internal/memory"
@@ -137,6 +139,7 @@ func newSite(t *testing.T) *testSite {
 func reviewProject(t *testing.T, dir string, now time.Time) {
 	t.Helper()
 	root := filepath.Join(dir, "proj")
+	os.MkdirAll(root, 0o755)
 	src, err := fixtures.Path("short")
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +156,18 @@ func reviewProject(t *testing.T, dir string, now time.Time) {
 		t.Fatal(err)
 	}
 	os.Chtimes(path, now.Add(-time.Hour), now.Add(-time.Hour))
+	// A WIP snapshot of the session, in the project's repository.
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "login.go"), []byte("package login\n"), 0o644)
+	t.Setenv("GIT_AUTHOR_DATE", "2026-02-11T21:30:00Z")
+	t.Setenv("GIT_COMMITTER_DATE", "2026-02-11T21:30:00Z")
+	if _, err := git.Snapshot(context.Background(), root, "55604662-cf2a-4331-851a-ec234028f8ca", "cairn: L2 snapshot"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := capture.Write(filepath.Join(root, capture.Dir), capture.Input{Now: now, SessionID: "55604662-cf2a-4331-851a-ec234028f8ca",
 		Transcript: path, FirstMessage: "Fix the <login> bug"}); err != nil {
 		t.Fatal(err)
@@ -321,6 +336,7 @@ func TestGolden(t *testing.T) {
 		{"open", "/project/" + site.key + "/open"},
 		{"review", "/project/" + site.key + "/review"},
 		{"review-queue", "/project/" + claudecode.ProjectKey(filepath.Join(site.dir, "proj")) + "/review"},
+		{"session-snapshots", "/session/" + claudecode.ProjectKey(filepath.Join(site.dir, "proj")) + "/55604662-cf2a-4331-851a-ec234028f8ca"},
 		{"search", "/search?q=annotation"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
