@@ -406,18 +406,22 @@ func readRestores(path string, lines []int) []restore {
 	var out []restore
 	last := slices.Max(lines)
 	for n := 1; n <= last; n++ {
+		want := slices.Contains(lines, n)
 		line, err := br.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) {
+		if want {
+			line = bytes.Clone(line) // the next read reuses the buffer
+		}
+		for errors.Is(err, bufio.ErrBufferFull) { // a line longer than the buffer
 			var more []byte
 			more, err = br.ReadSlice('\n')
-			if slices.Contains(lines, n) {
-				line = append(bytes.Clone(line), more...)
+			if want {
+				line = append(line, more...)
 			}
 		}
 		if err != nil && len(line) == 0 {
 			break
 		}
-		if !slices.Contains(lines, n) {
+		if !want {
 			continue
 		}
 		var rec struct {

@@ -456,3 +456,36 @@ func FuzzReadRequest(f *testing.F) {
 		}
 	})
 }
+
+// Restore texts are read from their lines whatever the lines around them
+// hold, lines longer than the reader's buffer included.
+func TestReadRestores(t *testing.T) {
+	long := strings.Repeat("x", 3<<20)
+	bigRestore := restoreText + "\n" + long
+	tests := []struct {
+		name  string
+		lines [][]byte
+		want  []int
+		texts []string
+	}{
+		{"after a long line", [][]byte{[]byte(`{"type":"user","text":"` + long + `"}` + "\n"), restoreLine(restoreText)}, []int{2}, []string{restoreText}},
+		{"a long restore", [][]byte{[]byte("{}\n"), restoreLine(bigRestore), []byte("{}\n")}, []int{2}, []string{bigRestore}},
+		{"another hook's context is not a restore", [][]byte{restoreLine("advice")}, []int{1}, nil},
+		{"the line asked for is past the end", [][]byte{[]byte("{}\n")}, []int{5}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			os.WriteFile(path, bytes.Join(tt.lines, nil), 0o600)
+			got := readRestores(path, tt.want)
+			if len(got) != len(tt.texts) {
+				t.Fatalf("%d restores, want %d", len(got), len(tt.texts))
+			}
+			for i, r := range got {
+				if r.line != tt.want[i] || r.text != tt.texts[i] {
+					t.Errorf("restore %d: line %d, %.80q", i, r.line, r.text)
+				}
+			}
+		})
+	}
+}
