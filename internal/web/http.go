@@ -55,9 +55,27 @@ type response struct {
 	body   []byte
 }
 
-var statusText = map[int]string{
-	200: "OK", 303: "See Other", 304: "Not Modified", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
-	405: "Method Not Allowed", 414: "URI Too Long", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
+// statusText is the reason phrase of the statuses the viewer sends. A
+// switch, not a map: a map literal is built at package initialisation,
+// which every cairn process, every hook's included, would pay for.
+func statusText(code int) string {
+	switch code {
+	case 200:
+		return "OK"
+	case 303:
+		return "See Other"
+	case 400:
+		return "Bad Request"
+	case 403:
+		return "Forbidden"
+	case 404:
+		return "Not Found"
+	case 405:
+		return "Method Not Allowed"
+	case 431:
+		return "Request Header Fields Too Large"
+	}
+	return "Internal Server Error"
 }
 
 // securityHeaders go on every answer: nothing but the viewer's own files
@@ -183,7 +201,7 @@ func readRequest(br *bufio.Reader) (*request, error) {
 
 // writeResponse writes resp, with its body unless head.
 func writeResponse(bw *bufio.Writer, resp *response, head, closing bool) error {
-	fmt.Fprintf(bw, "HTTP/1.1 %d %s\r\n", resp.status, statusText[resp.status])
+	fmt.Fprintf(bw, "HTTP/1.1 %d %s\r\n", resp.status, statusText(resp.status))
 	for _, h := range securityHeaders {
 		fmt.Fprintf(bw, "%s: %s\r\n", h[0], h[1])
 	}

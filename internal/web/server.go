@@ -190,7 +190,7 @@ func (s *Server) page(body []byte, err error) (*response, func(*bufio.Writer) er
 		}
 		var h html
 		h.open("cairn: error", "")
-		h.f("<h1>%s</h1>\n<p class=\"error\">%s</p>\n", statusText[status], err.Error())
+		h.f("<h1>%s</h1>\n<p class=\"error\">%s</p>\n", statusText(status), err.Error())
 		h.close()
 		return &response{status: status, header: htmlType, body: h.bytes()}, nil
 	}
