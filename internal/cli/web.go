@@ -59,7 +59,7 @@ func (a *App) web(ctx context.Context, port int) error {
 	fmt.Fprintln(a.Stdout, "read-only; Ctrl-C stops it")
 	s := &web.Server{
 		ConfigDir: e.configDir, State: e.store, DBPath: e.keeper.DBPath, Settings: e.settings,
-		Token: token, Now: a.Now, Loc: a.Loc, Log: a.Stderr,
+		Token: token, Loc: a.Loc, Log: a.Stderr,
 	}
 	return s.Serve(ctx, ln)
 }

@@ -269,10 +269,20 @@ func orDash(s string) string {
 
 // view works out a session page's figures; the caller holds l.mu.
 func (s *Server) view(l *live, key, id string) *sessionView {
-	v := &sessionView{key: key, id: id, sess: l.s, levels: s.Levels}
+	v := &sessionView{key: key, id: id, sess: l.s, levels: levels(s.root(key, l.s.CWD))}
 	v.reading, v.trend = meter.Measure(l.s, s.rules(l.s))
 	v.restores = l.restores()
 	return v
+}
+
+// levels are the pressure levels the project configures (its
+// .claude/cairn.conf), the defaults when it has none or is not here.
+func levels(root string) pressure.Config {
+	if root == "" {
+		return pressure.Default()
+	}
+	conf, _ := config.Load(root)
+	return conf.Pressure
 }
 
 // parts are the session page's sections that change as the session

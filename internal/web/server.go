@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/meter"
-	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/transcript"
@@ -50,12 +49,11 @@ type Server struct {
 	// DBPath is cairn's database; absent, the pages say so.
 	DBPath   string
 	Settings meter.Settings
-	Levels   pressure.Config
 	// Token is required on every request: as ?token= (which also sets a
 	// cookie, so links need not carry it) or as the cookie.
 	Token string
-	Now   func() time.Time
-	Loc   *time.Location
+	// Loc is where times are shown.
+	Loc *time.Location
 	// Poll is how often a live page's transcript is looked at.
 	Poll time.Duration
 	// Log gets one line per failure the pages show.
@@ -87,17 +85,11 @@ func Listen(port int) (net.Listener, error) {
 
 // Serve answers requests on ln until ctx ends.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.Now == nil {
-		s.Now = time.Now
-	}
 	if s.Loc == nil {
 		s.Loc = time.Local
 	}
 	if s.Poll <= 0 {
 		s.Poll = 500 * time.Millisecond
-	}
-	if s.Levels.Base == "" {
-		s.Levels = pressure.Default()
 	}
 	if s.Log == nil {
 		s.Log = io.Discard

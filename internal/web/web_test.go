@@ -113,7 +113,7 @@ func newSite(t *testing.T) *testSite {
 
 	s := &Server{
 		ConfigDir: filepath.Join(dir, "claude"), State: state.Store{Dir: filepath.Join(dir, "state")}, DBPath: dbPath,
-		Token: testToken, Now: func() time.Time { return stamp }, Loc: time.UTC, Poll: 20 * time.Millisecond,
+		Token: testToken, Loc: time.UTC, Poll: 20 * time.Millisecond,
 	}
 	ln, err := Listen(0)
 	if err != nil {
