@@ -41,7 +41,7 @@ func BenchmarkWebFirstPaint(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			var size int
+			var size, points int
 			for b.Loop() {
 				b.StopTimer()
 				ln, err := web.Listen(0)
@@ -65,12 +65,13 @@ func BenchmarkWebFirstPaint(b *testing.B) {
 				if resp.StatusCode != 200 || !strings.Contains(string(body), `<circle class="turn"`) {
 					b.Fatalf("status %d: %.300s", resp.StatusCode, body)
 				}
-				size = len(body)
+				size, points = len(body), strings.Count(string(body), `<circle class="turn"`)
 				cancel()
 				<-done
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(size), "page-bytes")
+			b.ReportMetric(float64(points), "chart-points")
 		})
 	}
 }
@@ -78,7 +79,8 @@ func BenchmarkWebFirstPaint(b *testing.B) {
 // BenchmarkWebFirstPaintBrowser is the same page's first contentful paint
 // in headless Chromium (performance's paint entry, from the start of the
 // navigation), on a fresh viewer each iteration, with and without saved
-// state. It needs chromium on PATH.
+// state, beside the projects page's (a few lines) as the baseline. It
+// needs chromium on PATH.
 func BenchmarkWebFirstPaintBrowser(b *testing.B) {
 	exe, err := exec.LookPath("chromium")
 	if err != nil {
@@ -102,7 +104,10 @@ func BenchmarkWebFirstPaintBrowser(b *testing.B) {
 	for _, tt := range []struct {
 		name  string
 		saved bool
-	}{{"saved", true}, {"cold", false}} {
+		page  string
+	}{{"projects", false, "/"}, {"saved", true, "/session/-bench/big"}, {"cold", false, "/session/-bench/big"}} {
+		// projects, a page of a few lines, is the baseline: what the
+		// browser takes to paint any page of the viewer.
 		b.Run(tt.name, func(b *testing.B) {
 			st := state.Store{Dir: filepath.Join(dir, "state-browser-"+tt.name)}
 			if tt.saved {
@@ -121,7 +126,7 @@ func BenchmarkWebFirstPaintBrowser(b *testing.B) {
 				done := make(chan error, 1)
 				go func() { done <- s.Serve(ctx, ln) }()
 				tab, closeTab := chromedp.NewContext(bctx)
-				err = chromedp.Do(tab, chromedp.Navigate("http://"+ln.Addr().String()+"/session/-bench/big?token=t"))
+				err = chromedp.Do(tab, chromedp.Navigate("http://"+ln.Addr().String()+tt.page+"?token=t"))
 				var ms float64
 				if err == nil {
 					ms, err = chromedp.Run(tab, chromedp.Poll[float64](
