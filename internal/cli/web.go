@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/web"
 )
 
@@ -59,6 +60,7 @@ func (a *App) web(ctx context.Context, port int) error {
 	fmt.Fprintln(a.Stdout, "read-only; Ctrl-C stops it")
 	s := &web.Server{
 		ConfigDir: e.configDir, State: e.store, DBPath: e.keeper.DBPath, Settings: e.settings,
+		Rules: func(client string) meter.Rules { return e.rules(client, 0) },
 		Token: token, Loc: a.Loc, Log: a.Stderr,
 	}
 	return s.Serve(ctx, ln)

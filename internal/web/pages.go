@@ -202,11 +202,10 @@ func short(id string) string {
 
 // rules are the meter's rules for the client that wrote sess.
 func (s *Server) rules(sess *transcript.Session) meter.Rules {
-	switch sess.Client {
-	case transcript.Codex:
-		return meter.CodexRules{Window: s.Settings.Window, Disabled: s.Settings.Disabled}
-	case transcript.Gemini:
-		return meter.GeminiRules{Window: s.Settings.Window}
+	if s.Rules != nil {
+		if r := s.Rules(sess.Client); r != nil {
+			return r
+		}
 	}
 	return s.Settings
 }

@@ -47,8 +47,11 @@ type Server struct {
 	// State is read for saved sessions (never written).
 	State state.Store
 	// DBPath is cairn's database; absent, the pages say so.
-	DBPath   string
+	DBPath string
+	// Settings are Claude Code's meter rules; Rules, when set, gives
+	// another client's (the command line's table of clients knows them).
 	Settings meter.Settings
+	Rules    func(client string) meter.Rules
 	// Token is required on every request: as ?token= (which also sets a
 	// cookie, so links need not carry it) or as the cookie.
 	Token string
