@@ -80,8 +80,8 @@ func artifact(t *testing.T, name string) string {
 // has it, one point per turn, the restore text; it grows on screen as
 // the transcript does; nothing goes wrong in the console.
 func TestBrowserSessionPage(t *testing.T) {
-	site := newSite(t)
 	ctx, console := browser(t)
+	site := newSite(t)
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(site.base+site.sessionURL()+"?token="+testToken),
 		chromedp.WaitVisible(chromedp.CSS("#timeline svg")),
@@ -128,8 +128,8 @@ func TestBrowserSessionPage(t *testing.T) {
 
 // Without the token the browser gets the refusal, not the page.
 func TestBrowserRefusedWithoutToken(t *testing.T) {
-	site := newSite(t)
 	ctx, _ := browser(t)
+	site := newSite(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(site.base+site.sessionURL())); err != nil {
 		t.Fatal(err)
 	}
