@@ -3,7 +3,6 @@ module github.com/cairn-agent/cairn
 go 1.26.8
 
 require (
-	github.com/chromedp/cdproto v0.159.2
 	github.com/chromedp/chromedp v0.23.0
 	github.com/gofrs/flock v0.13.1
 	github.com/google/go-cmp v0.7.0
@@ -14,6 +13,7 @@ require (
 )
 
 require (
+	github.com/chromedp/cdproto v0.159.2 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.3.35304 // indirect
