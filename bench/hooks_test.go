@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -67,6 +68,24 @@ func (h *hookBench) run(event string, extra map[string]any) []byte {
 	return out
 }
 
+// settled waits for the jobs the hooks started (the checkpoint's copy in
+// the database, the observations) to end: the way the next hook would
+// find them after a compaction's seconds, and no load of theirs on the
+// next measurement.
+func (h *hookBench) settled() { settled(h.b, h.dir) }
+
+// settled waits for the jobs of the hooks run with XDG_DATA_HOME=dir/data.
+func settled(b *testing.B, dir string) {
+	f, err := os.Open(filepath.Join(dir, "data", "cairn", "cairn.db.settling"))
+	if err != nil {
+		return // no job yet
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		b.Fatal(err)
+	}
+}
+
 func (h *hookBench) appendLines(data []byte) {
 	f, err := os.OpenFile(h.path, os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -79,12 +98,18 @@ func (h *hookBench) appendLines(data []byte) {
 // interleaved runs the hello-world baseline and the hook in turn, each
 // iteration, and reports the median of each and their ratio: a baseline
 // measured in the same moments as what it is compared with.
-func interleaved(b *testing.B, before func(), hook func()) {
+//
+// With dir set, it first waits for the jobs of the hooks run with
+// XDG_DATA_HOME=dir/data (untimed).
+func interleaved(b *testing.B, dir string, before func(), hook func()) {
 	var hello, hooks []time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		if before != nil {
 			before()
+		}
+		if dir != "" {
+			settled(b, dir)
 		}
 		// The baseline is run the way the hook is: a payload on stdin,
 		// stdout collected.
@@ -119,7 +144,7 @@ func median(ds []time.Duration) time.Duration {
 // hook; no compaction to restore.
 func BenchmarkHookUserPromptSubmit(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, func() { h.appendLines(work.turn) }, func() {
+	interleaved(b, h.dir, func() { h.appendLines(work.turn) }, func() {
 		if out := h.run("UserPromptSubmit", map[string]any{"prompt": "go on"}); len(out) != 0 {
 			b.Fatalf("unexpected output %s", out)
 		}
@@ -129,7 +154,7 @@ func BenchmarkHookUserPromptSubmit(b *testing.B) {
 // BenchmarkHookPostToolUse: one more turn appended since the last hook.
 func BenchmarkHookPostToolUse(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, func() { h.appendLines(work.turn) }, func() {
+	interleaved(b, h.dir, func() { h.appendLines(work.turn) }, func() {
 		h.run("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}})
 	})
 }
@@ -138,11 +163,48 @@ func BenchmarkHookPostToolUse(b *testing.B) {
 // git and the database, and the steering text.
 func BenchmarkHookPreCompact(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, nil, func() {
+	interleaved(b, h.dir, nil, func() {
 		if out := h.run("PreCompact", map[string]any{"trigger": "auto"}); !bytes.Contains(out, []byte("keep these specifics")) {
 			b.Fatalf("no steering text: %s", out)
 		}
 	})
+}
+
+// BenchmarkHookSessionEnd: the session ends after one more turn, which
+// its last checkpoint does not have.
+func BenchmarkHookSessionEnd(b *testing.B) {
+	h := newHookBench(b)
+	interleaved(b, h.dir, func() { h.appendLines(work.turn) }, func() {
+		h.run("SessionEnd", map[string]any{"reason": "other"})
+	})
+}
+
+// BenchmarkHookFirstRun: the hook is the first cairn process to see the
+// 100 MB session (no state for it; the database holds other sessions'
+// checkpoints): cairn installed in the middle of a long session, or a
+// session resumed on another machine.
+func BenchmarkHookFirstRun(b *testing.B) {
+	for _, tc := range []struct {
+		event string
+		extra map[string]any
+		want  string
+	}{
+		{"PreCompact", map[string]any{"trigger": "auto"}, "keep these specifics"},
+		{"SessionStart", map[string]any{"source": "compact"}, "Restored working state"},
+		{"SessionEnd", map[string]any{"reason": "other"}, ""},
+	} {
+		b.Run(tc.event, func(b *testing.B) {
+			h := newHookBench(b)
+			interleaved(b, h.dir, func() {
+				h.settled()
+				os.RemoveAll(filepath.Join(h.dir, "state"))
+			}, func() {
+				if out := h.run(tc.event, tc.extra); !bytes.Contains(out, []byte(tc.want)) {
+					b.Fatalf("%s wrote %.200s", tc.event, out)
+				}
+			})
+		})
+	}
 }
 
 // boundary is a compaction as Claude Code writes it.
@@ -155,7 +217,7 @@ var boundary = []byte(`{"type":"system","subtype":"compact_boundary","content":"
 // Code 2.1.328 orders them: PreCompact, SessionStart, then the boundary.
 func BenchmarkHookSessionStartCompact(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, func() {
+	interleaved(b, h.dir, func() {
 		h.appendLines(boundary)
 		h.run("PreCompact", map[string]any{"trigger": "auto"})
 	}, func() {
