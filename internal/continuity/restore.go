@@ -372,8 +372,10 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	if err := k.later(ctx, Job{Kind: JobCompaction, Project: project, Path: path}); err != nil {
 		errs = append(errs, err)
 	}
-	if q := k.loadPending(path); q != nil && q.Checkpoint != nil && q.Key == p.Key {
-		c.ID = q.Checkpoint.ID // set when the job ran here
+	if k.Detach == nil {
+		if q := k.loadPending(path); q != nil && q.Checkpoint != nil && q.Key == p.Key {
+			c.ID = q.Checkpoint.ID // the job ran here
+		}
 	}
 	return c, errors.Join(errs...)
 }
