@@ -143,6 +143,21 @@ func (k *Keeper) Build(ctx context.Context, project, path, trigger string) (chec
 // build is Build that also returns the session it read, for the
 // observations stored with the checkpoint.
 func (k *Keeper) build(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, *transcript.Session, error) {
+	// git runs while the session loads: the work tree's state is in the
+	// checkpoint, and its processes take as long as the load.
+	type gitResult struct {
+		st  git.Status
+		err error
+	}
+	gitDone := make(chan gitResult, 1)
+	gctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
+	defer cancel()
+	if project != "" {
+		go func() {
+			st, err := git.Read(gctx, project)
+			gitDone <- gitResult{st, err}
+		}()
+	}
 	s, err := k.Load(path, true)
 	if err != nil {
 		return checkpoint.Checkpoint{}, nil, err
@@ -153,13 +168,11 @@ func (k *Keeper) build(ctx context.Context, project, path, trigger string) (chec
 	reading, _ := meter.Measure(s, k.rules())
 	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
 	if project != "" {
-		gctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
-		st, err := git.Read(gctx, project)
-		cancel()
-		if err == nil {
-			in.Git = &st
-		} else if !errors.Is(err, git.ErrNotRepo) {
-			in.GitErr = err
+		g := <-gitDone
+		if g.err == nil {
+			in.Git = &g.st
+		} else if !errors.Is(g.err, git.ErrNotRepo) {
+			in.GitErr = g.err
 		}
 	}
 	return checkpoint.Build(s, in), s, nil
