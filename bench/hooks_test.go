@@ -3,9 +3,11 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"syscall"
 	"testing"
@@ -40,6 +42,8 @@ func newHookBench(b *testing.B) *hookBench {
 	}
 	h.env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "CLAUDE_PROJECT_DIR="+h.project)
+	// The last job must end before the directory is removed.
+	b.Cleanup(h.settled)
 	// Saved state, every compaction in the file already restored, a
 	// PreCompact checkpoint in the database: a hook's steady state.
 	h.run("PreCompact", map[string]any{"trigger": "auto"})
@@ -171,10 +175,18 @@ func BenchmarkHookPreCompact(b *testing.B) {
 }
 
 // BenchmarkHookSessionEnd: the session ends after one more turn, which
-// its last checkpoint does not have.
+// its last checkpoint does not have (the turn is dated now, and its
+// message ids are new: an older one would be older than that checkpoint,
+// and a known message id the same turn again).
 func BenchmarkHookSessionEnd(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, h.dir, func() { h.appendLines(work.turn) }, func() {
+	stamp, id := regexp.MustCompile(`"timestamp":"[^"]*"`), regexp.MustCompile(`"(msg|req)_[0-9A-Za-z]+"`)
+	n := 0
+	interleaved(b, h.dir, func() {
+		n++
+		turn := stamp.ReplaceAll(work.turn, []byte(`"timestamp":"`+time.Now().UTC().Format(time.RFC3339Nano)+`"`))
+		h.appendLines(id.ReplaceAll(turn, fmt.Appendf(nil, `"${1}_bench%d"`, n)))
+	}, func() {
 		h.run("SessionEnd", map[string]any{"reason": "other"})
 	})
 }
