@@ -339,6 +339,12 @@ func (k *Keeper) SessionEnd(ctx context.Context, project, path string) error {
 // upToDate says whether the session's last checkpoint has every turn, or
 // there is no session.
 func (k *Keeper) upToDate(path string) bool {
+	if k.State.LoadHeader(path) == nil {
+		// No state yet: finding out means reading the whole transcript,
+		// which the job does anyway.
+		_, err := os.Stat(path)
+		return err != nil
+	}
 	s, err := k.Load(path, false)
 	if err != nil || s.Offset == 0 {
 		return true // an error here is the job's to report

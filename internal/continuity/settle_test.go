@@ -104,6 +104,10 @@ func TestSessionEndJob(t *testing.T) {
 	if err := f.k.SessionEnd(ctx, f.project, f.path); err != nil || len(*jobs) != 1 || len(f.stored) != 0 {
 		t.Fatalf("SessionEnd = %v, jobs %+v, stored %v", err, *jobs, f.stored)
 	}
+	// With no state yet, the hook leaves the reading to the job.
+	if h := f.k.State.LoadHeader(f.path); h != nil {
+		t.Error("SessionEnd read the transcript a job reads anyway")
+	}
 	if err := f.k.Settle(ctx, (*jobs)[0]); err != nil || len(f.stored) != 1 {
 		t.Fatalf("the job: %v, stored %v", err, f.stored)
 	}
