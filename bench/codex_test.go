@@ -87,7 +87,7 @@ func (c *codexBench) run(event string, extra map[string]any) []byte {
 // last hook; no compaction to restore.
 func BenchmarkHookCodexUserPromptSubmit(b *testing.B) {
 	c := newCodexBench(b)
-	interleaved(b, func() { c.appendLines(c.turn) }, func() {
+	interleaved(b, c.dir, func() { c.appendLines(c.turn) }, func() {
 		if out := c.run("UserPromptSubmit", map[string]any{"prompt": "go on"}); len(out) != 0 {
 			b.Fatalf("unexpected output %s", out)
 		}
@@ -98,7 +98,7 @@ func BenchmarkHookCodexUserPromptSubmit(b *testing.B) {
 // hook.
 func BenchmarkHookCodexPostToolUse(b *testing.B) {
 	c := newCodexBench(b)
-	interleaved(b, func() { c.appendLines(c.turn) }, func() {
+	interleaved(b, c.dir, func() { c.appendLines(c.turn) }, func() {
 		c.run("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}, "tool_response": "ok\n"})
 	})
 }
@@ -108,7 +108,7 @@ func BenchmarkHookCodexPostToolUse(b *testing.B) {
 // restored at SessionStart(compact), in Codex's order.
 func BenchmarkHookCodexSessionStartCompact(b *testing.B) {
 	c := newCodexBench(b)
-	interleaved(b, func() {
+	interleaved(b, c.dir, func() {
 		c.appendLines(c.turn)
 		c.run("PreCompact", map[string]any{"trigger": "auto"})
 		c.appendLines(c.compaction)

@@ -3,10 +3,13 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -39,6 +42,8 @@ func newHookBench(b *testing.B) *hookBench {
 	}
 	h.env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "CLAUDE_PROJECT_DIR="+h.project)
+	// The last job must end before the directory is removed.
+	b.Cleanup(h.settled)
 	// Saved state, every compaction in the file already restored, a
 	// PreCompact checkpoint in the database: a hook's steady state.
 	h.run("PreCompact", map[string]any{"trigger": "auto"})
@@ -67,6 +72,24 @@ func (h *hookBench) run(event string, extra map[string]any) []byte {
 	return out
 }
 
+// settled waits for the jobs the hooks started (the checkpoint's copy in
+// the database, the observations) to end: the way the next hook would
+// find them after a compaction's seconds, and no load of theirs on the
+// next measurement.
+func (h *hookBench) settled() { settled(h.b, h.dir) }
+
+// settled waits for the jobs of the hooks run with XDG_DATA_HOME=dir/data.
+func settled(b *testing.B, dir string) {
+	f, err := os.Open(filepath.Join(dir, "data", "cairn", "cairn.db.settling"))
+	if err != nil {
+		return // no job yet
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		b.Fatal(err)
+	}
+}
+
 func (h *hookBench) appendLines(data []byte) {
 	f, err := os.OpenFile(h.path, os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -79,12 +102,18 @@ func (h *hookBench) appendLines(data []byte) {
 // interleaved runs the hello-world baseline and the hook in turn, each
 // iteration, and reports the median of each and their ratio: a baseline
 // measured in the same moments as what it is compared with.
-func interleaved(b *testing.B, before func(), hook func()) {
+//
+// With dir set, it first waits for the jobs of the hooks run with
+// XDG_DATA_HOME=dir/data (untimed).
+func interleaved(b *testing.B, dir string, before func(), hook func()) {
 	var hello, hooks []time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		if before != nil {
 			before()
+		}
+		if dir != "" {
+			settled(b, dir)
 		}
 		// The baseline is run the way the hook is: a payload on stdin,
 		// stdout collected.
@@ -119,7 +148,7 @@ func median(ds []time.Duration) time.Duration {
 // hook; no compaction to restore.
 func BenchmarkHookUserPromptSubmit(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, func() { h.appendLines(work.turn) }, func() {
+	interleaved(b, h.dir, func() { h.appendLines(work.turn) }, func() {
 		if out := h.run("UserPromptSubmit", map[string]any{"prompt": "go on"}); len(out) != 0 {
 			b.Fatalf("unexpected output %s", out)
 		}
@@ -129,7 +158,7 @@ func BenchmarkHookUserPromptSubmit(b *testing.B) {
 // BenchmarkHookPostToolUse: one more turn appended since the last hook.
 func BenchmarkHookPostToolUse(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, func() { h.appendLines(work.turn) }, func() {
+	interleaved(b, h.dir, func() { h.appendLines(work.turn) }, func() {
 		h.run("PostToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}})
 	})
 }
@@ -138,11 +167,58 @@ func BenchmarkHookPostToolUse(b *testing.B) {
 // git and the database, and the steering text.
 func BenchmarkHookPreCompact(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, nil, func() {
+	interleaved(b, h.dir, nil, func() {
 		if out := h.run("PreCompact", map[string]any{"trigger": "auto"}); !bytes.Contains(out, []byte("keep these specifics")) {
 			b.Fatalf("no steering text: %s", out)
 		}
 	})
+}
+
+// BenchmarkHookSessionEnd: the session ends after one more turn, which
+// its last checkpoint does not have (the turn is dated now, and its
+// message ids are new: an older one would be older than that checkpoint,
+// and a known message id the same turn again).
+func BenchmarkHookSessionEnd(b *testing.B) {
+	h := newHookBench(b)
+	stamp, id := regexp.MustCompile(`"timestamp":"[^"]*"`), regexp.MustCompile(`"(msg|req)_[0-9A-Za-z]+"`)
+	n := 0
+	interleaved(b, h.dir, func() {
+		n++
+		turn := stamp.ReplaceAll(work.turn, []byte(`"timestamp":"`+time.Now().UTC().Format(time.RFC3339Nano)+`"`))
+		h.appendLines(id.ReplaceAll(turn, fmt.Appendf(nil, `"${1}_bench%d"`, n)))
+	}, func() {
+		h.run("SessionEnd", map[string]any{"reason": "other"})
+	})
+}
+
+// BenchmarkHookFirstRun: the hook is the first cairn process to see the
+// 100 MB session, and the first at all (no state, no database): cairn
+// installed in the middle of a long session. (With the database kept, the
+// restore of the compaction an earlier run announced is claimed there,
+// and a SessionStart would have nothing to deliver.)
+func BenchmarkHookFirstRun(b *testing.B) {
+	for _, tc := range []struct {
+		event string
+		extra map[string]any
+		want  string
+	}{
+		{"PreCompact", map[string]any{"trigger": "auto"}, "keep these specifics"},
+		{"SessionStart", map[string]any{"source": "compact"}, "Restored working state"},
+		{"SessionEnd", map[string]any{"reason": "other"}, ""},
+	} {
+		b.Run(tc.event, func(b *testing.B) {
+			h := newHookBench(b)
+			interleaved(b, h.dir, func() {
+				h.settled()
+				os.RemoveAll(filepath.Join(h.dir, "state"))
+				os.RemoveAll(filepath.Join(h.dir, "data"))
+			}, func() {
+				if out := h.run(tc.event, tc.extra); !bytes.Contains(out, []byte(tc.want)) {
+					b.Fatalf("%s wrote %.200s", tc.event, out)
+				}
+			})
+		})
+	}
 }
 
 // boundary is a compaction as Claude Code writes it.
@@ -155,7 +231,7 @@ var boundary = []byte(`{"type":"system","subtype":"compact_boundary","content":"
 // Code 2.1.328 orders them: PreCompact, SessionStart, then the boundary.
 func BenchmarkHookSessionStartCompact(b *testing.B) {
 	h := newHookBench(b)
-	interleaved(b, func() {
+	interleaved(b, h.dir, func() {
 		h.appendLines(boundary)
 		h.run("PreCompact", map[string]any{"trigger": "auto"})
 	}, func() {

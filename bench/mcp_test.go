@@ -94,7 +94,7 @@ func BenchmarkProcessMCP(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			w := newMCPWorld(b)
 			w.session(b, tool) // the state saved, the database made
-			interleaved(b, nil, func() { w.session(b, tool) })
+			interleaved(b, "", nil, func() { w.session(b, tool) })
 		})
 	}
 }

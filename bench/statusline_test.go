@@ -56,7 +56,7 @@ func BenchmarkProcessStatusline(b *testing.B) {
 		env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "NO_COLOR=")
 		payload := statuslinePayload(b, "statusline-after-reply.json")
 		statusline(b, env, payload)
-		interleaved(b, nil, func() { statusline(b, env, payload) })
+		interleaved(b, "", nil, func() { statusline(b, env, payload) })
 	})
 	b.Run("head", func(b *testing.B) {
 		h := newHookBench(b)
@@ -64,6 +64,6 @@ func BenchmarkProcessStatusline(b *testing.B) {
 			[]byte(`"/home/user/.claude/projects/-home-user-proj/c929225f-44a2-4785-ac3e-9ca00e9fb9c2.jsonl"`), []byte(`"`+h.path+`"`), 1)
 		h.appendLines(work.turn)
 		statusline(b, h.env, payload)
-		interleaved(b, nil, func() { statusline(b, h.env, payload) })
+		interleaved(b, "", nil, func() { statusline(b, h.env, payload) })
 	})
 }

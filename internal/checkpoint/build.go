@@ -361,6 +361,7 @@ func succeeded(tc transcript.ToolCall) bool {
 
 func toolErrors(calls []transcript.ToolCall) []Error {
 	var out []Error
+	works := worksCache{}
 	for i, tc := range calls {
 		if tc.Sidechain || !failed(tc) {
 			continue
@@ -371,7 +372,7 @@ func toolErrors(calls []transcript.ToolCall) []Error {
 		}
 		e := Error{Tool: tc.Name, Subject: clip(subject), Message: text.Clip(errorMessage(tc), 400)}
 		for _, later := range calls[i+1:] {
-			if succeeded(later) && sameWork(tc, later) {
+			if succeeded(later) && sameWork(tc, later, works) {
 				e.Resolved = true
 				break
 			}
@@ -413,14 +414,42 @@ func errorMessage(tc transcript.ToolCall) string {
 // an edit of the same file, or a command doing the same work (the same
 // tool and target: "go test ./x" then "go test ./...", "mix test" after
 // "mix compile && mix test").
-func sameWork(failed, later transcript.ToolCall) bool {
+func sameWork(failed, later transcript.ToolCall, works worksCache) bool {
 	switch failed.Name {
 	case "Bash":
-		return later.Name == "Bash" && outcome.SameWork(failed.Command, later.Command)
+		if later.Name != "Bash" {
+			return false
+		}
+		// outcome.SameWork, on works parsed once.
+		a := works.of(failed.Command)
+		if len(a) == 0 {
+			return false
+		}
+		b := works.of(later.Command)
+		for _, k := range a {
+			if !slices.Contains(b, k) {
+				return false
+			}
+		}
+		return true
 	case "Edit", "MultiEdit", "Write", "NotebookEdit":
 		return later.FilePath == failed.FilePath && (later.Name == "Edit" || later.Name == "MultiEdit" || later.Name == "Write" || later.Name == "NotebookEdit")
 	}
 	return later.Name == failed.Name && later.FilePath == failed.FilePath
+}
+
+// worksCache holds the works of the commands seen (outcome.Works): each
+// failure is compared with every call after it, and parsing a command
+// once a comparison made most of a long session's checkpoint time.
+type worksCache map[string][]string
+
+func (w worksCache) of(command string) []string {
+	ws, ok := w[command]
+	if !ok {
+		ws = outcome.Works(command)
+		w[command] = ws
+	}
+	return ws
 }
 
 // nextSteps reads the latest assistant texts for a "Next steps" list or

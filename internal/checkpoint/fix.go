@@ -50,6 +50,7 @@ func Fixes(s *transcript.Session, redact func(string) string) []Fix {
 	}
 	calls := s.ToolCalls
 	var out []Fix
+	works := worksCache{}
 	for i, tc := range calls {
 		if tc.Sidechain || !failed(tc) {
 			continue
@@ -67,7 +68,7 @@ func Fixes(s *transcript.Session, redact func(string) string) []Fix {
 			if later.Sidechain {
 				continue
 			}
-			if sameWork(tc, later) && later.Done {
+			if sameWork(tc, later, works) && later.Done {
 				if succeeded(later) {
 					if changes(later) && !movedOn && !slices.Contains(f.Files, redact(rel(later.FilePath))) {
 						f.Files = append(f.Files, redact(rel(later.FilePath))) // the edit that went through

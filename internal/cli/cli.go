@@ -35,6 +35,9 @@ type App struct {
 	Loc *time.Location
 	// BuildInfo is the binary's, for `cairn version`.
 	BuildInfo func() (*debug.BuildInfo, bool)
+	// Executable is cairn's own path, for the jobs a hook starts (see
+	// continuity.Job); nil does their work in the hook.
+	Executable func() (string, error)
 }
 
 // ExitCode is what a cairn process exits with.
@@ -54,7 +57,7 @@ func Main() int {
 	return int(Run(context.Background(), os.Args[1:], &App{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StdinTerminal: func() bool { return isTerminal(os.Stdin) },
 		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now, Loc: time.Local,
-		BuildInfo: debug.ReadBuildInfo,
+		BuildInfo: debug.ReadBuildInfo, Executable: os.Executable,
 	}))
 }
 

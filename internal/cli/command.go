@@ -95,7 +95,7 @@ func commandNames() []string {
 // lookup finds the command args name, and its subcommand when it has
 // them; full is "review record" for that one.
 func lookup(args []string) (c command, full string, rest []string, err error) {
-	for _, e := range table() {
+	for _, e := range append(table(), hidden()...) {
 		if e.name != args[0] {
 			continue
 		}

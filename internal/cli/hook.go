@@ -85,5 +85,8 @@ func (a *App) hook(ctx context.Context, ag hook.Agent, event string) {
 	k.Warn = r.Warner(event)
 	k.State.Warn = k.Warn
 	k.Stored = storedFor(k.State.Dir, k.Warn)
+	if a.Executable != nil {
+		k.Detach = detacher(a.Executable, ag.Name, k)
+	}
 	r.Run(ctx, event)
 }

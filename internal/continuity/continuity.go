@@ -60,6 +60,13 @@ type Keeper struct {
 	// Stored is told of every checkpoint stored (the status line shows
 	// how long ago the last one was).
 	Stored func(checkpoint.Checkpoint)
+	// Detach, when set, starts a job that settles what a hook leaves for
+	// later (settle.go) without waiting for it; unset, the work is done
+	// before the operation returns.
+	Detach func(Job) error
+	// Settling says this process runs a job: it does not wait for the
+	// jobs before opening the database.
+	Settling bool
 
 	db *sqlite.DB
 }
@@ -77,11 +84,13 @@ func DataDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".local", "share", "cairn"), nil
 }
 
-// DB opens the store on first use.
+// DB opens the store on first use, once the jobs still running (the last
+// hooks' checkpoints and observations) are done.
 func (k *Keeper) DB(ctx context.Context) (*sqlite.DB, error) {
 	if k.db != nil {
 		return k.db, nil
 	}
+	k.waitSettled(ctx)
 	db, err := sqlite.Open(ctx, k.DBPath)
 	if err != nil {
 		return nil, err
@@ -134,6 +143,21 @@ func (k *Keeper) Build(ctx context.Context, project, path, trigger string) (chec
 // build is Build that also returns the session it read, for the
 // observations stored with the checkpoint.
 func (k *Keeper) build(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, *transcript.Session, error) {
+	// git runs while the session loads: the work tree's state is in the
+	// checkpoint, and its processes take as long as the load.
+	type gitResult struct {
+		st  git.Status
+		err error
+	}
+	gitDone := make(chan gitResult, 1)
+	gctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
+	defer cancel()
+	if project != "" {
+		go func() {
+			st, err := git.Read(gctx, project)
+			gitDone <- gitResult{st, err}
+		}()
+	}
 	s, err := k.Load(path, true)
 	if err != nil {
 		return checkpoint.Checkpoint{}, nil, err
@@ -144,13 +168,11 @@ func (k *Keeper) build(ctx context.Context, project, path, trigger string) (chec
 	reading, _ := meter.Measure(s, k.rules())
 	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
 	if project != "" {
-		gctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
-		st, err := git.Read(gctx, project)
-		cancel()
-		if err == nil {
-			in.Git = &st
-		} else if !errors.Is(err, git.ErrNotRepo) {
-			in.GitErr = err
+		g := <-gitDone
+		if g.err == nil {
+			in.Git = &g.st
+		} else if !errors.Is(g.err, git.ErrNotRepo) {
+			in.GitErr = g.err
 		}
 	}
 	return checkpoint.Build(s, in), s, nil
@@ -174,8 +196,14 @@ func (k *Keeper) Capture(ctx context.Context, project, path, trigger string) (ch
 // that made them: a checkpoint stored is what counts, and the next one
 // brings the observations again (they are deduplicated by content).
 func (k *Keeper) observe(ctx context.Context, obs ...memory.Observation) {
+	if err := k.observeErr(ctx, obs...); err != nil {
+		k.warn("%w", err)
+	}
+}
+
+func (k *Keeper) observeErr(ctx context.Context, obs ...memory.Observation) error {
 	if len(obs) == 0 {
-		return
+		return nil
 	}
 	ctx, cancel := dbContext(ctx)
 	defer cancel()
@@ -184,8 +212,9 @@ func (k *Keeper) observe(ctx context.Context, obs ...memory.Observation) {
 		_, err = memory.New(db).Add(ctx, obs...)
 	}
 	if err != nil {
-		k.warn("could not store the observations for memory: %w", err)
+		return fmt.Errorf("could not store the observations for memory: %w", err)
 	}
+	return nil
 }
 
 // Observe stores observations for memory (a handoff, a learning, a
@@ -205,26 +234,24 @@ func (k *Keeper) Memory(ctx context.Context) (*memory.Store, error) {
 // status line and the Stop hook. A hook waits at most dbWait for the
 // database.
 func (k *Keeper) store(ctx context.Context, path string, c *checkpoint.Checkpoint, turns int) error {
-	ctx, cancel := dbContext(ctx)
-	defer cancel()
-	db, err := k.DB(ctx)
-	if err != nil {
+	if err := k.storeDB(ctx, c); err != nil {
 		return err
 	}
-	id, err := db.AddCheckpoint(ctx, toRecord(*c))
-	if err != nil {
-		return err
-	}
-	c.ID = id
+	k.markTaken(path, turns)
+	return nil
+}
+
+// markTaken notes in the session's marks how many turns its last
+// checkpoint has.
+func (k *Keeper) markTaken(path string, turns int) {
 	m := k.State.Marks(path)
+	if m.CheckpointTurns == turns {
+		return
+	}
 	m.CheckpointTurns = turns
 	if err := k.State.SaveMarks(path, m); err != nil {
 		k.warn("could not save marks: %w", err)
 	}
-	if k.Stored != nil {
-		k.Stored(*c)
-	}
-	return nil
 }
 
 func (k *Keeper) gitTimeout() time.Duration {
@@ -300,8 +327,35 @@ func (k *Keeper) ObserveCompaction(ctx context.Context, project, path, trigger, 
 }
 
 // SessionEnd captures a checkpoint unless nothing happened since the
-// session's last one (headless runs end a session after every turn).
-func (k *Keeper) SessionEnd(ctx context.Context, project, path string) (checkpoint.Checkpoint, error) {
+// session's last one (headless runs end a session after every turn). A
+// checkpoint to take is a job (Detach): nothing waits for it.
+func (k *Keeper) SessionEnd(ctx context.Context, project, path string) error {
+	if k.upToDate(path) {
+		return nil
+	}
+	return k.later(ctx, Job{Kind: JobSessionEnd, Project: project, Path: path})
+}
+
+// upToDate says whether the session's last checkpoint has every turn, or
+// there is no session.
+func (k *Keeper) upToDate(path string) bool {
+	if k.State.LoadHeader(path) == nil {
+		// No state yet: finding out means reading the whole transcript,
+		// which the job does anyway.
+		_, err := os.Stat(path)
+		return err != nil
+	}
+	s, err := k.Load(path, false)
+	if err != nil || s.Offset == 0 {
+		return true // an error here is the job's to report
+	}
+	m := k.State.Marks(path)
+	return m.CheckpointTurns > 0 && m.CheckpointTurns == s.NumTurns()
+}
+
+// sessionEnd is SessionEnd's work: the checkpoint, unless the database has
+// one of the session's latest moment already.
+func (k *Keeper) sessionEnd(ctx context.Context, project, path string) (checkpoint.Checkpoint, error) {
 	s, err := k.Load(path, false)
 	if err != nil || s.Offset == 0 {
 		return checkpoint.Checkpoint{}, err

@@ -175,6 +175,9 @@ type pending struct {
 	// checkpoint belongs to a compaction only when no turn came between.
 	Turns      int                    `json:"turns"`
 	Checkpoint *checkpoint.Checkpoint `json:"checkpoint,omitempty"`
+	// Observed says the checkpoint's observations are stored (its ID
+	// says it is).
+	Observed bool `json:"observed,omitempty"`
 }
 
 func (k *Keeper) pendingFile(path string) string { return k.State.File(path) + ".pending" }

@@ -24,3 +24,14 @@ func tryLock(f *os.File) error {
 		return err
 	}
 }
+
+// lockShared takes a shared advisory lock on f, waiting for an exclusive
+// one to be dropped (those are held for an instant).
+func lockShared(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}

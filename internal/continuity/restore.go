@@ -203,6 +203,13 @@ func (k *Keeper) RestoreFrom(ctx context.Context, project, path, at string, s *t
 			return true, fmt.Errorf("record the restore of %s: %w", d.Key, err)
 		}
 	}
+	// The database waited for the jobs running: one that left the
+	// announcement unsettled died or failed, and is started again.
+	if q := k.loadPending(path); q != nil && q.Key == d.Key && !q.settled() {
+		if err := k.later(ctx, Job{Kind: JobCompaction, Project: project, Path: path}); err != nil {
+			k.warn("settle %s: %w", d.Key, err)
+		}
+	}
 	return true, nil
 }
 
@@ -298,6 +305,16 @@ func sessionKey(s *transcript.Session, path string) string {
 // Never an older checkpoint: the work since it would be missing.
 func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Detected, p *pending, s *transcript.Session, at string) (checkpoint.Checkpoint, error) {
 	if p != nil && p.Key == d.Key && p.Checkpoint != nil {
+		if p.Checkpoint.ID == 0 {
+			// Its job has not stored it (yet): the restore points at
+			// `cairn show checkpoint`, so store it now, unless the job
+			// does it first. Without a database it restores all the same.
+			if q, err := k.storePending(ctx, path); err != nil {
+				k.warn("could not store the checkpoint of %s: %w", d.Key, err)
+			} else if q != nil && q.Key == p.Key && q.Checkpoint != nil {
+				p = q
+			}
+		}
 		turns := s.NumTurns() // at SessionStart the boundary is still to come
 		if at != AtSessionStart && strings.HasPrefix(d.Key, "c") {
 			n, _ := strconv.Atoi(d.Key[1:])
@@ -338,15 +355,27 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	if err := k.prepareDelivery(path); err != nil {
 		errs = append(errs, err)
 	}
-	if err := k.store(ctx, path, &c, turns); err != nil {
-		errs = append(errs, err)
-	}
+	// The announcement carries the checkpoint; its copy in the database
+	// and its observations are a job's (settle.go), which fills in its ID.
 	p := pending{Key: boundaryKey(c.Compactions + 1), Trigger: trigger, PreTokens: c.Context.Tokens, Turns: turns, Checkpoint: &c}
 	if err := k.savePending(path, p); err != nil {
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
+		// No job can find it: store it now.
+		if err := k.store(ctx, path, &c, turns); err != nil {
+			errs = append(errs, err)
+		} else {
+			k.observe(ctx, memory.FromCheckpoint(c, s)...)
+		}
+		return c, errors.Join(errs...)
 	}
-	if c.ID != 0 {
-		k.observe(ctx, memory.FromCheckpoint(c, s)...) // last: the restore needs none of it
+	k.markTaken(path, turns)
+	if err := k.later(ctx, Job{Kind: JobCompaction, Project: project, Path: path}); err != nil {
+		errs = append(errs, err)
+	}
+	if k.Detach == nil {
+		if q := k.loadPending(path); q != nil && q.Checkpoint != nil && q.Key == p.Key {
+			c.ID = q.Checkpoint.ID // the job ran here
+		}
 	}
 	return c, errors.Join(errs...)
 }

@@ -48,15 +48,25 @@ const maxChanges = 200
 // Read takes the status of the work tree containing dir. The context bounds
 // the time the git processes may take.
 func Read(ctx context.Context, dir string) (Status, error) {
+	// The two commands run at once: a hook waits for the slower only. The
+	// diff of a repository with no commit yet fails, and is left out.
+	type result struct {
+		out []byte
+		err error
+	}
+	diff := make(chan result, 1)
+	go func() {
+		out, err := run(ctx, dir, "diff", "--shortstat", "HEAD")
+		diff <- result{out, err}
+	}()
 	out, err := run(ctx, dir, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal")
+	d := <-diff
 	if err != nil {
 		return Status{}, err
 	}
 	st := parseStatus(out)
-	if st.Head != "" {
-		if stat, err := run(ctx, dir, "diff", "--shortstat", "HEAD"); err == nil {
-			st.DiffStat = strings.TrimSpace(string(stat))
-		}
+	if st.Head != "" && d.err == nil {
+		st.DiffStat = strings.TrimSpace(string(d.out))
 	}
 	return st, nil
 }

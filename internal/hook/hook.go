@@ -221,21 +221,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	}
 	k := r.Keeper
 	defer k.Close()
-	cfg, cerrs := config.Load(project)
-	for _, e := range cerrs {
-		r.log(fmt.Sprintf("%s hook %s session=%s: config: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(p.SessionID), oneLine(e.Error())))
-	}
-	if k.RestoreBudget == 0 {
-		k.RestoreBudget = cfg.RestoreBudget
-	}
-	if len(k.TicketPrefixes) == 0 {
-		k.TicketPrefixes = cfg.TicketPrefixes
-	}
-	if ag.rules != nil {
-		k.Rules = ag.rules(r.Getenv, project, k.Settings.Window)
-	}
-	k.Unsteered = !ag.steers
-	k.ResumeCommand = ag.ResumeCommand()
+	cfg := r.configure(event, p.SessionID, project)
 	path := p.TranscriptPath
 	kn := knowledge{cfg: cfg, project: project, now: r.Now()}
 	warn := k.Warn
@@ -312,11 +298,33 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		err := k.KeepSummary(path, p.Trigger, p.CompactSummary)
 		return errors.Join(err, k.ObserveCompaction(ctx, project, path, p.Trigger, p.CompactSummary))
 	case "SessionEnd":
-		_, err := k.SessionEnd(ctx, project, path)
+		err := k.SessionEnd(ctx, project, path)
 		k.Tidy()
 		return err
 	}
 	return nil
+}
+
+// configure sets the keeper up for the project, from its cairn.conf (whose
+// errors it logs) and the agent, and returns the configuration.
+func (r *Runner) configure(event, session, project string) config.Config {
+	k, ag := r.Keeper, &r.Agent
+	cfg, cerrs := config.Load(project)
+	for _, e := range cerrs {
+		r.log(fmt.Sprintf("%s hook %s session=%s: config: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(session), oneLine(e.Error())))
+	}
+	if k.RestoreBudget == 0 {
+		k.RestoreBudget = cfg.RestoreBudget
+	}
+	if len(k.TicketPrefixes) == 0 {
+		k.TicketPrefixes = cfg.TicketPrefixes
+	}
+	if ag.rules != nil {
+		k.Rules = ag.rules(r.Getenv, project, k.Settings.Window)
+	}
+	k.Unsteered = !ag.steers
+	k.ResumeCommand = ag.ResumeCommand()
+	return cfg
 }
 
 // restoreOrAdvise is what a prompt or a tool call adds to the model's

@@ -64,7 +64,13 @@ func (db *DB) Checkpoint(ctx context.Context, id int64) (Checkpoint, error) {
 // LatestCheckpoint returns the newest checkpoint of the project, from the
 // given session, or from any session if sessionID is "".
 func (db *DB) LatestCheckpoint(ctx context.Context, project, sessionID string) (Checkpoint, error) {
-	c, err := db.checkpoint(ctx, "WHERE project = ?1 AND (?2 = '' OR session_id = ?2)"+newestFirst, project, sessionID)
+	where, args := "WHERE project = ?"+newestFirst, []any{project}
+	if sessionID != "" {
+		// Two plain terms, so that checkpoints_project_session_created
+		// finds it at once.
+		where, args = "WHERE project = ? AND session_id = ?"+newestFirst, []any{project, sessionID}
+	}
+	c, err := db.checkpoint(ctx, where, args...)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("latest checkpoint: %w", err)
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +110,29 @@ func TestLatestCheckpoint(t *testing.T) {
 			c, err := db.LatestCheckpoint(context.Background(), tc.project, tc.session)
 			checkLatest(t, c, err, tc.want)
 		})
+	}
+}
+
+// A session's latest checkpoint is a seek in its index, not a walk
+// through the project's other sessions' checkpoints.
+func TestLatestCheckpointUsesTheSessionIndex(t *testing.T) {
+	db := fill(t)
+	rows, err := db.db.Query("EXPLAIN QUERY PLAN SELECT id FROM checkpoints WHERE project = ? AND session_id = ?"+newestFirst+" LIMIT 1", "/a", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if got := strings.Join(plan, "; "); !strings.Contains(got, "checkpoints_project_session_created") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("query plan: %s", got)
 	}
 }
 

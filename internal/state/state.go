@@ -7,8 +7,9 @@
 // own (header.go), with its own offset; hooks on the hot path read it,
 // bring it up to date with the few lines appended since, and write it back,
 // never touching the full session. The body holds the full derived session
-// as JSON with its offset, which may lag behind the head's: it is brought up
-// to date when the whole picture is needed (a checkpoint, a report).
+// in a binary form of its own (codec.go) with its offset, which may lag
+// behind the head's: it is brought up to date when the whole picture is
+// needed (a checkpoint, a report).
 //
 // State is a cache of what the transcript says, which stays the source of
 // truth: files are replaced atomically (temp file, rename) but not fsynced,
@@ -21,6 +22,7 @@
 package state
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -28,7 +30,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/transcript"
@@ -105,11 +109,52 @@ func (st Store) LoadBody(path string) *transcript.Session {
 	if err != nil {
 		return nil
 	}
+	if rest, ok := bytes.CutPrefix(data, []byte(bodyKind+" ")); ok {
+		s, err := decodeBody(rest)
+		if err != nil || !usable(s, path) {
+			return nil
+		}
+		return s
+	}
+	// A body of a cairn before the binary form.
 	b := body{Session: new(transcript.Session)}
 	if err := json.Unmarshal(data, &b); err != nil || b.Kind != bodyKind || !usable(b.Session, path) {
 		return nil
 	}
 	return b.Session
+}
+
+// bodyShape is the shape of the session's types (codec.go), computed once.
+var bodyShape = sync.OnceValues(func() (string, error) { return shapeOf(reflect.TypeFor[transcript.Session]()) })
+
+// encodeBody writes s in the body's binary form, after its kind and shape.
+func encodeBody(s *transcript.Session) ([]byte, error) {
+	shape, err := bodyShape()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 64<<10)
+	b = append(b, bodyKind+" "+shape+"\n"...)
+	return encodeValue(b, reflect.ValueOf(s).Elem()), nil
+}
+
+// decodeBody reads what encodeBody wrote after the kind.
+func decodeBody(data []byte) (*transcript.Session, error) {
+	shape, err := bodyShape()
+	if err != nil {
+		return nil, err
+	}
+	rest, ok := bytes.CutPrefix(data, []byte(shape+"\n"))
+	if !ok {
+		return nil, fmt.Errorf("%w: written by a cairn of other types", errCodec)
+	}
+	s := new(transcript.Session)
+	d := decoder{b: rest}
+	d.value(reflect.ValueOf(s).Elem())
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errCodec
+	}
+	return s, d.err
 }
 
 func usable(s *transcript.Session, path string) bool {
@@ -118,7 +163,7 @@ func usable(s *transcript.Session, path string) bool {
 
 // Save writes the full session: its body and its head.
 func (st Store) Save(s *transcript.Session) error {
-	data, err := json.Marshal(body{Kind: bodyKind, Session: s})
+	data, err := encodeBody(s)
 	if err != nil {
 		return err
 	}

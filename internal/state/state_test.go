@@ -1,6 +1,8 @@
 package state
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,11 +13,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
-func session(t *testing.T, dir string, turns int) *transcript.Session {
+func session(t testing.TB, dir string, turns int) *transcript.Session {
 	t.Helper()
 	path := filepath.Join(dir, "abc.jsonl")
 	var b strings.Builder
@@ -77,6 +80,13 @@ func TestUntrustedStateIsDiscarded(t *testing.T) {
 	head, body := st.headFile(s.Path), st.bodyFile(s.Path)
 	goodHead, _ := os.ReadFile(head)
 	goodBody, _ := os.ReadFile(body)
+	other := *s
+	other.Version = 999
+	otherBody, err := encodeBody(&other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, _ := bodyShape()
 	cases := []struct {
 		name       string
 		head, body string
@@ -85,7 +95,9 @@ func TestUntrustedStateIsDiscarded(t *testing.T) {
 		{"empty", "", ""},
 		{"half written", string(goodHead[:len(goodHead)/2]), string(goodBody[:len(goodBody)/2])},
 		{"other version", strings.Replace(string(goodHead), fmt.Sprintf("%s %d ", headerMagic, transcript.StateVersion), headerMagic+" 999 ", 1),
-			strings.Replace(string(goodBody), fmt.Sprintf(`"version":%d`, transcript.StateVersion), `"version":999`, 1)},
+			string(otherBody)},
+		{"other types", "", strings.Replace(string(goodBody), shape, strings.Repeat("0", len(shape)), 1)},
+		{"trailing bytes", "", string(goodBody) + "x"},
 		{"other path", strings.ReplaceAll(string(goodHead), "abc.jsonl", "zzz.jsonl"), strings.ReplaceAll(string(goodBody), "abc.jsonl", "zzz.jsonl")},
 		{"other kind", strings.ReplaceAll(string(goodHead), headerMagic, "something-else"), strings.ReplaceAll(string(goodBody), bodyKind, "something-else")},
 	}
@@ -98,6 +110,49 @@ func TestUntrustedStateIsDiscarded(t *testing.T) {
 			}
 			if f := st.LoadBody(s.Path); f != nil {
 				t.Errorf("body trusted: %+v", f)
+			}
+		})
+	}
+}
+
+// The body is read back as it was saved, and a body saved as JSON by an
+// earlier cairn still reads.
+func TestBodyRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	st := Store{Dir: dir}
+	fx, err := fixtures.Extract(filepath.Join(dir, "fixtures"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(fx, "*.jsonl"))
+	if len(paths) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			s := transcript.New(path)
+			var p transcript.Parser
+			if _, err := s.Update(&p); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.UpdateSubagents(&p); err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(s)
+			if err := st.Save(s); err != nil {
+				t.Fatal(err)
+			}
+			got := st.LoadBody(path)
+			if got == nil {
+				t.Fatal("the body saved does not load")
+			}
+			if g, _ := json.Marshal(got); !bytes.Equal(g, want) {
+				t.Errorf("the body read back differs:\n got %.300s\nwant %.300s", g, want)
+			}
+			old, _ := json.Marshal(body{Kind: bodyKind, Session: s})
+			os.WriteFile(st.bodyFile(path), old, 0o600)
+			if g, _ := json.Marshal(st.LoadBody(path)); !bytes.Equal(g, want) {
+				t.Errorf("a JSON body reads back as %.300s", g)
 			}
 		})
 	}
@@ -261,4 +316,22 @@ func TestMarksRoundTrip(t *testing.T) {
 	if m := st.Marks(filepath.Join(t.TempDir(), "none.jsonl")); m != (Marks{}) {
 		t.Errorf("missing marks: %+v", m)
 	}
+}
+
+// FuzzDecodeBody: whatever a body file holds, reading it returns a
+// session or an error, never a panic.
+func FuzzDecodeBody(f *testing.F) {
+	dir := f.TempDir()
+	s := session(f, dir, 3)
+	s.ToolCalls = append(s.ToolCalls, transcript.ToolCall{ID: "t1", Name: "Bash", Command: "go test ./...", Paths: []string{"a", "b"}})
+	s.Subagents = append(s.Subagents, transcript.Subagent{ID: "a1", Session: &transcript.Session{Model: "m"}})
+	good, err := encodeBody(s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bytes.TrimPrefix(good, []byte(bodyKind+" ")))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		decodeBody(data)
+	})
 }

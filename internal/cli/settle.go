@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+
+	"github.com/cairn-agent/cairn/internal/continuity"
+	"github.com/cairn-agent/cairn/internal/hook"
+	"github.com/cairn-agent/cairn/internal/state"
+)
+
+// settleName is the hidden command a hook starts for the work it leaves
+// for later (continuity.Job); no one else runs it, and help does not list
+// it.
+const settleName = "_settle"
+
+// hidden are the commands help and the completion leave out.
+func hidden() []entry { return []entry{{settleName, settleCmd}} }
+
+func settleCmd() command {
+	return command{
+		args:    "--agent NAME --state DIR --db FILE --project DIR --transcript FILE KIND",
+		summary: "settle what a hook left for later (started by the hooks)",
+		setup: func(fs *flag.FlagSet) runFunc {
+			agentName := fs.String("agent", "claude-code", "the client whose hook started the job")
+			stateDir := fs.String("state", "", "the hook's state directory")
+			db := fs.String("db", "", "the hook's database")
+			project := fs.String("project", "", "the project")
+			transcript := fs.String("transcript", "", "the session's transcript")
+			return func(ctx context.Context, a *App, args []string) error {
+				if len(args) != 1 || *stateDir == "" || *db == "" || *transcript == "" {
+					return usageErrorf("started by the hooks only")
+				}
+				ag, ok := hook.AgentNamed(*agentName)
+				if !ok {
+					return unknownWord("agent", *agentName, hook.AgentNames())
+				}
+				k, err := a.newKeeper()
+				if err != nil {
+					k = &continuity.Keeper{Now: a.Now}
+				}
+				k.State = state.Store{Dir: *stateDir}
+				k.DBPath = *db
+				r := &hook.Runner{Keeper: k, Stderr: a.Stderr, Getenv: a.Getenv, Now: a.Now, Dir: *stateDir, Agent: ag}
+				k.Warn = r.Warner("job " + args[0])
+				k.State.Warn = k.Warn
+				k.Stored = storedFor(*stateDir, k.Warn)
+				r.Settle(ctx, continuity.Job{Kind: args[0], Project: *project, Path: *transcript})
+				return nil
+			}
+		},
+	}
+}
+
+// detacher starts a job as a process of its own, in a session of its own
+// (the agent's end or a signal to its group does not end it), with no
+// standard streams, holding the settling lock it inherits. The process is
+// cairn itself: exe, named "cairn" (a test binary standing in for cairn
+// dispatches on that name).
+func detacher(executable func() (string, error), agent string, k *continuity.Keeper) func(continuity.Job) error {
+	return func(j continuity.Job) error {
+		exe, err := executable()
+		if err != nil {
+			return err
+		}
+		lock, err := continuity.HoldSettling(k.DBPath)
+		if err != nil {
+			return err
+		}
+		defer lock.Close() // the job holds it now
+		cmd := &exec.Cmd{Path: exe, Args: []string{"cairn", settleName, "--agent", agent, "--state", k.State.Dir, "--db", k.DBPath,
+			"--project", j.Project, "--transcript", j.Path, j.Kind}}
+		cmd.ExtraFiles = []*os.File{lock}
+		cmd.SysProcAttr = detached()
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		return cmd.Process.Release()
+	}
+}
