@@ -14,9 +14,9 @@ import (
 // clientSide are the packages that may know a client: the adapters (this
 // one, Codex CLI's) and what wires them to the core (the command line,
 // the hook runner, install, the status line, the MCP server, which finds
-// the session's transcript). Every other package under internal/ is the
+// the session's transcript, and the web viewer, which lists projects). Every other package under internal/ is the
 // core, which is given sessions and text and hands text back.
-var clientSide = []string{"claudecode", "codex", "cli", "hook", "install", "mcpserver", "statusline"}
+var clientSide = []string{"claudecode", "codex", "cli", "hook", "install", "mcpserver", "statusline", "web"}
 
 // adapters are the client adapters: none imports another.
 var adapters = []string{"claudecode", "codex"}
