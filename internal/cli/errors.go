@@ -9,7 +9,7 @@ import (
 // cliError is the one error type of the command line: what went wrong,
 // the hints that say what to do about it, and the exit code. It prints as
 //
-//	cairn: error: no session of Claude Code or Codex CLI found for /home/me/x
+//	cairn: error: no session of Claude Code, Codex CLI or Gemini CLI found for /home/me/x
 //	cairn: hint: run cairn inside a project where Claude Code has run
 //
 // An error of another type prints as its first line alone and exits

@@ -83,7 +83,7 @@ func TestHandoffErrors(t *testing.T) {
 		}
 	}
 	empty, _, _ := handoffApp(t)
-	if err := runCmd("handoff")(ctx, empty, nil); !errors.As(err, new(*cliError)) || !strings.Contains(err.Error(), "no session of Claude Code or Codex CLI") {
+	if err := runCmd("handoff")(ctx, empty, nil); !errors.As(err, new(*cliError)) || !strings.Contains(err.Error(), "no session of Claude Code, Codex CLI or Gemini CLI") {
 		t.Errorf("no session: %v", err)
 	}
 }

@@ -16,13 +16,13 @@ import (
 )
 
 // hookCmd is `cairn hook [--agent NAME] EVENT`, which the client (Claude
-// Code, or Codex with --agent codex) runs with the event's JSON payload on
+// Code, or Codex or Gemini CLI with --agent codex or gemini) runs with the event's JSON payload on
 // stdin. Once the command line is right it always exits
 // 0: a failure is logged, never shown to the agent.
 func hookCmd() command {
 	return command{
 		args:    "[--agent NAME] EVENT",
-		summary: "handle a hook event of Claude Code (or Codex CLI with --agent codex), its JSON payload on stdin (run by the client, as cairn install wires it)",
+		summary: "handle a hook event of Claude Code (or Codex CLI, Gemini CLI with --agent codex, gemini), its JSON payload on stdin (run by the client, as cairn install wires it)",
 		details: `A hook never breaks the agent: whatever goes wrong, it logs one line in
 cairn.log in the state directory (cairn doctor says where) and exits 0.`,
 		words:    claudecode.Events.Names(),

@@ -255,7 +255,7 @@ func TestSnapshotsNoSession(t *testing.T) {
 	_, err := snapCall(t, a, out, runCmd("snapshots"))
 	var buf bytes.Buffer
 	printError(&buf, err)
-	if !strings.Contains(buf.String(), "cairn: error: no session of Claude Code or Codex CLI found") || !strings.Contains(buf.String(), "cairn snapshots --all lists every session's snapshots") {
+	if !strings.Contains(buf.String(), "cairn: error: no session of Claude Code, Codex CLI or Gemini CLI found") || !strings.Contains(buf.String(), "cairn snapshots --all lists every session's snapshots") {
 		t.Errorf("got\n%s", buf.String())
 	}
 	if got, err := snapCall(t, a, out, runCmd("snapshots"), "--all"); err != nil || !strings.HasPrefix(got, "no snapshots yet in ") {

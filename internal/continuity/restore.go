@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/memory"
+	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -378,4 +379,26 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 		}
 	}
 	return c, errors.Join(errs...)
+}
+
+// AboutToCompact says whether the client is about to compact the session
+// at path on its own, for a client that runs PreCompact before every
+// request whether it compacts or not (Gemini CLI): its context has
+// reached the client's compaction point, by the client's rules, and
+// PreCompact has not announced this compaction at this turn already (a
+// compaction the client found not worth it leaves the context where it
+// was, and the next request must not take the checkpoint again).
+func (k *Keeper) AboutToCompact(path string) (bool, error) {
+	s, err := k.Load(path, false)
+	if err != nil {
+		return false, err
+	}
+	r, _ := meter.Measure(s, k.rules())
+	if !r.AutoCompact || r.Threshold <= 0 || r.Tokens < r.Threshold {
+		return false, nil
+	}
+	if p := k.loadPending(path); p != nil && p.Turns == s.NumTurns() && p.Key == boundaryKey(len(s.Compactions)+1) {
+		return false, nil
+	}
+	return true, nil
 }

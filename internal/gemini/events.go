@@ -1,50 +1,33 @@
 package gemini
 
-import "time"
+import (
+	"time"
 
-// Event is a Gemini CLI hook event cairn handles: the table the hook
-// runner and `cairn install --agent gemini` read.
-type Event struct {
-	Name string
-	// Budget is how long cairn's handler may take.
-	Budget time.Duration
-	// Timeout is the hook's timeout in settings.json, in milliseconds
-	// (Gemini CLI's unit): well over the budget, so that cairn answers
-	// before Gemini CLI gives up on it.
-	Timeout int
-}
+	"github.com/cairn-agent/cairn/internal/hookevent"
+)
 
-// Events are the events cairn handles, in install order. SessionStart is
-// left out: its context is prepended to the user's prompt, and Gemini CLI
-// drops that prompt from the history on --resume (it skips user messages
-// that start with <hook_context>). AfterAgent is left out: cairn has
-// nothing there the model or the user would read.
-var Events = []Event{
-	// The restore after a compression, and the pressure advisories.
-	{"BeforeAgent", 4 * time.Second, 10_000},
+// Events are the Gemini CLI hook events cairn handles, in install order:
+// the table the hook runner and `cairn install --agent gemini` read. The
+// timeouts are in seconds, as in every table; settings.json takes
+// milliseconds (TimeoutMillis). Each is well over the budget, so that
+// cairn answers before Gemini CLI gives up on it.
+//
+// SessionStart is left out: its context is prepended to the user's
+// prompt, and Gemini CLI drops that prompt from the history on --resume
+// (it skips user messages that start with <hook_context>); the session's
+// first BeforeAgent brings what it would. AfterAgent is left out: cairn
+// has nothing there the model or the user would read.
+var Events = hookevent.Table{
+	// The restore after a compression, the pointer at a session's first
+	// prompt, and the pressure advisories.
+	{Name: "BeforeAgent", Budget: 4 * time.Second, Timeout: 10},
 	// Advisories between tool calls.
-	{"AfterTool", 2 * time.Second, 10_000},
+	{Name: "AfterTool", Budget: 2 * time.Second, Timeout: 10},
 	// Awaited before every model request: cheap unless the client is
 	// about to compress, when it takes the checkpoint.
-	{"PreCompress", 20 * time.Second, 60_000},
-	{"SessionEnd", 4 * time.Second, 10_000},
+	{Name: "PreCompress", Budget: 20 * time.Second, Timeout: 60},
+	{Name: "SessionEnd", Budget: 4 * time.Second, Timeout: 10},
 }
 
-// Lookup finds an event cairn handles by name.
-func Lookup(name string) (Event, bool) {
-	for _, e := range Events {
-		if e.Name == name {
-			return e, true
-		}
-	}
-	return Event{}, false
-}
-
-// EventNames are the events' names in install order.
-func EventNames() []string {
-	names := make([]string, len(Events))
-	for i, e := range Events {
-		names[i] = e.Name
-	}
-	return names
-}
+// TimeoutMillis is an event's timeout as settings.json takes it.
+func TimeoutMillis(e hookevent.Event) int { return e.Timeout * 1000 }

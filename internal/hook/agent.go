@@ -2,11 +2,11 @@ package hook
 
 // The agent boundary: what differs between the clients that run cairn's
 // hooks is gathered here, from their adapters (internal/claudecode,
-// internal/codex); the handlers in hook.go know no client. The same table
-// tells the commands where each client keeps a project's sessions and
-// how text reaches its model when a session starts (cairn sessions,
-// status, report, resume --agent); a client joins with one entry in
-// Agents.
+// internal/codex, internal/gemini); the handlers in hook.go know no
+// client. The same table tells the commands where each client keeps a
+// project's sessions and how text reaches its model when a session
+// starts (cairn sessions, status, report, resume --agent); a client
+// joins with one entry in Agents.
 
 import (
 	"errors"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/codex"
+	"github.com/cairn-agent/cairn/internal/gemini"
 	"github.com/cairn-agent/cairn/internal/hookevent"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/transcript"
@@ -41,8 +42,8 @@ type Payload struct {
 // budgets, how its payload decodes, how its answers are written, and its
 // meter rules.
 type Agent struct {
-	// Name is the --agent word: claude-code, codex. It is also the
-	// Client its transcripts are read as (transcript.Session.Client).
+	// Name is the --agent word: claude-code, codex, gemini. It is also
+	// the Client its transcripts are read as (transcript.Session.Client).
 	Name string
 	// aliases are other --agent words for it ("claude").
 	aliases []string
@@ -74,6 +75,27 @@ type Agent struct {
 	// rules are the client's meter rules for the project; nil keeps the
 	// Keeper's (Claude Code's settings from the environment).
 	rules func(getenv func(string) string, project string, window int64) meter.Rules
+	// role names the handler that runs for the client's event, by Claude
+	// Code's name for it; nil when the client uses those names.
+	role func(event string) string
+	// promptRestoresOnly says a restore is delivered at a prompt only,
+	// never after a tool: the client records a tool's hook context where
+	// the transcript gives no sign of it, so a delivery there could not be
+	// told from none, and the prompt would get it again.
+	promptRestoresOnly bool
+	// precompactsAlways says the client runs PreCompact before every
+	// request, compacting or not: the checkpoint is taken only when the
+	// context has reached the client's compaction point, or on a manual
+	// compaction.
+	precompactsAlways bool
+}
+
+// handler is the handler that runs for event.
+func (a *Agent) handler(event string) string {
+	if a.role == nil {
+		return event
+	}
+	return a.role(event)
 }
 
 // ClaudeCode is Claude Code's side, the default.
@@ -147,13 +169,58 @@ func Codex() Agent {
 	}
 }
 
+// Gemini is Gemini CLI's side. Its events run the handlers of their
+// Claude Code counterparts: BeforeAgent a prompt's, AfterTool a tool's,
+// PreCompress PreCompact's. No event follows a compression, so the
+// prompt after it finds it in the chat file and restores there.
+func Gemini() Agent {
+	return Agent{
+		Name:   "gemini",
+		Events: gemini.Events,
+		// No SessionStart (its context costs the prompt on --resume): a
+		// session's first BeforeAgent brings the pointer.
+		StartEvent: "BeforeAgent",
+		decode: func(data []byte) (Payload, error) {
+			p, err := gemini.DecodePayload(data)
+			return fromGemini(p), err
+		},
+		decodeHead: func(data []byte, event string) (Payload, bool) {
+			p, ok := gemini.DecodePayloadHead(data, event)
+			return fromGemini(p), ok
+		},
+		context:    gemini.AdditionalContext,
+		projectEnv: "GEMINI_PROJECT_DIR",
+		rules: func(getenv func(string) string, project string, window int64) meter.Rules {
+			return gemini.Rules(getenv, project, window)
+		},
+		role: func(event string) string {
+			switch event {
+			case "BeforeAgent":
+				return "UserPromptSubmit"
+			case "AfterTool":
+				return "PostToolUse"
+			case "PreCompress":
+				return "PreCompact"
+			}
+			return event
+		},
+		promptRestoresOnly: true,
+		precompactsAlways:  true,
+	}
+}
+
+func fromGemini(p gemini.Payload) Payload {
+	return Payload{SessionID: p.SessionID, TranscriptPath: p.TranscriptPath, CWD: p.CWD, Event: p.Event,
+		Source: p.Source, Trigger: p.Trigger, Reason: p.Reason, Prompt: p.Prompt}
+}
+
 func fromCodex(p codex.Payload) Payload {
 	return Payload{SessionID: p.SessionID, TranscriptPath: p.TranscriptPath, CWD: p.CWD, Event: p.Event,
 		Source: p.Source, Trigger: p.Trigger, Reason: p.Reason, LastAssistantMessage: p.LastAssistantMessage, Prompt: p.Prompt}
 }
 
 // Agents are the clients cairn's hooks run for, the default first.
-func Agents() []Agent { return []Agent{ClaudeCode(), Codex()} }
+func Agents() []Agent { return []Agent{ClaudeCode(), Codex(), Gemini()} }
 
 // AgentNames are the --agent words.
 func AgentNames() []string {

@@ -4,7 +4,7 @@
 // side (its events and their budgets, its payload, its answers' forms,
 // its meter rules) is an Agent (agent.go) built from its adapter:
 // internal/claudecode for Claude Code, the default, internal/codex for
-// Codex CLI. What the handlers do is the core's (continuity, pressure,
+// Codex CLI, internal/gemini for Gemini CLI. What the handlers do is the core's (continuity, pressure,
 // knowledge), composed here. A hook never breaks the agent: whatever goes
 // wrong (a bad payload, an unreadable transcript, a locked database, a
 // full disk, a panic, the budget running out) is logged as one line,
@@ -231,7 +231,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	adv := &pressure.Advisor{State: k.State, Config: cfg.Pressure, Settings: k.Settings, Rules: k.Rules, Quiet: !cfg.Advisories, Warn: warn,
 		AtLevel: crossing{k: k, cfg: cfg, project: project, path: path, now: r.Now, warn: warn, drain: r.StartDrainer}.at}
 	context := func(text string) error { return r.emit(ag.context(event, text)) }
-	switch event {
+	switch ag.handler(event) {
 	case "SessionStart":
 		if p.Source == "compact" {
 			done, err := k.Restore(ctx, project, path, continuity.AtSessionStart, withGuidance(context, kn))
@@ -257,6 +257,14 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	case "UserPromptSubmit":
 		return restoreOrAdvise(ctx, k, adv, project, path, continuity.AtPrompt, p.Prompt, withGuidance(context, kn))
 	case "PostToolUse":
+		if ag.promptRestoresOnly {
+			s, err := k.Load(path, false)
+			if err != nil {
+				return err
+			}
+			text, err := adv.Advise(ctx, path, s, false)
+			return errors.Join(err, context(text))
+		}
 		return restoreOrAdvise(ctx, k, adv, project, path, continuity.AtTool, "", withGuidance(context, kn))
 	case "Stop":
 		// A suggestion for the user only: never a decision, never context
@@ -276,6 +284,11 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		trigger := p.Trigger
 		if trigger == "" {
 			trigger = "unknown"
+		}
+		if ag.precompactsAlways && trigger != "manual" {
+			if compacts, err := k.AboutToCompact(path); !compacts {
+				return err
+			}
 		}
 		// Plain text: Claude Code appends it to the summariser's
 		// instructions. It is printed as soon as it is known, before
@@ -352,11 +365,16 @@ func restoreOrAdvise(ctx context.Context, k *continuity.Keeper, adv *pressure.Ad
 	return err
 }
 
-// compacting reports whether the prompt is a /compact command: the
-// compaction comes before the model sees anything.
+// compacting reports whether the prompt is a /compact command (Gemini
+// CLI's /compress): the compaction comes before the model sees anything.
 func compacting(prompt string) bool {
 	p := strings.TrimSpace(prompt)
-	return p == "/compact" || strings.HasPrefix(p, "/compact ")
+	for _, c := range []string{"/compact", "/compress"} {
+		if p == c || strings.HasPrefix(p, c+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // withGuidance adds seed 001's note after a compaction to its restore.
