@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	codexcfg "github.com/cairn-agent/cairn/internal/codex"
+	geminicfg "github.com/cairn-agent/cairn/internal/gemini"
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/install"
 	"github.com/cairn-agent/cairn/internal/state"
@@ -36,7 +37,12 @@ it back.
 With --agent codex, cairn's hooks go into Codex CLI's .codex/hooks.json in the
 project (with --user, $CODEX_HOME/hooks.json), and nothing else: Codex runs
 them once you trust them in its /hooks screen, or with --trust, which writes
-the trust entries into $CODEX_HOME/config.toml for you.`,
+the trust entries into $CODEX_HOME/config.toml for you.
+
+With --agent gemini, cairn's hooks go into Gemini CLI's .gemini/settings.json
+in the project (with --user, $GEMINI_CLI_HOME/.gemini/settings.json or
+~/.gemini/settings.json), and nothing else. A settings.json with comments is
+left alone: Gemini CLI reads them, but cairn could not give them back.`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			agent := agentFlag(fs)
 			user := userFlag(fs)
@@ -46,16 +52,19 @@ the trust entries into $CODEX_HOME/config.toml for you.`,
 				if err := noArgs(args); err != nil {
 					return err
 				}
-				codex, err := isCodex(*agent)
+				name, err := agentNamed(*agent)
 				if err != nil {
 					return err
 				}
-				if *trust && !codex {
-					return usageErrorf("--trust is for --agent codex: Claude Code has no trust to give")
+				if *trust && name != "codex" {
+					return usageErrorf("--trust is for --agent codex: %s has no trust to give", clientName(name))
 				}
 				return a.withSetup(func(s install.Setup, _ *env) error {
-					if codex {
+					switch name {
+					case "codex":
 						return setupError(s.InstallCodex(*user, *trust))
+					case "gemini":
+						return setupError(s.InstallGemini(*user))
 					}
 					return setupError(s.Install(*user, !*noMCP))
 				})
@@ -76,13 +85,16 @@ func uninstallCmd() command {
 				if err := noArgs(args); err != nil {
 					return err
 				}
-				codex, err := isCodex(*agent)
+				name, err := agentNamed(*agent)
 				if err != nil {
 					return err
 				}
 				return a.withSetup(func(s install.Setup, _ *env) error {
-					if codex {
+					switch name {
+					case "codex":
 						return setupError(s.UninstallCodex(*user))
+					case "gemini":
+						return setupError(s.UninstallGemini(*user))
 					}
 					return setupError(s.Uninstall(*user))
 				})
@@ -95,13 +107,23 @@ func agentFlag(fs *flag.FlagSet) *string {
 	return fs.String("agent", "claude-code", "the client to wire cairn into, `NAME`: "+strings.Join(hook.AgentNames(), ", "))
 }
 
-// isCodex says whether the --agent word is Codex's, and refuses one that
-// names no client.
-func isCodex(name string) (bool, error) {
+// agentNamed checks the --agent word, refusing one that names no client.
+func agentNamed(name string) (string, error) {
 	if _, ok := hook.AgentNamed(name); !ok {
-		return false, unknownWord("agent", name, hook.AgentNames())
+		return "", unknownWord("agent", name, hook.AgentNames())
 	}
-	return name == "codex", nil
+	return name, nil
+}
+
+// clientName is the client an --agent word names, for messages.
+func clientName(name string) string {
+	switch name {
+	case "gemini":
+		return "Gemini CLI"
+	case "codex":
+		return "Codex CLI"
+	}
+	return "Claude Code"
 }
 
 func userFlag(fs *flag.FlagSet) *bool {
@@ -124,9 +146,10 @@ func (a *App) withSetup(do func(install.Setup, *env) error) error {
 	if err != nil {
 		return err
 	}
-	codexHome, _ := codexcfg.Home(a.Getenv) // "" without a home: install --agent codex says so
+	codexHome, _ := codexcfg.Home(a.Getenv)   // "" without a home: install --agent codex says so
+	geminiHome, _ := geminicfg.Home(a.Getenv) // and install --agent gemini --user
 	return do(install.Setup{
-		Root: e.root, ConfigDir: e.configDir, UserConfig: userConfig, CodexHome: codexHome, DataDir: filepath.Dir(e.keeper.DBPath),
+		Root: e.root, ConfigDir: e.configDir, UserConfig: userConfig, CodexHome: codexHome, GeminiHome: geminiHome, DataDir: filepath.Dir(e.keeper.DBPath),
 		Exe: exe, PATH: a.Getenv("PATH"), Out: a.Stdout, Err: a.Stderr,
 	}, e)
 }

@@ -33,6 +33,8 @@ type Setup struct {
 	Exe string
 	// CodexHome is Codex CLI's: $CODEX_HOME or ~/.codex.
 	CodexHome string
+	// GeminiHome is Gemini CLI's: $GEMINI_CLI_HOME/.gemini or ~/.gemini.
+	GeminiHome string
 	// PATH is the search path the slash commands find cairn in.
 	PATH string
 	// Out is where install and uninstall say what they did, Err where
