@@ -88,6 +88,10 @@ type Agent struct {
 	// context has reached the client's compaction point, or on a manual
 	// compaction.
 	precompactsAlways bool
+	// startsAtPrompt says the session's first prompt gets what
+	// SessionStart gives a new session (the resume pointer, the memory
+	// index): the client's SessionStart cannot deliver it.
+	startsAtPrompt bool
 }
 
 // handler is the handler that runs for event.
@@ -172,7 +176,9 @@ func Codex() Agent {
 // Gemini is Gemini CLI's side. Its events run the handlers of their
 // Claude Code counterparts: BeforeAgent a prompt's, AfterTool a tool's,
 // PreCompress PreCompact's. No event follows a compression, so the
-// prompt after it finds it in the chat file and restores there.
+// prompt after it finds it in the chat file and restores there; and the
+// session's first prompt gets what SessionStart would give (SessionStart's
+// context costs the prompt on --resume).
 func Gemini() Agent {
 	return Agent{
 		Name:   "gemini",
@@ -206,6 +212,7 @@ func Gemini() Agent {
 		},
 		promptRestoresOnly: true,
 		precompactsAlways:  true,
+		startsAtPrompt:     true,
 	}
 }
 

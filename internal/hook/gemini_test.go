@@ -177,3 +177,36 @@ func TestGeminiNoSessionStart(t *testing.T) {
 		t.Errorf("out %q, log %q", out, g.w.log())
 	}
 }
+
+// TestGeminiPointerAtFirstPrompt: a Gemini session's SessionEnd
+// checkpoint is pointed at by the first prompt of the project's next
+// session (BeforeAgent, since SessionStart is not wired), and only there.
+func TestGeminiPointerAtFirstPrompt(t *testing.T) {
+	g := newGeminiRun(t, `{}`)
+	g.upto(24) // two turns
+	g.run("SessionEnd", map[string]any{"reason": "exit"})
+	old := g.path
+	g.path = filepath.Join(g.w.dir, "new.jsonl")
+	run := func(n int, session string) string {
+		os.WriteFile(g.path, []byte(strings.Join(g.lines[:n], "\n")+"\n"), 0o600)
+		var out bytes.Buffer
+		p := map[string]any{"session_id": session, "transcript_path": g.path, "cwd": g.project, "hook_event_name": "BeforeAgent", "prompt": "hi"}
+		r := g.w.runner(bytes.NewReader(mustJSON(p)), &out)
+		r.Agent = Gemini()
+		r.Run(context.Background(), "BeforeAgent")
+		return restored(t, out.String())
+	}
+	text := run(2, "new-session") // the header and the session context: no prompt yet
+	if !strings.Contains(text, "cairn resume") || !strings.Contains(text, "notes.txt") {
+		t.Errorf("no pointer at the first prompt:\n%s\nlog: %s", text, g.w.log())
+	}
+	if text := run(11, "new-session"); strings.Contains(text, "cairn resume") {
+		t.Errorf("a later prompt got the pointer: %q", text)
+	}
+	if old == g.path {
+		t.Fatal("the old session is the new one")
+	}
+	if l := g.w.log(); l != "" {
+		t.Errorf("log: %s", l)
+	}
+}

@@ -240,22 +240,18 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 			}
 			return err
 		}
-		text, err := k.Pointer(ctx, project, path, p.SessionID, p.Source)
-		// A new or cleared context gets the index; a resumed one has it
-		// in its history already, and a compacted one has its restore.
-		if cfg.MemoryIndex > 0 && (p.Source == "startup" || p.Source == "clear") {
-			index, ierr := memoryIndex(ctx, k, project, p.SessionID, cfg.MemoryIndex)
-			if index != "" {
-				text = strings.TrimSpace(text + "\n\n" + index)
-			}
-			err = errors.Join(err, ierr)
-		}
-		if werr := context(text); werr != nil && err == nil {
-			err = werr
-		}
-		return err
+		return starting(ctx, k, cfg, project, path, p.SessionID, p.Source, context)
 	case "UserPromptSubmit":
-		return restoreOrAdvise(ctx, k, adv, project, path, continuity.AtPrompt, p.Prompt, withGuidance(context, kn))
+		s, err := k.Load(path, false)
+		if err != nil {
+			return err
+		}
+		if ag.startsAtPrompt && len(s.Prompts) == 0 && s.NumTurns() == 0 && len(s.Compactions) == 0 {
+			// The session's first prompt: what SessionStart gives another
+			// client's new session.
+			return starting(ctx, k, cfg, project, path, p.SessionID, "startup", context)
+		}
+		return restoreOrAdviseOn(ctx, k, adv, project, path, continuity.AtPrompt, p.Prompt, s, withGuidance(context, kn))
 	case "PostToolUse":
 		if ag.promptRestoresOnly {
 			s, err := k.Load(path, false)
@@ -349,6 +345,11 @@ func restoreOrAdvise(ctx context.Context, k *continuity.Keeper, adv *pressure.Ad
 	if err != nil {
 		return err
 	}
+	return restoreOrAdviseOn(ctx, k, adv, project, path, at, prompt, s, deliver)
+}
+
+// restoreOrAdviseOn is restoreOrAdvise on a session already loaded.
+func restoreOrAdviseOn(ctx context.Context, k *continuity.Keeper, adv *pressure.Advisor, project, path, at, prompt string, s *transcript.Session, deliver continuity.Deliver) error {
 	done, err := k.RestoreFrom(ctx, project, path, at, s, deliver)
 	if done {
 		adv.Rearm(path) // the context fell: the levels fire again
@@ -361,6 +362,25 @@ func restoreOrAdvise(ctx context.Context, k *continuity.Keeper, adv *pressure.Ad
 		if derr := deliver(text); derr != nil && err == nil {
 			err = derr
 		}
+	}
+	return err
+}
+
+// starting is what a session starts with: the pointer to the work another
+// session left in the project and, for a new or cleared context, the
+// index of the project's memory (a resumed one has it in its history
+// already, and a compacted one has its restore).
+func starting(ctx context.Context, k *continuity.Keeper, cfg config.Config, project, path, session, source string, deliver continuity.Deliver) error {
+	text, err := k.Pointer(ctx, project, path, session, source)
+	if cfg.MemoryIndex > 0 && (source == "startup" || source == "clear") {
+		index, ierr := memoryIndex(ctx, k, project, session, cfg.MemoryIndex)
+		if index != "" {
+			text = strings.TrimSpace(text + "\n\n" + index)
+		}
+		err = errors.Join(err, ierr)
+	}
+	if werr := deliver(text); werr != nil && err == nil {
+		err = werr
 	}
 	return err
 }
