@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-agent/cairn/e2e/gemini"
+	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -175,5 +177,116 @@ func TestGeminiRestoreAfterCompression(t *testing.T) {
 	}
 	if l := geminiLog(s); l != "" {
 		t.Errorf("cairn.log:\n%s", l)
+	}
+}
+
+// geminiRecall is a scripted Gemini CLI session with facts planted in its
+// first turns, a compression in the middle of a later turn, and one more
+// turn: it returns the first model request of that turn.
+func geminiRecall(t *testing.T, installed bool) (gemini.Request, *gemini.Session) {
+	t.Helper()
+	bin := gemini.Require(t)
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	fake := startGeminiFake(t)
+	s := gemini.NewSession(t, bin, fake.URL, 0.075)
+	os.MkdirAll(filepath.Join(s.Project, "internal", "billing"), 0o755)
+	os.WriteFile(filepath.Join(s.Project, "internal", "billing", "ledger.go"), []byte("package billing\n\nvar total float64\n"), 0o644)
+	if installed {
+		if _, err := runCairnGemini(s, "install", "--agent", "gemini"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	turn := func(prompt string, r gemini.Reply) []gemini.Request {
+		t.Helper()
+		before := len(fake.Requests())
+		fake.Script(r)
+		if _, err := s.Turn(ctx, prompt); err != nil {
+			t.Fatalf("%v\ncairn.log:\n%s", err, geminiLog(s))
+		}
+		return fake.Requests()[before:]
+	}
+	for _, p := range geminiPlanted {
+		turn(p.prompt, gemini.Reply{Command: p.command, Text: p.reply})
+	}
+	compressing := turn("Now list the files of the package.", gemini.Reply{Command: "ls internal/billing", CallTokens: 99000, PromptTokens: 5000, Text: "The package holds ledger.go."})
+	if !slices.ContainsFunc(compressing, func(r gemini.Request) bool { return r.Kind == "compress" }) {
+		t.Fatalf("Gemini CLI did not compress: %v", geminiKinds(compressing))
+	}
+	for _, r := range turn("Go on with the fix.", gemini.Reply{Text: "Continuing.", PromptTokens: 6000}) {
+		if r.Kind == "turn" {
+			return r, s
+		}
+	}
+	t.Fatal("no model request in the turn after the compression")
+	return gemini.Request{}, s
+}
+
+// geminiPlanted are the turns before the compression and the facts they
+// plant.
+var geminiPlanted = []struct {
+	prompt, command, reply string
+	facts                  []string
+}{
+	{"Fix ticket BILL-4821: the ledger rounds totals wrong in internal/billing/ledger.go. Decision: store amounts as integer cents, never float64.",
+		"cat internal/billing/ledger.go", "I read internal/billing/ledger.go: totals are float64 and rounding happens on every add.",
+		[]string{"BILL-4821", "internal/billing/ledger.go", "integer cents"}},
+	{"Also keep the CSV export header stable; the flag is --keep-header-order.",
+		"", "Noted: the CSV export keeps its header order behind that flag.",
+		[]string{"--keep-header-order"}},
+	{"The currency table lives in internal/billing/currency.go; do not touch the JPY rounding rule.",
+		"", "Understood, the currency table stays as it is and JPY keeps its own rule.",
+		[]string{"internal/billing/currency.go", "JPY rounding"}},
+	{"Run the tests with make test-billing, never with go test ./... since the integration suite needs a database.",
+		"", "I will run make test-billing only.",
+		[]string{"make test-billing"}},
+}
+
+// TestGeminiRecall plants seven facts in four turns of a real Gemini CLI
+// session, compresses in the middle of the fifth, and counts the facts in
+// the first request of the sixth, with cairn and without (the summary the
+// fake writes holds none of them; the history Gemini CLI keeps, its last
+// 30% or so, may): the goal is 95% of them, with at most 1,500
+// tokens added.
+func TestGeminiRecall(t *testing.T) {
+	var all []string
+	for _, p := range geminiPlanted {
+		all = append(all, p.facts...)
+	}
+	counted := func(r gemini.Request) (int, []string) {
+		text := r.Text()
+		var missing []string
+		for _, f := range all {
+			if !strings.Contains(text, f) {
+				missing = append(missing, f)
+			}
+		}
+		return len(all) - len(missing), missing
+	}
+	alone, _ := geminiRecall(t, false)
+	without, lost := counted(alone)
+	with, s := geminiRecall(t, true)
+	got, missing := counted(with)
+	restore := ""
+	if i := strings.Index(with.Text(), transcript.RestoreHeader); i >= 0 {
+		restore = with.Text()[i:]
+		restore, _, _ = strings.Cut(restore, "</hook_context>")
+	}
+	tokens := checkpoint.Tokens(restore)
+	t.Logf("Gemini CLI recall in the first request after a compression: with cairn %d/%d (%d tokens added), without %d/%d (lost %v)",
+		got, len(all), tokens, without, len(all), lost)
+	if restore == "" {
+		t.Fatalf("no restore in the first request after the compression\ncairn.log:\n%s", geminiLog(s))
+	}
+	if without == len(all) {
+		t.Errorf("Gemini CLI alone kept every fact through the compression: the scenario measures nothing")
+	}
+	if float64(got) < recallGoal*float64(len(all)) {
+		t.Errorf("with cairn %d/%d facts, want %.0f%%: missing %v\nrestore:\n%s", got, len(all), 100*recallGoal, missing, restore)
+	}
+	if tokens > 1500 {
+		t.Errorf("the restore adds %d tokens, want at most 1,500", tokens)
 	}
 }
