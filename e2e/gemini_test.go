@@ -78,6 +78,7 @@ func geminiKinds(reqs []gemini.Request) []string {
 // compression, and the request after that must hold it once more only
 // as history, not a second delivery.
 func TestGeminiRestoreAfterCompression(t *testing.T) {
+	t.Parallel() // a session of its own: its HOME, project and fake
 	bin := gemini.Require(t)
 	if built.err != nil {
 		t.Fatal(built.err)
@@ -251,6 +252,7 @@ var geminiPlanted = []struct {
 // 30% or so, may): the goal is 95% of them, with at most 1,500
 // tokens added.
 func TestGeminiRecall(t *testing.T) {
+	t.Parallel()
 	var all []string
 	for _, p := range geminiPlanted {
 		all = append(all, p.facts...)
