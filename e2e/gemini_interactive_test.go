@@ -37,14 +37,29 @@ func TestGeminiManualCompress(t *testing.T) {
 			t.Fatalf("%v\nscreen:\n%s\ncairn.log:\n%s", err, screen, geminiLog(s))
 		}
 	}
+	// say types text into the input box and submits it. On a loaded
+	// machine the client can take the Enter for part of a paste and keep
+	// the text in the box: Enter is pressed again until the text shows
+	// as submitted ("> text").
 	say := func(text string) {
 		t.Helper()
 		if err := p.Type(text); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond) // the input box takes the text before Enter
-		if err := p.Keys("Enter"); err != nil {
-			t.Fatal(err)
+		head := text[:min(len(text), 40)]
+		wait(head, 30*time.Second)
+		for try := 0; ; try++ {
+			time.Sleep(500 * time.Millisecond)
+			if err := p.Keys("Enter"); err != nil {
+				t.Fatal(err)
+			}
+			_, err := p.WaitScreen(5*time.Second, "the prompt submitted", func(sc string) bool { return strings.Contains(sc, "> "+head) })
+			if err == nil {
+				return
+			}
+			if try == 3 {
+				t.Fatalf("the prompt %q was not submitted after %d presses of Enter: %v", head, try+1, err)
+			}
 		}
 	}
 	wait("Type your message", 90*time.Second)
