@@ -186,6 +186,18 @@ func Gemini() Agent {
 		// No SessionStart (its context costs the prompt on --resume): a
 		// session's first BeforeAgent brings the pointer.
 		StartEvent: "BeforeAgent",
+		sessions: func(getenv func(string) string, root string) ([]SessionFile, error) {
+			home, err := gemini.Home(getenv)
+			if err != nil {
+				return nil, err
+			}
+			fs, err := gemini.Sessions(home, root)
+			out := make([]SessionFile, len(fs))
+			for i, f := range fs {
+				out[i] = SessionFile{Agent: "gemini", ID: f.ID, Path: f.Path, ModTime: f.ModTime}
+			}
+			return out, err
+		},
 		decode: func(data []byte) (Payload, error) {
 			p, err := gemini.DecodePayload(data)
 			return fromGemini(p), err

@@ -4,8 +4,8 @@
 // side (its events and their budgets, its payload, its answers' forms,
 // its meter rules) is an Agent (agent.go) built from its adapter:
 // internal/claudecode for Claude Code, the default, internal/codex for
-// Codex CLI, internal/gemini for Gemini CLI. What the handlers do is the core's (continuity, pressure,
-// knowledge), composed here. A hook never breaks the agent: whatever goes
+// Codex CLI, internal/gemini for Gemini CLI. What the handlers do is the
+// core's (continuity, pressure, knowledge), composed here. A hook never breaks the agent: whatever goes
 // wrong (a bad payload, an unreadable transcript, a locked database, a
 // full disk, a panic, the budget running out) is logged as one line,
 // nothing is printed, and the exit code is 0.
