@@ -109,4 +109,3 @@ func headerID(path string) string {
 	}
 	return h.SessionID
 }
-
