@@ -138,6 +138,7 @@ func agentRows() []agentRow {
 	return []agentRow{
 		{hook.ClaudeCode(), "cairn install", Doctor.claudeWiring},
 		{hook.Codex(), "cairn install --agent codex", Doctor.codexWiring},
+		{hook.Gemini(), "cairn install --agent gemini", Doctor.geminiWiring},
 	}
 }
 

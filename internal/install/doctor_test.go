@@ -28,6 +28,7 @@ func TestReportJSON(t *testing.T) {
 		DataDir:    filepath.Join(dir, "data"),
 		Exe:        filepath.Join(dir, "bin", "cairn"),
 		CodexHome:  filepath.Join(dir, "codex"),
+		GeminiHome: filepath.Join(dir, "gemini", ".gemini"),
 		Out:        io.Discard,
 	}
 	for _, d := range []string{s.Root, s.ConfigDir, s.DataDir} {
@@ -167,5 +168,46 @@ func TestDoctorCodex(t *testing.T) {
 				t.Errorf("%d Codex hook runs reported, want 6", codexHooks)
 			}
 		})
+	}
+}
+
+// TestDoctorGemini: the doctor sees cairn's hooks in Gemini CLI's
+// settings.json once install --agent gemini wired them, and still when
+// the user has since put comments in the file (Gemini CLI reads them).
+func TestDoctorGemini(t *testing.T) {
+	dir := t.TempDir()
+	s := Setup{Root: filepath.Join(dir, "proj"), ConfigDir: filepath.Join(dir, "claude"), DataDir: filepath.Join(dir, "data"),
+		Exe: filepath.Join(dir, "bin", "cairn"), GeminiHome: filepath.Join(dir, "home", ".gemini"), Out: io.Discard}
+	os.MkdirAll(s.Root, 0o755)
+	d := Doctor{Setup: s, StateDir: filepath.Join(dir, "state"), Fallback: filepath.Join(dir, "tmp"), DBPath: filepath.Join(dir, "data", "cairn.db"),
+		DB:  func(ctx context.Context) (*sqlite.DB, error) { return nil, os.ErrNotExist },
+		Now: func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }, Loc: time.UTC}
+	findings := func(status string) []string {
+		var out []string
+		for _, f := range d.Check(context.Background()).Findings {
+			if f.Agent == "gemini" && f.Section == Wiring && f.Status == status {
+				out = append(out, f.Text)
+			}
+		}
+		return out
+	}
+	if ok := findings(OK); len(ok) != 0 {
+		t.Errorf("wired before install: %q", ok)
+	}
+	if err := s.InstallGemini(false); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(s.Root, ".gemini", "settings.json")
+	if ok := findings(OK); len(ok) != 1 || !strings.Contains(ok[0], path+": wired to "+s.Exe+" for 4 events") {
+		t.Errorf("after install: %q, problems %q", ok, findings(Problem))
+	}
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, append([]byte("// mine\n"), data...), 0o600)
+	if ok := findings(OK); len(ok) != 1 {
+		t.Errorf("with a comment: %q, problems %q", ok, findings(Problem))
+	}
+	os.WriteFile(path, []byte(strings.Replace(string(data), `"timeout": 60000`, `"timeout": 60`, 1)), 0o600)
+	if p := findings(Problem); len(p) != 1 || !strings.Contains(p[0], "not with its timeouts") {
+		t.Errorf("a timeout in seconds: %q", p)
 	}
 }
