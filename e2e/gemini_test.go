@@ -176,6 +176,16 @@ func TestGeminiRestoreAfterCompression(t *testing.T) {
 			t.Errorf("cairn's %s hook did not run as install wired it: %v", ev, err)
 		}
 	}
+	// The session commands find the chat: Gemini CLI's, measured by its
+	// rules (the compression, then 7,000 tokens of 1,048,576).
+	if out, err := runCairnGemini(s, "sessions"); err != nil || !strings.Contains(string(out), "Gemini CLI") {
+		t.Errorf("cairn sessions: %v\n%s", err, out)
+	}
+	if out, err := runCairnGemini(s, "status"); err != nil || !strings.Contains(string(out), "7,000") {
+		t.Errorf("cairn status: %v\n%s", err, out)
+	} else {
+		t.Logf("cairn status:\n%s", out)
+	}
 	if l := geminiLog(s); l != "" {
 		t.Errorf("cairn.log:\n%s", l)
 	}
