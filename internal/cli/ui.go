@@ -123,8 +123,10 @@ func (a *App) uiLive(ctx context.Context, w *uiWatch, scope string, in, out *os.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	defer stop()
 	winch := make(chan os.Signal, 1)
-	signal.Notify(winch, syscall.SIGWINCH)
-	defer signal.Stop(winch)
+	if len(resizeSignals) > 0 {
+		signal.Notify(winch, resizeSignals...)
+		defer signal.Stop(winch)
+	}
 	resized := make(chan struct{}, 1)
 	go func() {
 		for range winch {
