@@ -78,6 +78,14 @@ func Decisions(body string) []string {
 			// The reason in the next sentence: "The smaller change is to
 			// switch to Data.Map.Strict. That keeps the interface as is."
 			out = append(out, text.Truncate(sent+" "+sents[i+1], maxNoteBytes))
+		case weighed(l) && strings.Contains(l, ", but "):
+			// An option weighed and turned down, with its reason: "I
+			// thought of a cache, but the data changes every second."
+			out = append(out, text.Truncate(sent, maxNoteBytes))
+		case weighed(l) && i+1 < len(sents) && turnsDown(sents[i+1]):
+			// The same over two sentences: "I did consider rewriting it
+			// as a stream. But the dashboard imports it, so ..."
+			out = append(out, text.Truncate(sent+" "+sents[i+1], maxNoteBytes))
 		}
 	}
 	return out
@@ -95,6 +103,20 @@ func imperative(l string) bool {
 		return true
 	}
 	return false
+}
+
+// weighed says whether a sentence (lower case) is the speaker weighing an
+// option: "I considered ...", "we thought about ...", "one alternative
+// would be ...". What follows it says whether the option was taken.
+func weighed(l string) bool {
+	return containsAny(" "+l, chooserCues) && containsAny(l, weighCues)
+}
+
+// turnsDown says whether a sentence opens by setting the option before it
+// aside: "But that changes the type...", "However, it would break...".
+func turnsDown(sent string) bool {
+	l := strings.ToLower(strings.TrimLeft(sent, "*-> "))
+	return hasPrefixAny(l, []string{"but ", "however", "that said", "yet ", "still, "})
 }
 
 // givesReason says whether a sentence gives the reason for the one before:
@@ -117,10 +139,12 @@ var (
 	}
 	// chooserCues are the words of someone choosing, which make an
 	// alternative a decision.
-	chooserCues     = []string{" i ", " i'", " we ", " we'", " let's ", " use ", " keep ", " go ", " should ", " would ", " will "}
-	reasonCues      = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
+	chooserCues = []string{" i ", " i'", " we ", " we'", " let's ", " use ", " keep ", " go ", " should ", " would ", " will "}
+	reasonCues  = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
+	// weighCues are the words of an option weighed rather than taken.
+	weighCues       = []string{"consider", "thought about", "thought of", "tempted", "alternative", "option"}
 	alternativeCues = []string{" instead of ", " rather than "}
-	gateCues        = append(append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd "}, reasonCues...), alternativeCues...), decisionCues...)
+	gateCues        = append(append(append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd ", "onsider", "Alternative", "Option"}, reasonCues...), alternativeCues...), decisionCues...), weighCues...)
 )
 
 // Findings picks the sentences of an assistant's text that state a

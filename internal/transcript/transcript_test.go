@@ -439,6 +439,13 @@ func TestDecisionShapes(t *testing.T) {
 		{"The bulk of requests is finally visible instead of being crushed into one bar.", nil},
 		{"I'd do B, because raising the timeout only moves the cliff.", []string{"I'd do B, because raising the timeout only moves the cliff."}},
 		{"Store times as UTC rather than local time.", []string{"Store times as UTC rather than local time."}},
+		// An option weighed and turned down carries its reason, in the
+		// same sentence or the next.
+		{"We thought about caching the rates in Redis, but they change every second.", []string{"We thought about caching the rates in Redis, but they change every second."}},
+		{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break. The fix is small.",
+			[]string{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break."}},
+		{"I considered the flaky test first. It passed twice.", nil},
+		{"The options are parsed twice, but only the second parse counts.", nil},
 	}
 	for _, tt := range tests {
 		if got := Decisions(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
