@@ -47,15 +47,16 @@ type section struct {
 func dedupe(head string, secs []section) {
 	shown := sameText(head)
 	for i := range secs {
-		if secs[i].repeats {
-			secs[i].items = slices.DeleteFunc(secs[i].items, func(it string) bool {
-				c := core(it)
-				return len(c) >= minRepeat && strings.Contains(shown, c)
-			})
-		}
+		kept := secs[i].items[:0]
 		for _, it := range secs[i].items {
-			shown += "\n" + core(it)
+			c := core(it)
+			if secs[i].repeats && len(c) >= minRepeat && strings.Contains(shown, c) {
+				continue
+			}
+			kept = append(kept, it)
+			shown += "\n" + c
 		}
+		secs[i].items = kept
 	}
 }
 
