@@ -153,22 +153,68 @@ var (
 // carry a datum (a number, a `code` span, a path), not intentions ("Let
 // me run `go test`"), not questions. Numbers and names are what a summary
 // rounds away and what the agent cannot get back without redoing the work.
+//
+// Two shapes count without a datum: a thing said not to do or be what one
+// would expect ("The staging disk does not point at the staging bucket",
+// "the formatter never reads the locale"), and a result that contradicts
+// an expectation ("it turns out the cache is shared").
 func Findings(body string) []string {
-	if !strings.ContainsAny(body, "0123456789`/") {
+	if !strings.ContainsAny(body, "0123456789`/") && !containsAny(strings.ToLower(body), shapeGate) {
 		return nil
 	}
 	var out []string
 	for _, sent := range Sentences(body) {
-		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") || !hasDatum(sent) {
+		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") {
 			continue
 		}
 		l := strings.ToLower(strings.TrimLeft(sent, "*#->0123456789.) "))
 		if hasPrefixAny(l, intentions) {
 			continue
 		}
+		if !hasDatum(sent) && (strings.HasPrefix(sent, ">") || !denial(l) && !containsAny(l, contraryCues)) {
+			continue // a quotation states nothing found
+		}
 		out = append(out, text.Truncate(sent, maxNoteBytes))
 	}
 	return out
+}
+
+var (
+	// contraryCues mark a result against an expectation.
+	contraryCues = []string{"turns out", "turned out", "it seems that", "contrary to", "unexpectedly", "surprisingly", "in fact,"}
+	// denials are the verbs of "X does not Y": a negated auxiliary, or
+	// "no longer"/"never" after a subject.
+	denials   = []string{" does not ", " doesn't ", " do not ", " don't ", " is not ", " isn't ", " are not ", " aren't ", " was not ", " wasn't ", " were not ", " weren't ", " cannot ", " can't ", " will not ", " won't ", " did not ", " didn't ", " has not ", " hasn't ", " have not ", " haven't ", " no longer ", " never "}
+	shapeGate = append(append([]string{"n't ", " not ", " never ", " no longer "}, contraryCues...), denials...)
+)
+
+// denial says whether a sentence (lower case) says of a thing that it
+// does not do or be something: the subject is not the speaker nor the
+// listener ("I have not changed anything" is a report of one's own
+// doing, not a fact found), and the sentence is not a request.
+func denial(l string) bool {
+	l = strings.ReplaceAll(l, "’", "'")
+	i := -1
+	for _, d := range denials {
+		if j := strings.Index(" "+l, d); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+	}
+	if i <= 0 {
+		return false // no denial, or nothing before it to deny it of
+	}
+	subject := strings.Fields(l[:i])
+	for len(subject) > 0 && (subject[0] == "so" || subject[0] == "and" || subject[0] == "but" || subject[0] == "now" || subject[0] == "then") {
+		subject = subject[1:] // a connective: the subject is next
+	}
+	if len(subject) == 0 {
+		return false
+	}
+	switch strings.Trim(subject[0], ",;:") {
+	case "i", "i'm", "i've", "we", "we're", "we've", "you", "you're", "please", "let's", "if", "when", "maybe", "perhaps":
+		return false
+	}
+	return true
 }
 
 // intentions open sentences about what the assistant is about to do,

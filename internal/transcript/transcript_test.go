@@ -406,6 +406,16 @@ func TestFindings(t *testing.T) {
 		{"ADR 0007 says orders are never hard-deleted, so no ON DELETE CASCADE.", []string{"ADR 0007 says orders are never hard-deleted, so no ON DELETE CASCADE."}},
 		{"The handler in internal/api/orders.go swallows the error.", []string{"The handler in internal/api/orders.go swallows the error."}},
 		{"```\nx := 42\n```", nil},
+		// Without a datum: a thing that does not do or be what one would
+		// expect, and a result against an expectation; not the speaker's
+		// own doing, a conditional or a request.
+		{"The staging disk does not point at the staging bucket.", []string{"The staging disk does not point at the staging bucket."}},
+		{"So the exporter never flushes the last buffer.", []string{"So the exporter never flushes the last buffer."}},
+		{"It turns out the cache is shared between tenants.", []string{"It turns out the cache is shared between tenants."}},
+		{"I have not changed anything yet. If the token is not set, the client retries.", nil},
+		{"Please don't restart the queue before five.", nil},
+		{"So I don't need a manual handler after all.", nil},
+		{"> - Credo may report issues in existing code, don't fix them here", nil},
 	}
 	for _, tt := range tests {
 		if got := Findings(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
