@@ -72,7 +72,7 @@ func Decisions(body string) []string {
 		// leak rather than data that must be kept".
 		alt := containsAny(l, alternativeCues) && chose
 		switch {
-		case explicit || alt || (containsAny(l, decisionCues) && containsAny(l, reasonCues)):
+		case explicit || alt || ((containsAny(l, decisionCues) || commits(l)) && containsAny(l, reasonCues)):
 			out = append(out, text.Truncate(sent, maxNoteBytes))
 		case containsAny(l, decisionCues) && i+1 < len(sents) && givesReason(sents[i+1]):
 			// The reason in the next sentence: "The smaller change is to
@@ -91,12 +91,30 @@ func Decisions(body string) []string {
 	return out
 }
 
+// commits says whether a sentence (lower case) is the speaker committing
+// to a course ("I'll dedupe with a key per message", "We will pin it",
+// "Use X"): with a reason it is a decision, whatever its verb.
+func commits(l string) bool {
+	t := strings.TrimLeft(l, "*#->0123456789.) ")
+	return hasPrefixAny(t, []string{"i'll ", "i will ", "we'll ", "we will ", "let's "}) || imperative(l)
+}
+
 // imperative says whether a sentence (lower case) starts with one of the
-// verbs a plan is written with: "Store times as UTC rather than local
-// time."
+// verbs a plan is written with, or its -ing form: "Store times as UTC
+// rather than local time.", "Switching the reader to X instead of Y".
 func imperative(l string) bool {
 	l = strings.TrimLeft(l, "*#->0123456789.) ")
 	w, _, _ := strings.Cut(l, " ")
+	if base, ok := strings.CutSuffix(w, "ing"); ok && len(base) >= 2 {
+		// using → use, switching → switch, dropping → drop.
+		n := len(base)
+		return planVerb(base) || planVerb(base+"e") || (n >= 3 && base[n-1] == base[n-2] && planVerb(base[:n-1]))
+	}
+	return planVerb(w)
+}
+
+// planVerb says whether w is one of the verbs a plan is written with.
+func planVerb(w string) bool {
 	switch w {
 	case "use", "store", "keep", "switch", "go", "pick", "prefer", "make", "put", "write", "return", "cache", "move",
 		"add", "leave", "run", "call", "treat", "parse", "read", "send", "split", "merge", "drop", "skip", "stick", "replace":

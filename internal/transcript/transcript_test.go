@@ -456,6 +456,12 @@ func TestDecisionShapes(t *testing.T) {
 			[]string{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break."}},
 		{"I considered the flaky test first. It passed twice.", nil},
 		{"The options are parsed twice, but only the second parse counts.", nil},
+		// A course committed to with its reason, whatever its verb; a
+		// plan verb in its -ing form chooses like the imperative.
+		{"I'll dedupe with an idempotency key per message, because the relay keeps no state we could query.", []string{"I'll dedupe with an idempotency key per message, because the relay keeps no state we could query."}},
+		{"Switching webhook.ts to the vault instead of the environment, since the environment is logged.", []string{"Switching webhook.ts to the vault instead of the environment, since the environment is logged."}},
+		{"I'll run the tests now.", nil},
+		{"The parser is slow because it copies every line.", nil},
 	}
 	for _, tt := range tests {
 		if got := Decisions(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
