@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,6 +219,7 @@ func newPlay(t *testing.T, sc scenario, s *claudecode.Session) *play {
 			t.Logf("%s: requests the fake API received:\n%s", sc.Name, fake.Summary())
 		}
 		dumpRequests(t, sc.Name, fake)
+		dumpTranscripts(t, sc.Name, s.ConfigDir)
 		fake.Close()
 	})
 	s.BaseURL = fake.URL
@@ -615,6 +617,35 @@ func dumpRequests(t *testing.T, name string, fake *fakeapi.Server) {
 		}
 		b, _ := json.MarshalIndent(r.Body, "", "  ")
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d-%s.json", r.Seq, r.Kind)), b, 0o644)
+	}
+}
+
+// dumpTranscripts copies the client's transcripts (with their subagents')
+// under $CAIRN_E2E_DUMP/<test>/<scenario>/transcripts/, to replay a session
+// through cairn's engine without the client.
+func dumpTranscripts(t *testing.T, name, configDir string) {
+	root := os.Getenv("CAIRN_E2E_DUMP")
+	if root == "" {
+		return
+	}
+	src := filepath.Join(configDir, "projects")
+	dst := filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"), name, "transcripts")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Log(err)
 	}
 }
 

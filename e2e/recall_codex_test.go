@@ -751,9 +751,7 @@ func TestCodexRecallShapes(t *testing.T) {
 		{sc: cxQuoteInTurn()},
 		{sc: cxHelmManual()},
 		{sc: cxCargoTwice()},
-		// The shared decision heuristic (transcript.Decisions) takes "I'll
-		// dedupe with X, because Y" for no decision (docs/recall.md).
-		{sc: cxNpmLongSecrets(), knownLost: []string{"early decision", "early decision's reason"}},
+		{sc: cxNpmLongSecrets()},
 	} {
 		t.Run(c.sc.Name, func(t *testing.T) {
 			t.Parallel()

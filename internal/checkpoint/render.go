@@ -2,8 +2,11 @@ package checkpoint
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/outcome"
@@ -26,17 +29,159 @@ type section struct {
 	dropFront bool
 	// prose renders the items as lines rather than a bulleted list.
 	prose bool
+	// repeats says the items are sentences or quotes that may repeat
+	// what a section above already shows: such an item is left out.
+	repeats bool
+	// byNews drops first the item that tells least that the rest of the
+	// text does not (see news), the oldest of equals: for statements whose
+	// value does not follow their age.
+	byNews bool
+}
+
+// dedupe leaves out of the sections that may repeat (repeats) each item
+// whose text a section above it, or an earlier item, already shows: the
+// user's answer quoted under what was settled and again among what the
+// user said, a constraint that is a sentence of a quoted prompt, a
+// finding that is the open item above it. A budget spent twice on one
+// sentence is a budget that drops another.
+func dedupe(head string, secs []section) {
+	shown := sameText(head)
+	for i := range secs {
+		kept := secs[i].items[:0]
+		for _, it := range secs[i].items {
+			c := core(it)
+			if secs[i].repeats && len(c) >= minRepeat && strings.Contains(shown, c) {
+				continue
+			}
+			kept = append(kept, it)
+			shown += "\n" + c
+		}
+		secs[i].items = kept
+	}
+}
+
+// leastNews is the index of the item of secs[i] that tells least beyond
+// the rest of the text (the head, the other sections, the section's other
+// items): a finding whose numbers the command lines above already give, a
+// recap of open items, an acknowledgement, rather than the measurement or
+// the cause found once and said nowhere else. The oldest of equals.
+func leastNews(head string, secs []section, i int) int {
+	var rest strings.Builder
+	rest.WriteString(head)
+	for k, s := range secs {
+		if k != i {
+			for _, it := range s.items {
+				rest.WriteString("\n" + it)
+			}
+		}
+	}
+	known := words(rest.String())
+	best, low := 0, math.Inf(1)
+	for j, it := range secs[i].items {
+		others := maps.Clone(known)
+		for k, o := range secs[i].items {
+			if k != j {
+				maps.Copy(others, words(o))
+			}
+		}
+		if n := news(it, others); n < low {
+			best, low = j, n
+		}
+	}
+	return best
+}
+
+// news says how much a text tells that known does not: first the numbers
+// it alone gives (a measurement, a count, a version: what cannot be got
+// back without redoing the work), then whether it says that something
+// does not hold (what contradicts an expectation is what the model would
+// otherwise assume), then the share of its other words that known does
+// not hold.
+func news(s string, known map[string]bool) float64 {
+	var all, unknown, numbers float64
+	for w := range words(s) {
+		switch {
+		case known[w]:
+		case len(w) >= 2 && strings.ContainsAny(w, "0123456789"):
+			numbers++
+		default:
+			unknown++
+		}
+		all++
+	}
+	if all == 0 {
+		return 0
+	}
+	n := numbers + unknown/all
+	if negates(s) {
+		n++
+	}
+	return n
+}
+
+// negates says whether a text denies something: "not", "no longer",
+// "never", "doesn't", "without".
+func negates(s string) bool {
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		w = strings.Trim(w, ".,;:()`\"'“”")
+		switch {
+		case w == "not" || w == "no" || w == "never" || w == "without" || w == "none" || w == "nothing" || w == "neither" || w == "nor" || w == "cannot":
+			return true
+		case strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "n’t"):
+			return true
+		}
+	}
+	return false
+}
+
+// words are the distinct words of a text, lower case, that can carry
+// content: four letters or more, or a digit (short function words say
+// nothing about news).
+func words(s string) map[string]bool {
+	out := make(map[string]bool)
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '_' && r != '-' && r != '/' && r != ','
+	}) {
+		w = strings.Trim(w, ".,-/")
+		if len(w) >= 4 || (w != "" && strings.ContainsAny(w, "0123456789")) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// clipStatement is how long a statement stays when the budget is short.
+const clipStatement = 240
+
+// minRepeat is the shortest text dedupe takes for a repeat: a path or a
+// word found inside a longer text is not the same statement.
+const minRepeat = 24
+
+// core is an item's text as compared for repeats: without the label an
+// open item starts with, quotation marks and a clip's ellipsis.
+func core(it string) string {
+	if strings.HasPrefix(it, "(") {
+		if i := strings.Index(it, ") "); i > 0 && i < 40 {
+			it = it[i+2:]
+		}
+	}
+	it = strings.NewReplacer("“", "", "”", "", "…", "").Replace(it)
+	return sameText(it)
 }
 
 // fit renders head, the sections and tail within budget tokens: the
 // lowest-priority sections (last) shrink first, down to their minimum,
 // then lose their minimum too, and as a last resort long items are cut.
 func fit(head string, secs []section, tail string, budget int, render func(string, []section, string) string) string {
+	dedupe(head, secs)
 	out := render(head, secs, tail)
 	shrink := func(floor func(section) int) bool {
 		for i := len(secs) - 1; i >= 0; i-- {
 			if len(secs[i].items) > floor(secs[i]) {
-				if secs[i].dropFront {
+				if secs[i].byNews {
+					j := leastNews(head, secs, i)
+					secs[i].items = slices.Delete(secs[i].items, j, j+1)
+				} else if secs[i].dropFront {
 					secs[i].items = secs[i].items[1:]
 				} else {
 					secs[i].items = secs[i].items[:len(secs[i].items)-1]
@@ -45,6 +190,19 @@ func fit(head string, secs []section, tail string, budget int, render func(strin
 			}
 		}
 		return false
+	}
+	// Over budget, the long statements (quoted answers, findings,
+	// decisions) lose their tails before whole items go: the point of a
+	// sentence is rarely in its last third.
+	if Tokens(out) > budget {
+		for i := range secs {
+			if secs[i].repeats {
+				for j := range secs[i].items {
+					secs[i].items[j] = text.Clip(secs[i].items[j], clipStatement)
+				}
+			}
+		}
+		out = render(head, secs, tail)
 	}
 	for Tokens(out) > budget && shrink(func(s section) int { return s.min }) {
 		out = render(head, secs, tail)
@@ -213,30 +371,34 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	// Right after the task: what was left open, said turns before the
 	// compaction, is what a summary drops first. The oldest go first when
 	// the budget is short.
-	secs = append(secs, section{title: "Open items", items: open, min: min(len(open), 4), dropFront: true})
+	secs = append(secs, section{title: "Open items", items: open, min: min(len(open), 4), dropFront: true, repeats: true})
 	var answers []string
 	for _, a := range c.Answers {
 		answers = append(answers, quote(a.Question)+" → the user: "+quote(a.Answer))
 	}
-	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true})
-	secs = append(secs, section{title: "The user also said (oldest first)", items: then, min: min(len(then), 2), dropFront: true})
-	secs = append(secs, section{title: "User constraints", items: quoteAll(c.Constraints), min: len(c.Constraints), dropFront: true})
+	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true, repeats: true})
+	secs = append(secs, section{title: "The user also said (oldest first)", items: then, min: min(len(then), 2), dropFront: true, repeats: true, byNews: true})
+	secs = append(secs, section{title: "User constraints", items: quoteAll(c.Constraints), min: len(c.Constraints), dropFront: true, repeats: true})
 	var todos []string
 	for _, t := range c.OpenTodos() {
 		todos = append(todos, fmt.Sprintf("[%s] %s", t.Status, t.Content))
 	}
-	secs = append(secs, section{title: "Open todos", items: todos, min: min(len(todos), 5)})
+	secs = append(secs, section{title: "Open todos", items: todos, min: min(len(todos), 5), repeats: true})
 	var files []string
 	for _, f := range c.Files {
 		files = append(files, fileLine(f))
 	}
 	secs = append(secs, section{title: "Files changed", items: files, min: min(len(files), 8), dropFront: true})
-	var errs []string
+	// Errors a later call fixed are history: the restore shows them
+	// after the findings, those still failing before the decisions.
+	var errs, fixed []string
 	for _, e := range c.Errors {
-		if e.Resolved && !forRestore {
-			continue
+		switch {
+		case !e.Resolved:
+			errs = append(errs, errorLine(e))
+		case forRestore:
+			fixed = append(fixed, errorLine(e))
 		}
-		errs = append(errs, errorLine(e))
 	}
 	if forRestore {
 		var cmds []string
@@ -248,10 +410,11 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	} else {
 		secs = append(secs, section{title: "Unresolved errors", items: errs, min: min(len(errs), 1), dropFront: true})
 	}
-	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true})
-	secs = append(secs, section{title: "Findings (oldest first)", items: c.Findings, min: min(len(c.Findings), 3), dropFront: true})
+	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true, repeats: true})
+	secs = append(secs, section{title: "Findings (oldest first)", items: c.Findings, min: min(len(c.Findings), 3), dropFront: true, repeats: true, byNews: true})
+	secs = append(secs, section{title: "Fixed along the way", items: fixed, min: min(len(fixed), 1), dropFront: true})
 	if forRestore {
-		secs = append(secs, section{title: "Subagents reported", items: c.Subagents, min: min(len(c.Subagents), 1), dropFront: true})
+		secs = append(secs, section{title: "Subagents reported", items: c.Subagents, min: min(len(c.Subagents), 1), dropFront: true, repeats: true})
 	}
 	if forRestore && c.Git != nil {
 		secs = append(secs, section{title: "Git", items: gitLines(c), min: 1, prose: true})
@@ -262,7 +425,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 			next = append(next, n)
 		}
 	}
-	secs = append(secs, section{title: "Next steps", items: next, min: min(len(next), 3)})
+	secs = append(secs, section{title: "Next steps", items: next, min: min(len(next), 3), repeats: true})
 	// The files the agent read and worked from without changing them
 	// (parsers, tests, configs): the real summaries name them, and they
 	// cost a few tokens each.

@@ -72,29 +72,69 @@ func Decisions(body string) []string {
 		// leak rather than data that must be kept".
 		alt := containsAny(l, alternativeCues) && chose
 		switch {
-		case explicit || alt || (containsAny(l, decisionCues) && containsAny(l, reasonCues)):
+		case explicit || alt || ((containsAny(l, decisionCues) || commits(l)) && containsAny(l, reasonCues)):
 			out = append(out, text.Truncate(sent, maxNoteBytes))
 		case containsAny(l, decisionCues) && i+1 < len(sents) && givesReason(sents[i+1]):
 			// The reason in the next sentence: "The smaller change is to
 			// switch to Data.Map.Strict. That keeps the interface as is."
+			out = append(out, text.Truncate(sent+" "+sents[i+1], maxNoteBytes))
+		case weighed(l) && strings.Contains(l, ", but "):
+			// An option weighed and turned down, with its reason: "I
+			// thought of a cache, but the data changes every second."
+			out = append(out, text.Truncate(sent, maxNoteBytes))
+		case weighed(l) && i+1 < len(sents) && turnsDown(sents[i+1]):
+			// The same over two sentences: "I did consider rewriting it
+			// as a stream. But the dashboard imports it, so ..."
 			out = append(out, text.Truncate(sent+" "+sents[i+1], maxNoteBytes))
 		}
 	}
 	return out
 }
 
+// commits says whether a sentence (lower case) is the speaker committing
+// to a course ("I'll dedupe with a key per message", "We will pin it",
+// "Use X"): with a reason it is a decision, whatever its verb.
+func commits(l string) bool {
+	t := strings.TrimLeft(l, "*#->0123456789.) ")
+	return hasPrefixAny(t, []string{"i'll ", "i will ", "we'll ", "we will ", "let's "}) || imperative(l)
+}
+
 // imperative says whether a sentence (lower case) starts with one of the
-// verbs a plan is written with: "Store times as UTC rather than local
-// time."
+// verbs a plan is written with, or its -ing form: "Store times as UTC
+// rather than local time.", "Switching the reader to X instead of Y".
 func imperative(l string) bool {
 	l = strings.TrimLeft(l, "*#->0123456789.) ")
 	w, _, _ := strings.Cut(l, " ")
+	if base, ok := strings.CutSuffix(w, "ing"); ok && len(base) >= 2 {
+		// using → use, switching → switch, dropping → drop.
+		n := len(base)
+		return planVerb(base) || planVerb(base+"e") || (n >= 3 && base[n-1] == base[n-2] && planVerb(base[:n-1]))
+	}
+	return planVerb(w)
+}
+
+// planVerb says whether w is one of the verbs a plan is written with.
+func planVerb(w string) bool {
 	switch w {
 	case "use", "store", "keep", "switch", "go", "pick", "prefer", "make", "put", "write", "return", "cache", "move",
 		"add", "leave", "run", "call", "treat", "parse", "read", "send", "split", "merge", "drop", "skip", "stick", "replace":
 		return true
 	}
 	return false
+}
+
+// weighed says whether a sentence (lower case) is the speaker weighing an
+// option: "I considered ...", "we thought about ...", "one alternative
+// would be ...". What follows it says whether the option was taken.
+func weighed(l string) bool {
+	return containsAny(" "+l, chooserCues) && containsAny(l, weighCues)
+}
+
+// turnsDown says whether a sentence opens by setting the option before it
+// aside: "But that changes the type...", "However, it would break...".
+func turnsDown(sent string) bool {
+	l := strings.ToLower(strings.TrimLeft(sent, "*-> "))
+	return hasPrefixAny(l, []string{"but ", "however", "that said", "yet ", "still, "})
 }
 
 // givesReason says whether a sentence gives the reason for the one before:
@@ -117,10 +157,12 @@ var (
 	}
 	// chooserCues are the words of someone choosing, which make an
 	// alternative a decision.
-	chooserCues     = []string{" i ", " i'", " we ", " we'", " let's ", " use ", " keep ", " go ", " should ", " would ", " will "}
-	reasonCues      = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
+	chooserCues = []string{" i ", " i'", " we ", " we'", " let's ", " use ", " keep ", " go ", " should ", " would ", " will "}
+	reasonCues  = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
+	// weighCues are the words of an option weighed rather than taken.
+	weighCues       = []string{"consider", "thought about", "thought of", "tempted", "alternative", "option"}
 	alternativeCues = []string{" instead of ", " rather than "}
-	gateCues        = append(append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd "}, reasonCues...), alternativeCues...), decisionCues...)
+	gateCues        = append(append(append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd ", "onsider", "Alternative", "Option"}, reasonCues...), alternativeCues...), decisionCues...), weighCues...)
 )
 
 // Findings picks the sentences of an assistant's text that state a
@@ -129,22 +171,68 @@ var (
 // carry a datum (a number, a `code` span, a path), not intentions ("Let
 // me run `go test`"), not questions. Numbers and names are what a summary
 // rounds away and what the agent cannot get back without redoing the work.
+//
+// Two shapes count without a datum: a thing said not to do or be what one
+// would expect ("The staging disk does not point at the staging bucket",
+// "the formatter never reads the locale"), and a result that contradicts
+// an expectation ("it turns out the cache is shared").
 func Findings(body string) []string {
-	if !strings.ContainsAny(body, "0123456789`/") {
+	if !strings.ContainsAny(body, "0123456789`/") && !containsAny(strings.ToLower(body), shapeGate) {
 		return nil
 	}
 	var out []string
 	for _, sent := range Sentences(body) {
-		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") || !hasDatum(sent) {
+		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") {
 			continue
 		}
 		l := strings.ToLower(strings.TrimLeft(sent, "*#->0123456789.) "))
 		if hasPrefixAny(l, intentions) {
 			continue
 		}
+		if !hasDatum(sent) && (strings.HasPrefix(sent, ">") || !denial(l) && !containsAny(l, contraryCues)) {
+			continue // a quotation states nothing found
+		}
 		out = append(out, text.Truncate(sent, maxNoteBytes))
 	}
 	return out
+}
+
+var (
+	// contraryCues mark a result against an expectation.
+	contraryCues = []string{"turns out", "turned out", "it seems that", "contrary to", "unexpectedly", "surprisingly", "in fact,"}
+	// denials are the verbs of "X does not Y": a negated auxiliary, or
+	// "no longer"/"never" after a subject.
+	denials   = []string{" does not ", " doesn't ", " do not ", " don't ", " is not ", " isn't ", " are not ", " aren't ", " was not ", " wasn't ", " were not ", " weren't ", " cannot ", " can't ", " will not ", " won't ", " did not ", " didn't ", " has not ", " hasn't ", " have not ", " haven't ", " no longer ", " never "}
+	shapeGate = append(append([]string{"n't ", " not ", " never ", " no longer "}, contraryCues...), denials...)
+)
+
+// denial says whether a sentence (lower case) says of a thing that it
+// does not do or be something: the subject is not the speaker nor the
+// listener ("I have not changed anything" is a report of one's own
+// doing, not a fact found), and the sentence is not a request.
+func denial(l string) bool {
+	l = strings.ReplaceAll(l, "’", "'")
+	i := -1
+	for _, d := range denials {
+		if j := strings.Index(" "+l, d); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+	}
+	if i <= 0 {
+		return false // no denial, or nothing before it to deny it of
+	}
+	subject := strings.Fields(l[:i])
+	for len(subject) > 0 && (subject[0] == "so" || subject[0] == "and" || subject[0] == "but" || subject[0] == "now" || subject[0] == "then") {
+		subject = subject[1:] // a connective: the subject is next
+	}
+	if len(subject) == 0 {
+		return false
+	}
+	switch strings.Trim(subject[0], ",;:") {
+	case "i", "i'm", "i've", "we", "we're", "we've", "you", "you're", "please", "let's", "if", "when", "maybe", "perhaps":
+		return false
+	}
+	return true
 }
 
 // intentions open sentences about what the assistant is about to do,

@@ -406,6 +406,16 @@ func TestFindings(t *testing.T) {
 		{"ADR 0007 says orders are never hard-deleted, so no ON DELETE CASCADE.", []string{"ADR 0007 says orders are never hard-deleted, so no ON DELETE CASCADE."}},
 		{"The handler in internal/api/orders.go swallows the error.", []string{"The handler in internal/api/orders.go swallows the error."}},
 		{"```\nx := 42\n```", nil},
+		// Without a datum: a thing that does not do or be what one would
+		// expect, and a result against an expectation; not the speaker's
+		// own doing, a conditional or a request.
+		{"The staging disk does not point at the staging bucket.", []string{"The staging disk does not point at the staging bucket."}},
+		{"So the exporter never flushes the last buffer.", []string{"So the exporter never flushes the last buffer."}},
+		{"It turns out the cache is shared between tenants.", []string{"It turns out the cache is shared between tenants."}},
+		{"I have not changed anything yet. If the token is not set, the client retries.", nil},
+		{"Please don't restart the queue before five.", nil},
+		{"So I don't need a manual handler after all.", nil},
+		{"> - Credo may report issues in existing code, don't fix them here", nil},
 	}
 	for _, tt := range tests {
 		if got := Findings(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
@@ -439,6 +449,19 @@ func TestDecisionShapes(t *testing.T) {
 		{"The bulk of requests is finally visible instead of being crushed into one bar.", nil},
 		{"I'd do B, because raising the timeout only moves the cliff.", []string{"I'd do B, because raising the timeout only moves the cliff."}},
 		{"Store times as UTC rather than local time.", []string{"Store times as UTC rather than local time."}},
+		// An option weighed and turned down carries its reason, in the
+		// same sentence or the next.
+		{"We thought about caching the rates in Redis, but they change every second.", []string{"We thought about caching the rates in Redis, but they change every second."}},
+		{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break. The fix is small.",
+			[]string{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break."}},
+		{"I considered the flaky test first. It passed twice.", nil},
+		{"The options are parsed twice, but only the second parse counts.", nil},
+		// A course committed to with its reason, whatever its verb; a
+		// plan verb in its -ing form chooses like the imperative.
+		{"I'll dedupe with an idempotency key per message, because the relay keeps no state we could query.", []string{"I'll dedupe with an idempotency key per message, because the relay keeps no state we could query."}},
+		{"Switching webhook.ts to the vault instead of the environment, since the environment is logged.", []string{"Switching webhook.ts to the vault instead of the environment, since the environment is logged."}},
+		{"I'll run the tests now.", nil},
+		{"The parser is slow because it copies every line.", nil},
 	}
 	for _, tt := range tests {
 		if got := Decisions(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
