@@ -77,7 +77,8 @@ func playRecall(t *testing.T, sc scenario, installed bool) recallRun {
 
 // TestRecallReport is the recall benchmark (bench/recall.sh): every
 // scenario of recallScenarios, then the held-out ones (heldOutScenarios,
-// recall_heldout_test.go), with cairn installed and without, and a
+// recall_heldout_test.go; blindScenarios, recall_blind_test.go), with
+// cairn installed and without, and a
 // Markdown table, written to $CAIRN_RECALL_REPORT, of the planted facts
 // the first request after each compaction carries, what cairn added to
 // it, and where planted secrets went. It runs only when
