@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/web"
 )
@@ -60,7 +61,17 @@ func (a *App) web(ctx context.Context, port int) error {
 	fmt.Fprintln(a.Stdout, "read-only; Ctrl-C stops it")
 	s := &web.Server{
 		ConfigDir: e.configDir, State: e.store, DBPath: e.keeper.DBPath, Settings: e.settings,
-		Rules: func(client string) meter.Rules { return e.rules(client, 0) },
+		Projects: func() ([]string, error) { return hook.AllProjects(e.getenv) },
+		Sessions: func(root string) ([]hook.SessionFile, error) { return hook.AllSessions(e.getenv, root) },
+		// Each session by its own client's rules, for its own project.
+		Rules: func(client, project string) meter.Rules {
+			if ag, ok := hook.AgentNamed(client); ok && project != "" {
+				if r := ag.Rules(e.getenv, project, e.settings.Window); r != nil {
+					return r
+				}
+			}
+			return e.rules(client, 0)
+		},
 		Token: token, Loc: a.Loc, Log: a.Stderr,
 	}
 	return s.Serve(ctx, ln)

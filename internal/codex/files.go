@@ -136,3 +136,28 @@ func ParseMeta(line []byte) (id, cwd string, ok bool) {
 	}
 	return "", "", false
 }
+
+// Projects are the directories the rollouts under home ran in, each once,
+// in no particular order: where `cairn web` looks for Codex's sessions.
+func Projects(home string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	err := filepath.WalkDir(filepath.Join(home, "sessions"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == filepath.Join(home, "sessions") && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll
+			}
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() || !strings.HasPrefix(name, "rollout-") || !strings.HasSuffix(name, ".jsonl") {
+			return nil
+		}
+		if _, cwd, ok := readMeta(p); ok && !seen[filepath.Clean(cwd)] {
+			seen[filepath.Clean(cwd)] = true
+			out = append(out, filepath.Clean(cwd))
+		}
+		return nil
+	})
+	return out, err
+}

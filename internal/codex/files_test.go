@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,14 @@ func TestSessions(t *testing.T) {
 	}
 	if len(got) != 2 || got[0].Path != newer || got[1].Path != older || got[0].ID != "b" || got[0].CWD != "/work/proj/sub" {
 		t.Errorf("Sessions = %+v; want b (in sub) then a", got)
+	}
+	projects, err := Projects(home)
+	slices.Sort(projects)
+	if err != nil || !slices.Equal(projects, []string{"/work/proj", "/work/proj/sub", "/work/project2"}) {
+		t.Errorf("Projects = %q, %v; want each rollout's directory once", projects, err)
+	}
+	if got, err := Projects(filepath.Join(home, "none")); err != nil || len(got) != 0 {
+		t.Errorf("Projects of a home without sessions: %v, %v", got, err)
 	}
 	if got, err := Sessions(filepath.Join(home, "none"), "/work/proj"); err != nil || len(got) != 0 {
 		t.Errorf("a home without sessions: %v, %v", got, err)

@@ -109,3 +109,38 @@ func headerID(path string) string {
 	}
 	return h.SessionID
 }
+
+// Projects are the project directories Gemini CLI keeps chats for under
+// home, each once, in no particular order: those projects.json maps, and
+// those a directory's .project_root names.
+func Projects(home string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(root string) {
+		root = filepath.Clean(root)
+		if !filepath.IsAbs(root) || seen[root] {
+			return
+		}
+		if dir, ok := projectDir(home, root); ok {
+			if chats, _ := filepath.Glob(filepath.Join(dir, "chats", "session-*.jsonl")); len(chats) > 0 {
+				seen[root] = true
+				out = append(out, root)
+			}
+		}
+	}
+	var m struct {
+		Projects map[string]string `json:"projects"`
+	}
+	if data, err := os.ReadFile(filepath.Join(home, "projects.json")); err == nil && json.Unmarshal(data, &m) == nil {
+		for root := range m.Projects {
+			add(root)
+		}
+	}
+	marks, err := filepath.Glob(filepath.Join(home, "tmp", "*", ".project_root"))
+	for _, mark := range marks {
+		if data, err := os.ReadFile(mark); err == nil {
+			add(strings.TrimSpace(string(data)))
+		}
+	}
+	return out, err
+}

@@ -39,6 +39,9 @@ func TestSessions(t *testing.T) {
 	if len(got) != 2 || got[0].ID != "aaaaaaaa-1" || !strings.HasSuffix(got[0].Path, "T08-30-aaaaaaaa.jsonl") || got[1].ID != "bbbbbbbb-2" {
 		t.Errorf("Sessions = %+v", got)
 	}
+	if got, err := Projects(home); err != nil || len(got) != 1 || got[0] != root {
+		t.Errorf("Projects = %q, %v; want %s", got, err, root)
+	}
 	if got, _ := Sessions(home, "/work/other"); len(got) != 0 {
 		t.Errorf("another project's sessions: %+v", got)
 	}
@@ -49,6 +52,9 @@ func TestSessions(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "tmp", "my-proj", ".project_root"), []byte(root), 0o600)
 	if got, _ := Sessions(home, root); len(got) != 2 {
 		t.Errorf("by .project_root: %+v", got)
+	}
+	if got, err := Projects(home); err != nil || len(got) != 1 || got[0] != root {
+		t.Errorf("Projects by .project_root = %q, %v; want %s", got, err, root)
 	}
 	if got, err := Sessions(filepath.Join(home, "none"), root); err != nil || len(got) != 0 {
 		t.Errorf("no home: %+v, %v", got, err)

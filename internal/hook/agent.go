@@ -57,6 +57,10 @@ type Agent struct {
 	// sessions lists the client's transcripts of the project at root,
 	// newest first.
 	sessions func(getenv func(string) string, root string) ([]SessionFile, error)
+	// projects lists the project directories the client has sessions
+	// of; nil when its files do not say them (Claude Code names its
+	// folders after them, lossily).
+	projects func(getenv func(string) string) ([]string, error)
 	decode   func(data []byte) (Payload, error)
 	// decodeHead reads the fields the event needs from the start of a
 	// payload, ok when they were all there (see readPayload).
@@ -158,6 +162,13 @@ func Codex() Agent {
 			}
 			return out, err
 		},
+		projects: func(getenv func(string) string) ([]string, error) {
+			home, err := codex.Home(getenv)
+			if err != nil {
+				return nil, err
+			}
+			return codex.Projects(home)
+		},
 		decode: func(data []byte) (Payload, error) {
 			p, err := codex.DecodePayload(data)
 			return fromCodex(p), err
@@ -197,6 +208,13 @@ func Gemini() Agent {
 				out[i] = SessionFile{Agent: "gemini", ID: f.ID, Path: f.Path, ModTime: f.ModTime}
 			}
 			return out, err
+		},
+		projects: func(getenv func(string) string) ([]string, error) {
+			home, err := gemini.Home(getenv)
+			if err != nil {
+				return nil, err
+			}
+			return gemini.Projects(home)
 		},
 		decode: func(data []byte) (Payload, error) {
 			p, err := gemini.DecodePayload(data)
@@ -329,4 +347,30 @@ func AllSessions(getenv func(string) string, root string) ([]SessionFile, error)
 	}
 	slices.SortStableFunc(out, func(x, y SessionFile) int { return y.ModTime.Compare(x.ModTime) })
 	return out, errors.Join(errs...)
+}
+
+// Projects are the project directories the client has sessions of, none
+// when its files do not say them (Claude Code's).
+func (a Agent) Projects(getenv func(string) string) ([]string, error) {
+	if a.projects == nil {
+		return nil, nil
+	}
+	return a.projects(getenv)
+}
+
+// AllProjects are the project directories any client that says them has
+// sessions of, each once, sorted. A client whose projects cannot be
+// listed is left out, and its error returned with the others'.
+func AllProjects(getenv func(string) string) ([]string, error) {
+	var out []string
+	var errs []error
+	for _, a := range Agents() {
+		ps, err := a.Projects(getenv)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s projects: %w", a.Title(), err))
+		}
+		out = append(out, ps...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), errors.Join(errs...)
 }

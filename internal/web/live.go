@@ -16,10 +16,11 @@ const heartbeat = 15 * time.Second
 // appended (never the whole file again) and the parts are sent re-rendered
 // as one "update" event, a JSON object of element id to HTML.
 func (s *Server) events(r *request, key, id string) (*response, func(*bufio.Writer) error) {
-	path, err := s.sessionPath(key, id)
+	f, err := s.sessionFile(key, id)
 	if err != nil {
 		return notFound(), nil
 	}
+	path := f.path
 	l, err := s.session(path)
 	if err != nil {
 		return s.page(nil, err)
@@ -48,7 +49,7 @@ func (s *Server) events(r *request, key, id string) (*response, func(*bufio.Writ
 				changed, err := l.update()
 				var data []byte
 				if changed && err == nil {
-					v := s.view(l, key, id)
+					v := s.view(l, key, f)
 					parts := map[string]string{}
 					for _, p := range v.parts() {
 						parts[p[0]] = p[1]

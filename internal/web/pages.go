@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/learn"
 	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/meter"
@@ -39,7 +40,49 @@ func (s *Server) when(t time.Time) string {
 	return t.In(s.Loc).Format("2006-01-02 15:04")
 }
 
-// projectsPage lists the projects Claude Code has transcripts for.
+// sessionFile is one session's transcript in a project's listing.
+type sessionFile struct {
+	// client is the --agent word of the client that wrote it.
+	client, id, path string
+	// root is the project directory, when the client's files say it
+	// (Claude Code's folder names it lossily).
+	root string
+	mod  time.Time
+}
+
+// claudeCode is Claude Code's --agent word, the client of the projects/
+// folders.
+const claudeCode = "claude-code"
+
+// others are the other clients' sessions (Codex CLI's, Gemini CLI's), by
+// the key of the project folder Claude Code would keep for their project
+// directory, so that a project's sessions of every client share a page.
+func (s *Server) others() (map[string][]sessionFile, error) {
+	if s.Projects == nil || s.Sessions == nil {
+		return nil, nil
+	}
+	roots, err := s.Projects()
+	out := map[string][]sessionFile{}
+	seen := map[string]bool{}
+	for _, root := range roots {
+		fs, ferr := s.Sessions(root)
+		err = errors.Join(err, ferr)
+		key := claudecode.ProjectKey(root)
+		for _, f := range fs {
+			// A Codex session of a directory inside root is root's too, as
+			// `cairn sessions` run there lists it; once per project.
+			if f.Agent == claudeCode || seen[key+"\x00"+f.Path] {
+				continue
+			}
+			seen[key+"\x00"+f.Path] = true
+			out[key] = append(out[key], sessionFile{client: f.Agent, id: f.ID, path: f.Path, root: root, mod: f.ModTime})
+		}
+	}
+	return out, err
+}
+
+// projectsPage lists the projects with sessions of any client: Claude
+// Code's folders, and the directories the others' files name.
 func (s *Server) projectsPage(*request) ([]byte, error) {
 	ents, err := os.ReadDir(s.projectsDir())
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -49,8 +92,25 @@ func (s *Server) projectsPage(*request) ([]byte, error) {
 		key      string
 		sessions int
 		last     time.Time
+		clients  []string
 	}
-	var ps []project
+	byKey := map[string]*project{}
+	var ps []*project
+	add := func(key, client string, n int, last time.Time) {
+		p := byKey[key]
+		if p == nil {
+			p = &project{key: key}
+			byKey[key] = p
+			ps = append(ps, p)
+		}
+		p.sessions += n
+		if last.After(p.last) {
+			p.last = last
+		}
+		if !slices.Contains(p.clients, client) {
+			p.clients = append(p.clients, client)
+		}
+	}
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
@@ -59,18 +119,38 @@ func (s *Server) projectsPage(*request) ([]byte, error) {
 		if len(files) == 0 {
 			continue
 		}
-		ps = append(ps, project{e.Name(), len(files), files[0].ModTime})
+		add(e.Name(), claudeCode, len(files), files[0].ModTime)
 	}
-	slices.SortStableFunc(ps, func(a, b project) int { return b.last.Compare(a.last) })
+	others, err := s.others()
+	if err != nil {
+		fmt.Fprintf(s.Log, "cairn web: %v\n", err)
+	}
+	for key, fs := range others {
+		for _, f := range fs {
+			add(key, f.client, 1, f.mod)
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b *project) int {
+		if c := b.last.Compare(a.last); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
 	var h html
 	h.open("cairn: projects", "")
 	h.raw("<h1>Projects</h1>\n")
 	if len(ps) == 0 {
-		h.f("<p>No Claude Code transcripts under %s yet.</p>\n", s.projectsDir())
+		h.f("<p>No sessions yet: none of Claude Code under %s, nor of Codex CLI or Gemini CLI.</p>\n", s.projectsDir())
 	} else {
-		h.raw("<table>\n<thead><tr><th>project</th><th>sessions</th><th>last activity</th></tr></thead>\n<tbody>\n")
+		h.raw("<table>\n<thead><tr><th>project</th><th>sessions</th><th>clients</th><th>last activity</th></tr></thead>\n<tbody>\n")
+		order := hook.AgentNames()
 		for _, p := range ps {
-			h.f("<tr><td><a href=\"/project/%s\">%s</a></td><td class=\"n\">%d</td><td>%s</td></tr>\n", seg(p.key), p.key, p.sessions, s.when(p.last))
+			slices.SortFunc(p.clients, func(a, b string) int { return slices.Index(order, a) - slices.Index(order, b) })
+			var titles []string
+			for _, c := range p.clients {
+				titles = append(titles, transcript.ClientTitle(c))
+			}
+			h.f("<tr><td><a href=\"/project/%s\">%s</a></td><td class=\"n\">%d</td><td>%s</td><td>%s</td></tr>\n", seg(p.key), p.key, p.sessions, strings.Join(titles, ", "), s.when(p.last))
 		}
 		h.raw("</tbody>\n</table>\n")
 	}
@@ -78,30 +158,46 @@ func (s *Server) projectsPage(*request) ([]byte, error) {
 	return h.bytes(), nil
 }
 
-// projectFiles lists a project folder's transcripts; key must name one.
-func (s *Server) projectFiles(key string) ([]claudecode.SessionFile, error) {
+// projectFiles lists a project's transcripts of every client, newest
+// first; key must name a project (a Claude Code folder, or the key of a
+// directory another client ran in).
+func (s *Server) projectFiles(key string) ([]sessionFile, error) {
 	if key == "" || key == "." || key == ".." || strings.ContainsAny(key, `/\`) {
 		return nil, errNotFound{"project"}
 	}
-	files, err := claudecode.Sessions(filepath.Join(s.projectsDir(), key))
-	if errors.Is(err, os.ErrNotExist) {
+	cc, err := claudecode.Sessions(filepath.Join(s.projectsDir(), key))
+	folder := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	var out []sessionFile
+	for _, f := range cc {
+		out = append(out, sessionFile{client: claudeCode, id: f.ID, path: f.Path, mod: f.ModTime})
+	}
+	others, err := s.others()
+	if err != nil {
+		fmt.Fprintf(s.Log, "cairn web: %v\n", err)
+	}
+	if !folder && len(others[key]) == 0 {
 		return nil, errNotFound{"project " + key}
 	}
-	return files, err
+	out = append(out, others[key]...)
+	slices.SortStableFunc(out, func(a, b sessionFile) int { return b.mod.Compare(a.mod) })
+	return out, nil
 }
 
-// sessionPath finds a session's transcript in a project folder.
-func (s *Server) sessionPath(key, id string) (string, error) {
+// sessionFile finds a session's transcript among a project's.
+func (s *Server) sessionFile(key, id string) (sessionFile, error) {
 	files, err := s.projectFiles(key)
 	if err != nil {
-		return "", err
+		return sessionFile{}, err
 	}
 	for _, f := range files {
-		if f.ID == id {
-			return f.Path, nil
+		if f.id == id {
+			return f, nil
 		}
 	}
-	return "", errNotFound{"session " + id}
+	return sessionFile{}, errNotFound{"session " + id}
 }
 
 // root is the project directory a project folder is named after, from a
@@ -123,9 +219,12 @@ func (s *Server) root(key, cwd string) string {
 
 // projectRoot finds the project directory of a folder from its newest
 // session that says where it ran.
-func (s *Server) projectRoot(key string, files []claudecode.SessionFile) string {
+func (s *Server) projectRoot(key string, files []sessionFile) string {
 	for _, f := range files {
-		if sess := s.light(f.Path); sess != nil {
+		if f.root != "" {
+			return f.root
+		}
+		if sess := s.light(f.path); sess != nil {
 			if r := s.root(key, sess.CWD); r != "" {
 				return r
 			}
@@ -169,14 +268,14 @@ func (s *Server) sessionsPage(_ *request, key string) ([]byte, error) {
 	h.open("cairn: "+key, "")
 	h.f("<h1>%s</h1>\n", key)
 	h.f("<p><a href=\"/project/%s/open\">open items</a> · <a href=\"/project/%s/review\">review queue and learnings</a></p>\n", seg(key), seg(key))
-	h.raw("<table class=\"sessions\">\n<thead><tr><th>session</th><th>last activity</th><th>context</th><th>turns</th><th>compactions</th><th>ticket</th><th>first prompt</th></tr></thead>\n<tbody>\n")
+	h.raw("<table class=\"sessions\">\n<thead><tr><th>session</th><th>client</th><th>last activity</th><th>context</th><th>turns</th><th>compactions</th><th>ticket</th><th>first prompt</th></tr></thead>\n<tbody>\n")
 	for _, f := range files {
-		sess := s.light(f.Path)
+		sess := s.light(f.path)
 		if sess == nil {
-			h.f("<tr><td><a href=\"/session/%s/%s\">%s</a></td><td colspan=\"6\">unreadable</td></tr>\n", seg(key), seg(f.ID), short(f.ID))
+			h.f("<tr><td><a href=\"/session/%s/%s\">%s</a></td><td>%s</td><td colspan=\"6\">unreadable</td></tr>\n", seg(key), seg(f.id), short(f.id), transcript.ClientTitle(f.client))
 			continue
 		}
-		r, _ := meter.Measure(sess, s.rules(sess))
+		r, _ := meter.Measure(sess, s.rules(sess, s.rootOf(key, f, sess)))
 		ticket := ""
 		if ts := checkpoint.Tickets(sess, nil); len(ts) > 0 {
 			ticket = ts[len(ts)-1]
@@ -185,8 +284,8 @@ func (s *Server) sessionsPage(_ *request, key string) ([]byte, error) {
 		if len(sess.Prompts) > 0 {
 			first = sess.Prompts[0].Text
 		}
-		h.f("<tr><td><a href=\"/session/%s/%s\">%s</a></td><td>%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>%s</td><td>%s</td></tr>\n",
-			seg(key), seg(f.ID), short(f.ID), s.when(sess.LastTime), r.PctThreshold, sess.NumTurns(), len(sess.Compactions), ticket, text.ClipLine(first, 80))
+		h.f("<tr class=\"client-%s\"><td><a href=\"/session/%s/%s\">%s</a></td><td>%s</td><td>%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td>%s</td><td>%s</td></tr>\n",
+			f.client, seg(key), seg(f.id), short(f.id), transcript.ClientTitle(sess.Client), s.when(sess.LastTime), r.PctThreshold, sess.NumTurns(), len(sess.Compactions), ticket, text.ClipLine(first, 80))
 	}
 	h.raw("</tbody>\n</table>\n")
 	h.close()
@@ -200,10 +299,20 @@ func short(id string) string {
 	return id
 }
 
-// rules are the meter's rules for the client that wrote sess.
-func (s *Server) rules(sess *transcript.Session) meter.Rules {
+// rootOf is a session's project directory: where it ran, else where its
+// client's files say.
+func (s *Server) rootOf(key string, f sessionFile, sess *transcript.Session) string {
+	if r := s.root(key, sess.CWD); r != "" {
+		return r
+	}
+	return f.root
+}
+
+// rules are the meter's rules for the client that wrote sess, in the
+// project at root ("" when unknown).
+func (s *Server) rules(sess *transcript.Session, root string) meter.Rules {
 	if s.Rules != nil {
-		if r := s.Rules(sess.Client); r != nil {
+		if r := s.Rules(sess.Client, root); r != nil {
 			return r
 		}
 	}
@@ -214,6 +323,7 @@ func (s *Server) rules(sess *transcript.Session) meter.Rules {
 // session's lock and rendered by parts, which the live stream sends again.
 type sessionView struct {
 	key, id  string
+	root     string
 	sess     *transcript.Session
 	reading  meter.Reading
 	trend    meter.Trend
@@ -223,19 +333,19 @@ type sessionView struct {
 
 // sessionPage is a session's timeline.
 func (s *Server) sessionPage(r *request, key, id string) ([]byte, error) {
-	path, err := s.sessionPath(key, id)
+	f, err := s.sessionFile(key, id)
 	if err != nil {
 		return nil, err
 	}
-	l, err := s.session(path)
+	l, err := s.session(f.path)
 	if err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
-	v := s.view(l, key, id)
+	v := s.view(l, key, f)
 	parts := v.parts()
 	sess := l.s
-	root := s.root(key, sess.CWD)
+	root := v.root
 	model, branch, cwd := sess.Model, sess.GitBranch, sess.CWD
 	first := ""
 	if len(sess.Prompts) > 0 {
@@ -267,9 +377,10 @@ func orDash(s string) string {
 }
 
 // view works out a session page's figures; the caller holds l.mu.
-func (s *Server) view(l *live, key, id string) *sessionView {
-	v := &sessionView{key: key, id: id, sess: l.s, levels: levels(s.root(key, l.s.CWD))}
-	v.reading, v.trend = meter.Measure(l.s, s.rules(l.s))
+func (s *Server) view(l *live, key string, f sessionFile) *sessionView {
+	root := s.rootOf(key, f, l.s)
+	v := &sessionView{key: key, id: f.id, root: root, sess: l.s, levels: levels(root)}
+	v.reading, v.trend = meter.Measure(l.s, s.rules(l.s, root))
 	v.restores = l.restores()
 	return v
 }
@@ -580,15 +691,15 @@ func (s *Server) openPage(_ *request, key string) ([]byte, error) {
 		files = files[:latest]
 	}
 	for _, f := range files {
-		l, err := s.session(f.Path)
+		l, err := s.session(f.path)
 		if err != nil {
-			h.f("<h2>%s</h2><p>%s</p>\n", short(f.ID), err.Error())
+			h.f("<h2>%s</h2><p>%s</p>\n", short(f.id), err.Error())
 			continue
 		}
 		l.mu.Lock()
 		open := l.s.Ledger.Open()
 		l.mu.Unlock()
-		h.f("<h2><a href=\"/session/%s/%s\">%s</a> (%d)</h2>\n", seg(key), seg(f.ID), short(f.ID), len(open))
+		h.f("<h2><a href=\"/session/%s/%s\">%s</a> (%d)</h2>\n", seg(key), seg(f.id), short(f.id), len(open))
 		if len(open) == 0 {
 			continue
 		}

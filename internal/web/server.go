@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/state"
@@ -48,10 +49,18 @@ type Server struct {
 	State state.Store
 	// DBPath is cairn's database; absent, the pages say so.
 	DBPath string
+	// Projects and Sessions, when set, bring the other clients' sessions
+	// (Codex CLI's, Gemini CLI's) beside Claude Code's folders: the
+	// project directories they have sessions of, and every client's
+	// sessions of one (the command line's table of clients, in
+	// internal/hook, gives both).
+	Projects func() ([]string, error)
+	Sessions func(root string) ([]hook.SessionFile, error)
 	// Settings are Claude Code's meter rules; Rules, when set, gives
-	// another client's (the command line's table of clients knows them).
+	// another client's for a project directory ("" when unknown): the
+	// command line's table of clients knows them.
 	Settings meter.Settings
-	Rules    func(client string) meter.Rules
+	Rules    func(client, project string) meter.Rules
 	// Token is required on every request: as ?token= (which also sets a
 	// cookie, so links need not carry it) or as the cookie.
 	Token string
