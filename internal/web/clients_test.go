@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,7 +36,7 @@ type clientsSite struct {
 	geminiID    string
 }
 
-func newClientsSite(t *testing.T) *clientsSite {
+func newClientsSite(t *testing.T, configure ...func(*Server)) *clientsSite {
 	t.Helper()
 	dir := t.TempDir()
 	cs := &clientsSite{root: filepath.Join(dir, "proj"), other: filepath.Join(dir, "other"),
@@ -102,6 +104,9 @@ func newClientsSite(t *testing.T) *clientsSite {
 			return nil
 		},
 		Token: testToken, Loc: time.UTC, Poll: 20 * time.Millisecond,
+	}
+	for _, c := range configure {
+		c(s)
 	}
 	ln, err := Listen(0)
 	if err != nil {
@@ -223,4 +228,69 @@ func TestOtherClients(t *testing.T) {
 			t.Errorf("a session under another project's key: status %d, want 404", status)
 		}
 	})
+}
+
+// A session's page closed gives its session back once Idle has passed;
+// one a live stream follows stays however long, and its idle time starts
+// when the stream ends.
+func TestIdleSessions(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC).UnixNano())
+	advance := func(d time.Duration) { now.Add(int64(d)) }
+	cs := newClientsSite(t, func(s *Server) {
+		s.Now = func() time.Time { return time.Unix(0, now.Load()) }
+		s.Idle = time.Hour // the sweeper's own tick stays out of the test
+	})
+	page := func(id string) {
+		t.Helper()
+		if status, body := cs.get("/session/" + cs.key + "/" + id); status != 200 {
+			t.Fatalf("status %d: %s", status, body)
+		}
+	}
+	page(cs.codexID)
+	if n := cs.s.held(); n != 1 {
+		t.Fatalf("%d sessions held after one page, want 1", n)
+	}
+	req, _ := http.NewRequest("GET", cs.base+"/session/"+cs.key+"/"+cs.codexID+"/events", nil)
+	req.AddCookie(&http.Cookie{Name: cookieName, Value: testToken})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	advance(2 * time.Hour)
+	page(cs.geminiID)
+	if n := cs.s.held(); n != 2 {
+		t.Fatalf("%d sessions held, want 2: the followed one stays", n)
+	}
+	advance(2 * time.Hour)
+	resp.Body.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		cs.s.mu.Lock()
+		streams := 0
+		for _, l := range cs.s.sessions {
+			streams += l.streams
+		}
+		cs.s.mu.Unlock()
+		if streams == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stream did not end when its client went")
+		}
+	}
+	page(cs.geminiID)
+	if n := cs.s.held(); n != 2 {
+		t.Fatalf("%d sessions held, want 2: the Codex stream has just ended, its idle time starts now", n)
+	}
+	advance(2 * time.Hour)
+	page(cs.geminiID)
+	if n := cs.s.held(); n != 1 {
+		t.Fatalf("%d sessions held two hours after the stream ended, want 1 (the page just asked for)", n)
+	}
+	cs.s.mu.Lock()
+	_, codexHeld := cs.s.sessions[filepath.Join(cs.env["CODEX_HOME"], "sessions", "2026", "11", "24", "rollout-2026-11-24T08-13-28-"+cs.codexID+".jsonl")]
+	cs.s.mu.Unlock()
+	if codexHeld {
+		t.Error("the Codex session is still held two hours after its stream ended")
+	}
 }

@@ -25,7 +25,9 @@ func (s *Server) events(r *request, key, id string) (*response, func(*bufio.Writ
 	if err != nil {
 		return s.page(nil, err)
 	}
+	unfollow := s.follow(l)
 	return nil, func(w *bufio.Writer) error {
+		defer unfollow()
 		w.WriteString("HTTP/1.1 200 OK\r\n")
 		for _, h := range securityHeaders {
 			fmt.Fprintf(w, "%s: %s\r\n", h[0], h[1])

@@ -70,6 +70,12 @@ type Server struct {
 	Poll time.Duration
 	// Log gets one line per failure the pages show.
 	Log io.Writer
+	// Idle is how long a session stays in memory once no page has asked
+	// for it and no live stream follows it (default 5 minutes): a page
+	// closed gives its session back.
+	Idle time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 
 	mu       sync.Mutex
 	sessions map[string]*live
@@ -106,8 +112,64 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.Log == nil {
 		s.Log = io.Discard
 	}
+	if s.Idle <= 0 {
+		s.Idle = 5 * time.Minute
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
 	defer s.close()
+	go s.sweep(ctx)
 	return serve(ctx, ln, s.handle)
+}
+
+// sweep gives back, until ctx ends, the sessions left idle.
+func (s *Server) sweep(ctx context.Context) {
+	tick := time.NewTicker(s.Idle / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			s.mu.Lock()
+			s.evict()
+			s.mu.Unlock()
+		}
+	}
+}
+
+// evict drops the sessions no stream follows and no page has asked for
+// within Idle; the caller holds s.mu. A page that asks again reads the
+// saved state and what was appended since, as the first time.
+func (s *Server) evict() {
+	now := s.Now()
+	for p, l := range s.sessions {
+		if l.streams == 0 && now.Sub(l.used) > s.Idle {
+			delete(s.sessions, p)
+		}
+	}
+}
+
+// follow counts a live stream on l until the returned function is
+// called, when the session's idle time starts.
+func (s *Server) follow(l *live) (done func()) {
+	s.mu.Lock()
+	l.streams++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		l.streams--
+		l.used = s.Now()
+		s.mu.Unlock()
+	}
+}
+
+// held is the number of sessions in memory.
+func (s *Server) held() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
 }
 
 func (s *Server) close() {
@@ -257,6 +319,10 @@ type live struct {
 	parser transcript.Parser
 	// restored are the restore texts read from the transcript so far.
 	restored []restore
+	// streams are the live streams following it, used when a page last
+	// asked for it or a stream ended; both under the Server's mu.
+	streams int
+	used    time.Time
 }
 
 // session returns the session of the transcript at path, up to date. The
@@ -267,11 +333,13 @@ func (s *Server) session(path string) (*live, error) {
 	if s.sessions == nil {
 		s.sessions = map[string]*live{}
 	}
+	s.evict()
 	l, ok := s.sessions[path]
 	if !ok {
 		l = &live{}
 		s.sessions[path] = l
 	}
+	l.used = s.Now()
 	s.mu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
