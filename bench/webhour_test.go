@@ -175,7 +175,7 @@ func BenchmarkWebLiveHour(b *testing.B) {
 }
 
 type memMark struct {
-	name                         string
+	name                           string
 	heapInuse, heapAlloc, sys, rss float64
 }
 
@@ -195,4 +195,3 @@ func readMem(name string) memMark {
 	}
 	return m
 }
-
