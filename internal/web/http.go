@@ -97,7 +97,7 @@ type handler func(r *request) (resp *response, stream func(w *bufio.Writer) erro
 func serveConn(ctx context.Context, c net.Conn, h handler) {
 	defer c.Close()
 	br := bufio.NewReaderSize(c, 4096)
-	bw := bufio.NewWriterSize(c, 32<<10)
+	bw := bufio.NewWriterSize(deadlineWriter{c}, 32<<10)
 	for first := true; ; first = false {
 		timeout := readTimeout
 		if !first {
@@ -133,6 +133,20 @@ func serveConn(ctx context.Context, c net.Conn, h handler) {
 			return
 		}
 	}
+}
+
+// writeTimeout is how long one write may wait for a client that does
+// not read: past it the connection is dropped, so that a stream whose
+// client stopped reading without going ends, and its session can be
+// given back.
+const writeTimeout = 30 * time.Second
+
+// deadlineWriter writes to a connection, each write within writeTimeout.
+type deadlineWriter struct{ c net.Conn }
+
+func (d deadlineWriter) Write(p []byte) (int, error) {
+	d.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return d.c.Write(p)
 }
 
 type httpError struct {
