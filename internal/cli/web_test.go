@@ -1,17 +1,23 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/codex"
 )
 
 // lockedBuffer is a stdout that the test reads while the command writes.
@@ -36,6 +42,21 @@ func (l *lockedBuffer) String() string {
 // sessions to whoever has it, and stops when its context ends.
 func TestWebServes(t *testing.T) {
 	a, _, errb := testApp(t, "258c7280-ae70-4798-800f-63464d01a85d")
+	// A Codex CLI session of the same project, where Codex keeps it
+	// ($HOME/.codex), found through the table of clients.
+	project, _ := a.Getwd()
+	rollout, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "codex", "tools-compactions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(rollout, []byte("\n"))
+	codexID, cwd, _ := codex.ParseMeta(first)
+	rollout = bytes.ReplaceAll(rollout, []byte(strconv.Quote(cwd)), []byte(strconv.Quote(project)))
+	day := filepath.Join(a.Getenv("HOME"), ".codex", "sessions", "2026", "11", "24")
+	os.MkdirAll(day, 0o755)
+	if err := os.WriteFile(filepath.Join(day, "rollout-2026-11-24T08-13-28-"+codexID+".jsonl"), rollout, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out lockedBuffer
 	a.Stdout = &out
 	ctx, cancel := context.WithCancel(context.Background())
@@ -68,13 +89,17 @@ func TestWebServes(t *testing.T) {
 	if status != 200 || !strings.Contains(body, "<h1>Projects</h1>") {
 		t.Errorf("with the token: %d %s", status, body)
 	}
-	project := regexp.MustCompile(`href="/project/([^"]+)"`).FindStringSubmatch(body)
-	if project == nil {
-		t.Fatalf("no project listed: %s", body)
+	key := regexp.MustCompile(`href="/project/([^"]+)"`).FindStringSubmatch(body)
+	if key == nil || !strings.Contains(body, "<td>Claude Code, Codex CLI</td>") {
+		t.Fatalf("the project of both clients is not listed: %s", body)
 	}
-	status, body = get(m[1] + "session/" + project[1] + "/258c7280-ae70-4798-800f-63464d01a85d")
+	status, body = get(m[1] + "session/" + key[1] + "/258c7280-ae70-4798-800f-63464d01a85d")
 	if status != 200 || strings.Count(body, `<circle class="turn"`) != 152 {
 		t.Errorf("the session page: %d, %d points", status, strings.Count(body, `<circle class="turn"`))
+	}
+	status, body = get(m[1] + "session/" + key[1] + "/" + codexID)
+	if status != 200 || !strings.Contains(body, "<h2>Compactions (2)</h2>") {
+		t.Errorf("the Codex session's page: %d %.500s", status, body)
 	}
 	cancel()
 	select {
