@@ -1,0 +1,91 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPrune(t *testing.T) {
+	ctx := context.Background()
+	day := 24 * time.Hour
+	// Session a: five checkpoints 100..96 days old; session b: one 200
+	// days old (its latest, so kept); session c: two young ones.
+	type row struct {
+		session string
+		age     time.Duration
+	}
+	rows := []row{{"a", 100 * day}, {"a", 99 * day}, {"a", 98 * day}, {"a", 97 * day}, {"a", 96 * day},
+		{"b", 200 * day}, {"c", 2 * day}, {"c", day}}
+	for _, tc := range []struct {
+		name   string
+		prune  func(ids []int64) Prune
+		want   []int // indexes into rows that remain
+		claims int
+	}{
+		{"age keeps the latest of each session", func([]int64) Prune { return Prune{Before: t0.Add(-90 * day), Keep: 1} },
+			[]int{4, 5, 6, 7}, 1},
+		{"keep N", func([]int64) Prune { return Prune{Before: t0.Add(-90 * day), Keep: 3} }, []int{2, 3, 4, 5, 6, 7}, 1},
+		{"keep 0 is keep 1", func([]int64) Prune { return Prune{Before: t0.Add(-90 * day)} }, []int{4, 5, 6, 7}, 1},
+		{"except a pending restore's", func(ids []int64) Prune { return Prune{Before: t0.Add(-90 * day), Keep: 1, Except: ids[1:2]} },
+			[]int{1, 4, 5, 6, 7}, 1},
+		{"size removes young ones oldest first", func([]int64) Prune { return Prune{Before: t0.Add(-1000 * day), Keep: 1, Bytes: 25} },
+			[]int{3, 4, 5, 6, 7}, 0},
+		{"dry run removes nothing", func([]int64) Prune { return Prune{Before: t0.Add(-90 * day), Keep: 1, DryRun: true} },
+			[]int{0, 1, 2, 3, 4, 5, 6, 7}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTest(t)
+			var ids []int64
+			for _, r := range rows {
+				id, err := db.AddCheckpoint(ctx, Checkpoint{Project: "/p", SessionID: r.session, CreatedAt: t0.Add(-r.age), Body: []byte("0123456789")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			db.Now = func() time.Time { return t0.Add(-100 * day) }
+			if _, err := db.Claim(ctx, "a", "k"); err != nil {
+				t.Fatal(err)
+			}
+			db.Now = func() time.Time { return t0 }
+			if _, err := db.Claim(ctx, "c", "k"); err != nil {
+				t.Fatal(err)
+			}
+			p := tc.prune(ids)
+			got, err := db.Prune(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Checkpoints != len(rows)-len(tc.want) && !p.DryRun {
+				t.Errorf("removed %d checkpoints, want %d", got.Checkpoints, len(rows)-len(tc.want))
+			}
+			if got.Claims != tc.claims {
+				t.Errorf("claims %d, want %d", got.Claims, tc.claims)
+			}
+			if got.Bytes != int64(got.Checkpoints)*10 {
+				t.Errorf("bytes %d for %d checkpoints of 10", got.Bytes, got.Checkpoints)
+			}
+			list, err := db.Checkpoints(ctx, "/p", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var left []int
+			for _, c := range list {
+				left = append(left, slices.Index(ids, c.ID))
+			}
+			slices.Sort(left)
+			if !slices.Equal(left, tc.want) {
+				t.Errorf("left %v, want %v", left, tc.want)
+			}
+			u, err := db.Usage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.Checkpoints != len(tc.want) || u.Size == 0 {
+				t.Errorf("usage %+v, want %d checkpoints and a size", u, len(tc.want))
+			}
+		})
+	}
+}
