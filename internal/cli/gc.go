@@ -16,7 +16,7 @@ func gcCmd() command {
 		args:    "[--dry-run] [--older-than AGE] [--keep N] [--max-size SIZE] [--json]",
 		summary: "remove old state and checkpoints (a session's end does it daily with the project's gc.* settings)",
 		details: `It removes the state of sessions untouched for AGE (90d), their checkpoints older than AGE beyond
-the latest N of each session (10), claims older than AGE, and the records of tracker updates sent
+the latest N of each session (10), and the records of tracker updates sent
 more than gc.tracker ago (30d); then, while cairn's state and database together are over SIZE (2GB),
 more state (never a session's touched within a day) and more checkpoints, the oldest first. It
 never removes a session's latest checkpoint, the one a pending restore names, or an announced
@@ -25,7 +25,7 @@ The defaults come from .claude/cairn.conf (gc.older-than, gc.keep, gc.max-size, 
 gc.auto = off stops a session's end from running it. Then it gives the database's freed pages
 back to the file system (VACUUM).
 
---json prints {"dry_run", "states", "state_bytes", "checkpoints", "claims", "checkpoint_bytes",
+--json prints {"dry_run", "states", "state_bytes", "checkpoints", "checkpoint_bytes",
 "tracker_records", "tracker_bytes", "bytes"}.`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			dry := fs.Bool("dry-run", false, "say what would go, remove nothing")
@@ -64,7 +64,7 @@ back to the file system (VACUUM).
 				if err != nil {
 					return err
 				}
-				if !*dry && c.Checkpoints+c.Claims > 0 {
+				if !*dry && c.Checkpoints > 0 {
 					db, err := e.keeper.DB(ctx)
 					if err == nil {
 						err = db.Vacuum(ctx)
@@ -88,7 +88,6 @@ type gcJSON struct {
 	States          int   `json:"states"`
 	StateBytes      int64 `json:"state_bytes"`
 	Checkpoints     int   `json:"checkpoints"`
-	Claims          int   `json:"claims"`
 	CheckpointBytes int64 `json:"checkpoint_bytes"`
 	Tracker         int   `json:"tracker_records"`
 	TrackerBytes    int64 `json:"tracker_bytes"`
@@ -96,7 +95,7 @@ type gcJSON struct {
 }
 
 func gcView(c continuity.Collected, dry bool) gcJSON {
-	return gcJSON{DryRun: dry, States: c.States, StateBytes: c.StateBytes, Checkpoints: c.Checkpoints, Claims: c.Claims,
+	return gcJSON{DryRun: dry, States: c.States, StateBytes: c.StateBytes, Checkpoints: c.Checkpoints,
 		CheckpointBytes: c.Pruned.Bytes, Tracker: c.Tracker, TrackerBytes: c.TrackerBytes, Bytes: c.Bytes()}
 }
 
@@ -106,7 +105,7 @@ func renderGC(w io.Writer, c continuity.Collected, dry bool) {
 	if dry {
 		verb = "would remove"
 	}
-	fmt.Fprintf(w, "%s %s: the state of %d sessions (%s), %d checkpoints (%s), %d claims, %d tracker records (%s)\n",
-		verb, text.Bytes(c.Bytes()), c.States, text.Bytes(c.StateBytes), c.Checkpoints, text.Bytes(c.Pruned.Bytes), c.Claims,
+	fmt.Fprintf(w, "%s %s: the state of %d sessions (%s), %d checkpoints (%s), %d tracker records (%s)\n",
+		verb, text.Bytes(c.Bytes()), c.States, text.Bytes(c.StateBytes), c.Checkpoints, text.Bytes(c.Pruned.Bytes),
 		c.Tracker, text.Bytes(c.TrackerBytes))
 }

@@ -10,9 +10,12 @@ import (
 // Prune says which old rows to remove: checkpoints created before
 // Before, except the latest Keep of each session (at least one: a
 // session's latest checkpoint is what its resume and its restore's
-// fallback read) and those in Except (the ones a pending restore names);
-// claims made before Before. Observations are never pruned here: they are
-// the user's knowledge, which forget removes on request.
+// fallback read) and those in Except (the ones a pending restore names).
+// Claims stay: a few bytes each, they are the record of a restore made
+// that outlives the state directory's, and without them a session resumed
+// after its state went could be given an old restore again. Observations
+// are never pruned here: they are the user's knowledge, which forget
+// removes on request.
 type Prune struct {
 	Before time.Time
 	Keep   int
@@ -28,7 +31,6 @@ type Prune struct {
 // Pruned is what a Prune removed, or would remove.
 type Pruned struct {
 	Checkpoints int
-	Claims      int
 	// Bytes is the size of the checkpoints' bodies and tasks removed,
 	// about what the database's pages hold of them.
 	Bytes int64
@@ -106,9 +108,6 @@ func (db *DB) Prune(ctx context.Context, p Prune) (Pruned, error) {
 		return Pruned{}, fmt.Errorf("prune: %w", err)
 	}
 	r.Checkpoints = len(ids)
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM claims WHERE claimed_at < ?", before).Scan(&r.Claims); err != nil {
-		return Pruned{}, fmt.Errorf("prune: %w", err)
-	}
 	if p.DryRun {
 		return r, nil
 	}
@@ -123,9 +122,6 @@ func (db *DB) Prune(ctx context.Context, p Prune) (Pruned, error) {
 			return Pruned{}, fmt.Errorf("prune: %w", err)
 		}
 		ids = ids[n:]
-	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM claims WHERE claimed_at < ?", before); err != nil {
-		return Pruned{}, fmt.Errorf("prune: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return Pruned{}, fmt.Errorf("prune: %w", err)
