@@ -64,7 +64,7 @@ func (c command) subcommands() []command {
 func table() []entry {
 	return []entry{
 		{"status", statusCmd}, {"sessions", sessionsCmd}, {"report", reportCmd}, {"ui", uiCmd},
-		{"install", installCmd}, {"uninstall", uninstallCmd}, {"doctor", doctorCmd},
+		{"install", installCmd}, {"uninstall", uninstallCmd}, {"doctor", doctorCmd}, {"gc", gcCmd},
 		{"checkpoint", checkpointCmd}, {"checkpoints", checkpointsCmd}, {"show", showCmd}, {"resume", resumeCmd},
 		{"handoff", handoffCmd}, {"loop", loopCmd}, {"bind", bindCmd}, {"tracker", trackerCmd}, {"snapshot", snapshotCmd}, {"snapshots", snapshotsCmd}, {"estimate", estimateCmd}, {"defer", deferCmd},
 		{"review", reviewCmd}, {"compound", compoundCmd}, {"learn", learnCmd},

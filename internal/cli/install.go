@@ -12,6 +12,8 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	codexcfg "github.com/cairn-agent/cairn/internal/codex"
+	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/continuity"
 	geminicfg "github.com/cairn-agent/cairn/internal/gemini"
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/install"
@@ -206,7 +208,11 @@ func (a *App) doctor(ctx context.Context, asJSON bool) error {
 	return a.withSetup(func(s install.Setup, e *env) error {
 		d := install.Doctor{
 			Setup: s, StateDir: e.stateDir, Fallback: state.FallbackDir(a.Getenv),
-			DBPath: e.keeper.DBPath, DB: e.keeper.DB, Now: a.Now, Loc: a.Loc,
+			DBPath: e.keeper.DBPath, DB: e.keeper.DB, Now: a.Now, Loc: a.Loc, Space: e.keeper.Space,
+			Collectable: func(ctx context.Context) (continuity.Collected, error) {
+				conf, _ := config.Load(e.root)
+				return e.keeper.GC(ctx, conf.Retention, true)
+			},
 		}
 		r := d.Check(ctx)
 		if asJSON {

@@ -24,6 +24,11 @@
 //	tracker.status = In Progress   # Linear: the state the ticket moves to (none: leave it)
 //	tracker.label = context-checkpointed  # the label added (none: no label)
 //	tracker.repo = acme/shop       # GitHub: [HOST/]OWNER/REPO (default: gh's, from the git remote)
+//	gc.auto = on                   # off: never remove old state by itself (cairn gc still does)
+//	gc.older-than = 90d            # state of sessions untouched this long, checkpoints this old
+//	gc.keep = 10                   # checkpoints of each session kept whatever their age
+//	gc.tracker = 30d               # how long the record of sent tracker updates is kept
+//	gc.max-size = 2GB              # state and database together (none: no limit)
 package config
 
 import (
@@ -36,6 +41,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/pressure"
 )
@@ -68,12 +74,82 @@ type Config struct {
 	TrackerStatus string
 	TrackerLabel  string
 	TrackerRepo   string
+	// Retention is what cairn gc removes, and GCAuto whether a session's
+	// end runs it (at most daily).
+	Retention Retention
+	GCAuto    bool
+}
+
+// Retention says what is old enough to remove. Observations are never
+// removed by age: they are the user's knowledge (forget removes them).
+type Retention struct {
+	// OlderThan: the state of sessions untouched this long, and their
+	// checkpoints created this long ago beyond the latest Keep.
+	OlderThan time.Duration
+	Keep      int
+	// Tracker is how long the record of a sent tracker update is kept.
+	Tracker time.Duration
+	// MaxSize bounds the state directory and the database together; 0
+	// for no bound.
+	MaxSize int64
+}
+
+// DefaultRetention is generous: nothing a user could still want is near it.
+func DefaultRetention() Retention {
+	return Retention{OlderThan: 90 * day, Keep: 10, Tracker: 30 * day, MaxSize: 2 << 30}
+}
+
+const day = 24 * time.Hour
+
+// ParseAge reads an age: a number of days ("90d"), weeks ("2w") or any
+// Go duration ("36h").
+func ParseAge(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	for suffix, unit := range map[string]time.Duration{"d": day, "w": 7 * day} {
+		if n, ok := strings.CutSuffix(v, suffix); ok {
+			f, err := strconv.ParseFloat(n, 64)
+			if err != nil || f < 0 {
+				return 0, fmt.Errorf("%q: want an age such as 90d, 2w or 36h", v)
+			}
+			return time.Duration(f * float64(unit)), nil
+		}
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q: want an age such as 90d, 2w or 36h", v)
+	}
+	return d, nil
+}
+
+// ParseSize reads a size in bytes, with an optional unit (KB, MB, GB,
+// powers of 1024); "none" or 0 is no limit.
+func ParseSize(v string) (int64, error) {
+	v = strings.ToUpper(strings.TrimSpace(v))
+	if v == "NONE" {
+		return 0, nil
+	}
+	unit := int64(1)
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, unit = strings.TrimSpace(n), u.n
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("%q: want a size such as 500MB or 2GB, or none", v)
+	}
+	return int64(f * float64(unit)), nil
 }
 
 // Default is the configuration of a project without a file.
 func Default() Config {
 	return Config{Pressure: pressure.Default(), HandoffAt: []int{2, 3}, SnapshotAt: []int{2, 3}, RestoreBudget: 1500, MemoryIndex: 300, Advisories: true,
-		CaptureDir: ".project/compacts", FlowDir: ".claude", TrackerStatus: "In Progress", TrackerLabel: "context-checkpointed"}
+		CaptureDir: ".project/compacts", FlowDir: ".claude", TrackerStatus: "In Progress", TrackerLabel: "context-checkpointed",
+		Retention: DefaultRetention(), GCAuto: true}
 }
 
 // Load reads the project's file; a missing file gives the defaults. The
@@ -237,6 +313,38 @@ func Parse(data []byte, name string) (Config, []error) {
 			}
 		case "tracker.repo":
 			c.TrackerRepo = value
+		case "gc.auto":
+			on, ok := onOff(value)
+			if !ok {
+				bad("%q: want on or off", value)
+				continue
+			}
+			c.GCAuto = on
+		case "gc.older-than", "gc.tracker":
+			d, err := ParseAge(value)
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			if key == "gc.tracker" {
+				c.Retention.Tracker = d
+			} else {
+				c.Retention.OlderThan = d
+			}
+		case "gc.keep":
+			v, err := strconv.Atoi(value)
+			if err != nil || v < 1 {
+				bad("%q: want a number of checkpoints, at least 1", value)
+				continue
+			}
+			c.Retention.Keep = v
+		case "gc.max-size":
+			v, err := ParseSize(value)
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			c.Retention.MaxSize = v
 		case "advisories":
 			switch strings.ToLower(value) {
 			case "on", "true", "yes":

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +31,11 @@ tracker = Linear
 tracker.status = In Review
 tracker.label = none
 tracker.repo = acme/shop
+gc.auto = off
+gc.older-than = 2w
+gc.keep = 3
+gc.tracker = 36h
+gc.max-size = 500MB
 `), "cairn.conf")
 	if len(errs) != 0 {
 		t.Fatal(errs)
@@ -40,6 +46,7 @@ tracker.repo = acme/shop
 		TicketPrefixes: []string{"gt-", "PROJ_"}, Advisories: false,
 		CaptureDir: ".project/compacts", CaptureManual: true, FlowDir: "notes", FlowTrim: true,
 		Tracker: "linear", TrackerStatus: "In Review", TrackerLabel: "", TrackerRepo: "acme/shop",
+		Retention: Retention{OlderThan: 14 * day, Keep: 3, Tracker: 36 * time.Hour, MaxSize: 500 << 20},
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -70,5 +77,34 @@ func TestLoad(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, File), []byte("levels.preset = early-checkpoint\n"), 0o644)
 	if c, _ := Load(dir); c.Pressure.Levels[0] != 72 {
 		t.Errorf("preset not read: %+v", c)
+	}
+}
+
+func TestParseAgeAndSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{{"90d", 90 * day, true}, {"2w", 14 * day, true}, {"36h", 36 * time.Hour, true}, {"0.5d", 12 * time.Hour, true},
+		{"d", 0, false}, {"-1d", 0, false}, {"soon", 0, false}} {
+		t.Run("age "+tc.in, func(t *testing.T) {
+			got, err := ParseAge(tc.in)
+			if (err == nil) != tc.ok || got != tc.want {
+				t.Errorf("ParseAge(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{{"2GB", 2 << 30, true}, {"500 MB", 500 << 20, true}, {"64k", 64 << 10, true}, {"1000", 1000, true}, {"none", 0, true},
+		{"0", 0, true}, {"lots", 0, false}, {"-1GB", 0, false}} {
+		t.Run("size "+tc.in, func(t *testing.T) {
+			got, err := ParseSize(tc.in)
+			if (err == nil) != tc.ok || got != tc.want {
+				t.Errorf("ParseSize(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+			}
+		})
 	}
 }

@@ -29,8 +29,18 @@ func (r *Runner) Settle(ctx context.Context, j continuity.Job) {
 				err = fmt.Errorf("panic: %v: %s", p, firstFrames(debug.Stack()))
 			}
 		}()
-		r.configure(event, "", j.Project)
-		return k.Settle(ctx, j)
+		cfg := r.configure(event, "", j.Project)
+		if err := k.Settle(ctx, j); err != nil {
+			return err
+		}
+		// A session's end is when old state is collected: nothing
+		// waits on its job, and it comes often enough. At most daily.
+		if j.Kind == continuity.JobSessionEnd && cfg.GCAuto {
+			if _, _, err := k.AutoGC(ctx, cfg.Retention); err != nil {
+				return fmt.Errorf("gc: %w", err)
+			}
+		}
+		return nil
 	}()
 	if err != nil {
 		r.log(fmt.Sprintf("%s %s transcript=%s: %s\n", r.Now().UTC().Format(time.RFC3339), event, j.Path, oneLine(err.Error())))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
+	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/cairn-agent/cairn/internal/state"
@@ -30,6 +31,10 @@ type Doctor struct {
 	Now    func() time.Time
 	// Loc is where times are shown.
 	Loc *time.Location
+	// Space measures what cairn keeps, and Collectable what cairn gc
+	// would remove (a dry run); either may be nil.
+	Space       func(context.Context) (continuity.Space, error)
+	Collectable func(context.Context) (continuity.Collected, error)
 }
 
 // The sections of a report, in order.
@@ -364,6 +369,48 @@ func (d Doctor) storage(ctx context.Context, r *Report) {
 	} else {
 		r.add(Storage, OK, "", "database opens; no checkpoint of this project yet")
 	}
+	d.space(ctx, r)
+}
+
+// space says what cairn keeps on disk and what cairn gc would free of it.
+func (d Doctor) space(ctx context.Context, r *Report) {
+	if d.Space != nil {
+		sp, err := d.Space(ctx)
+		if err != nil {
+			r.add(Storage, Info, "", "space: %v", err)
+			return
+		}
+		r.add(Storage, Info, "", "space: state %s (%d sessions), database %s (%d checkpoints; %d observations, kept until forgotten)",
+			text.Bytes(sp.State), sp.Sessions, text.Bytes(sp.DB.Size), sp.DB.Checkpoints, sp.DB.Observations)
+	}
+	if n, size := handoffs(filepath.Join(d.Root, ".claude", "handoffs")); n > 0 {
+		r.add(Storage, Info, "", "handoffs of this project: %d, %s (the project's files: cairn gc leaves them)", n, text.Bytes(size))
+	}
+	if d.Collectable != nil {
+		c, err := d.Collectable(ctx)
+		if err != nil {
+			r.add(Storage, Info, "", "cairn gc: %v", err)
+			return
+		}
+		r.add(Storage, Info, "", "cairn gc would free %s: the state of %d sessions, %d checkpoints, %d tracker records",
+			text.Bytes(c.Bytes()), c.States, c.Checkpoints, c.Tracker)
+	}
+}
+
+// handoffs counts the handoff documents in dir and their size.
+func handoffs(dir string) (int, int64) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0
+	}
+	n, size := 0, int64(0)
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			n++
+			size += fi.Size()
+		}
+	}
+	return n, size
 }
 
 func (d Doctor) hooks(r *Report, ag hook.Agent) {

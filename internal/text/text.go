@@ -89,3 +89,23 @@ func AgoWords(d time.Duration) string {
 	}
 	return fmt.Sprintf("%d days", int(d.Hours()/24))
 }
+
+// Bytes says a size for people: "512 B", "14 KB", "3.2 MB", "1.1 GB"
+// (powers of 1024).
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, suffix := float64(n)/unit, "KB"
+	for _, s := range []string{"MB", "GB", "TB"} {
+		if f < unit {
+			break
+		}
+		f, suffix = f/unit, s
+	}
+	if f < 10 {
+		return fmt.Sprintf("%.1f %s", f, suffix)
+	}
+	return fmt.Sprintf("%.0f %s", f, suffix)
+}

@@ -73,3 +73,13 @@ func TestAge(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 1023: "1023 B", 1024: "1.0 KB", 14 << 10: "14 KB", 3<<20 + 200<<10: "3.2 MB", 2 << 30: "2.0 GB", 5 << 40: "5.0 TB",
+	} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

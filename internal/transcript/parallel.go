@@ -11,10 +11,17 @@ import (
 // Walking a line (the expensive part) needs nothing from the lines before
 // it, so workers walk chunks concurrently; folding the results into the
 // session depends on order and stays on one goroutine, chunk by chunk.
+//
+// Chunks are 1 MiB: each chunk in flight is a buffer the process touches
+// for the first time, and with 4 MiB ones a cold `cairn status` of 100 MB
+// took 10,200 minor page faults against 4,300 (3,100 for the serial read)
+// and 7% more CPU (docs/benchmarks.md, issue 15). Finding a chunk's first
+// line reads 16 KB at a time: a line longer than that only costs another
+// read.
 const (
 	parallelMin = 32 << 20 // below this a plain read is as fast
-	chunkSize   = 4 << 20
-	findWindow  = 64 << 10
+	chunkSize   = 1 << 20
+	findWindow  = 16 << 10
 )
 
 // scanned is one walked line waiting to be applied.
