@@ -1,0 +1,31 @@
+package supervisor
+
+import "strings"
+
+// ClaudeResumeArgs are Claude Code's arguments to resume session id: the
+// user's own with any choice of session taken out (--resume, --continue,
+// --session-id, --fork-session), and --resume id added.
+func ClaudeResumeArgs(args []string, id string) []string {
+	out := make([]string, 0, len(args)+2)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(a, "=")
+		switch name {
+		case "--continue", "-c", "--fork-session":
+			continue
+		case "--resume", "-r", "--session-id":
+			// The value is optional for --resume: a next argument that
+			// is not a flag is taken as it.
+			if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+			}
+			continue
+		case "--":
+			out = append(out, args[i:]...)
+			i = len(args)
+			continue
+		}
+		out = append(out, a)
+	}
+	return append([]string{"--resume", id}, out...)
+}
