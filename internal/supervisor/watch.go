@@ -40,4 +40,3 @@ func Fingerprint(dir string, paths []string) string {
 	}
 	return b.String()
 }
-
