@@ -36,7 +36,7 @@ cairn run exits with the client's exit code when the client exits of itself.`,
 			watch := fs.Bool("watch", false, "restart when CLAUDE.md, settings, agents or skills change")
 			return func(ctx context.Context, a *App, args []string) error {
 				if len(args) == 1 && args[0] == "reload" {
-					return a.reload()
+					return a.reload(ctx)
 				}
 				if len(args) == 0 {
 					return usageErrorf("give the client to run: cairn run -- claude [ARGS...]")
@@ -48,7 +48,7 @@ cairn run exits with the client's exit code when the client exits of itself.`,
 }
 
 // reload asks the supervisor the client runs under to restart it.
-func (a *App) reload() error {
+func (a *App) reload(ctx context.Context) error {
 	v := a.Getenv(supervisor.EnvPID)
 	if v == "" {
 		return withHint(errors.New("this client is not running under cairn run"),
@@ -68,9 +68,21 @@ func (a *App) reload() error {
 	if err != nil {
 		return withHint(fmt.Errorf("signal cairn run (pid %d): %w", pid, err), "is cairn run still running? restart the client by hand")
 	}
-	fmt.Fprintf(a.Stdout, "cairn run (pid %d) is restarting the client into this session\n", pid)
-	return nil
+	// The supervisor stops the client, and this command with it, before
+	// the slash command's prompt can go to the model. Still running
+	// after reloadWait means it did not.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(reloadWait):
+	}
+	return withHint(fmt.Errorf("cairn run (pid %d) did not restart the client within %s", pid, reloadWait),
+		"restart it by hand: Ctrl+C then r")
 }
+
+// reloadWait is how long `cairn run reload` waits to be stopped with the
+// client it restarts.
+const reloadWait = 20 * time.Second
 
 // supervise runs the client under the supervisor until it exits.
 func (a *App) supervise(ctx context.Context, command []string, watch bool) error {
