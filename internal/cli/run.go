@@ -7,11 +7,17 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/handoff"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/supervisor"
 )
 
@@ -20,7 +26,7 @@ import (
 // inside it.
 func superviseCmd() command {
 	return command{
-		args:     "[--watch] -- claude [ARGS...] | reload",
+		args:     "[--watch] [--fresh-at LEVEL] -- claude [ARGS...] | reload",
 		summary:  "run Claude Code under cairn's reload supervisor: /reload, Ctrl+C then r, or (--watch) a configuration change restarts it into the same session",
 		words:    []string{"reload"},
 		wordsAre: "subcommands",
@@ -31,17 +37,29 @@ SessionStart hook, from a checkpoint taken just before), when:
   Ctrl+C is followed by r within 1.5 s (a Ctrl+C alone reaches the client as usual);
   --watch: CLAUDE.md, .claude/settings.json, .claude/settings.local.json, .claude/agents/
   or .claude/skills/ change.
+With --fresh-at L2 (seed 000's 85%: L1, L2 or L3 of the project's levels), a session whose
+context reaches that level is ended with a checkpoint and a handoff, and the client starts a
+new session primed with the handoff instead of compacting.
 cairn run exits with the client's exit code when the client exits of itself.`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			watch := fs.Bool("watch", false, "restart when CLAUDE.md, settings, agents or skills change")
+			freshAt := fs.String("fresh-at", "", "at `LEVEL` (L1, L2, L3), start a new session from a handoff instead of compacting")
 			return func(ctx context.Context, a *App, args []string) error {
+				level := 0
+				if *freshAt != "" {
+					n, err := strconv.Atoi(strings.TrimPrefix(strings.ToUpper(*freshAt), "L"))
+					if err != nil || n < 1 || n > 3 {
+						return usageErrorf("--fresh-at takes L1, L2 or L3, not %q", *freshAt)
+					}
+					level = n
+				}
 				if len(args) == 1 && args[0] == "reload" {
 					return a.reload(ctx)
 				}
 				if len(args) == 0 {
 					return usageErrorf("give the client to run: cairn run -- claude [ARGS...]")
 				}
-				return a.supervise(ctx, args, *watch)
+				return a.supervise(ctx, args, *watch, level)
 			}
 		},
 	}
@@ -85,7 +103,7 @@ func (a *App) reload(ctx context.Context) error {
 const reloadWait = 20 * time.Second
 
 // supervise runs the client under the supervisor until it exits.
-func (a *App) supervise(ctx context.Context, command []string, watch bool) error {
+func (a *App) supervise(ctx context.Context, command []string, watch bool, freshAt int) error {
 	if !supervisor.Supported {
 		return supervisor.ErrUnsupported
 	}
@@ -103,6 +121,7 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool) error
 	if a.Environ != nil {
 		environ = a.Environ()
 	}
+	conf, _ := config.Load(e.root)
 	requests := make(chan struct{}, 1)
 	if supervisor.ReloadSignal != nil {
 		sig := make(chan os.Signal, 1)
@@ -138,20 +157,46 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool) error
 			}
 			return files[0].ID
 		},
-		BeforeRestart: func(ctx context.Context, id string, _ supervisor.Reason) error {
+		BeforeRestart: func(ctx context.Context, id string, why supervisor.Reason) (string, error) {
 			if id == "" {
-				return nil
+				return "", nil
 			}
-			folder, _, _ := claudecode.ProjectDir(e.configDir, e.cwd)
-			f, err := claudecode.FindSession(e.configDir, folder, id)
+			path, err := sessionPath(e, id)
 			if err != nil {
-				return fmt.Errorf("checkpoint before the restart: %w", err)
+				return "", fmt.Errorf("checkpoint before the restart: %w", err)
 			}
-			if _, err := e.keeper.Capture(ctx, e.root, f.Path, "manual"); err != nil {
-				return fmt.Errorf("checkpoint before the restart: %w", err)
+			c, err := e.keeper.Capture(ctx, e.root, path, "manual")
+			if err != nil {
+				return "", fmt.Errorf("checkpoint before the restart: %w", err)
 			}
-			return nil
+			if why != supervisor.ByLevel {
+				return "", nil
+			}
+			h, err := handoff.Write(e.root, c, handoff.Input{Project: e.root, Now: a.Now, Loc: a.Loc, Level: freshAt, Pressure: conf.Pressure})
+			if err != nil {
+				return "", fmt.Errorf("handoff before the fresh start: %w", err)
+			}
+			if rel, err := filepath.Rel(e.root, h); err == nil {
+				h = rel
+			}
+			return fmt.Sprintf("cairn: the previous session (%s) reached %s and was ended with a checkpoint instead of compacting. "+
+				"Read the handoff %s first, then carry on with the work it describes.", id, pressure.Name(freshAt), h), nil
 		},
+	}
+	if freshAt > 0 {
+		s.Due = func(id string) bool {
+			path, err := sessionPath(e, id)
+			if err != nil {
+				return false
+			}
+			sess, err := e.keeper.Load(path, false) // incremental: only what was appended
+			if err != nil {
+				return false
+			}
+			r, _ := meter.Measure(sess, e.settings)
+			return conf.Pressure.Level(r) >= freshAt
+		}
+		s.FreshArgs = supervisor.ClaudeFreshArgs
 	}
 	if isClaude(command[0]) {
 		s.ResumeArgs = supervisor.ClaudeResumeArgs
@@ -167,6 +212,13 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool) error
 		return exitStatus(code)
 	}
 	return nil
+}
+
+// sessionPath is the transcript of Claude Code's session id.
+func sessionPath(e *env, id string) (string, error) {
+	folder, _, _ := claudecode.ProjectDir(e.configDir, e.cwd)
+	f, err := claudecode.FindSession(e.configDir, folder, id)
+	return f.Path, err
 }
 
 // isClaude says whether the client is Claude Code, which resumes with

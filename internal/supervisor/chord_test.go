@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -36,6 +37,27 @@ func TestChord(t *testing.T) {
 				if string(out) != s.out || restart != s.restart {
 					t.Errorf("step %d: filter(%q) = %q, %v; want %q, %v", i, s.in, out, restart, s.out, s.restart)
 				}
+			}
+		})
+	}
+}
+
+func TestClaudeFreshArgs(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		prime string
+		want  []string
+	}{
+		{"prime added", []string{"--model", "opus"}, "go on", []string{"--model", "opus", "go on"}},
+		{"session dropped", []string{"--resume", "old", "-c"}, "go on", []string{"go on"}},
+		{"the old prompt dropped", []string{"--verbose", "--", "old prompt"}, "go on", []string{"--verbose", "go on"}},
+		{"no prime", []string{"--verbose"}, "", []string{"--verbose"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ClaudeFreshArgs(tt.args, tt.prime); !slices.Equal(got, tt.want) {
+				t.Errorf("ClaudeFreshArgs(%q, %q) = %q; want %q", tt.args, tt.prime, got, tt.want)
 			}
 		})
 	}

@@ -1,12 +1,33 @@
 package supervisor
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ClaudeResumeArgs are Claude Code's arguments to resume session id: the
 // user's own with any choice of session taken out (--resume, --continue,
 // --session-id, --fork-session), and --resume id added.
 func ClaudeResumeArgs(args []string, id string) []string {
-	out := make([]string, 0, len(args)+2)
+	return append([]string{"--resume", id}, withoutSession(args)...)
+}
+
+// ClaudeFreshArgs are Claude Code's arguments to start a new session with
+// prime as its first prompt: the user's own without any choice of session.
+func ClaudeFreshArgs(args []string, prime string) []string {
+	out := withoutSession(args)
+	if prime == "" {
+		return out
+	}
+	if i := slices.Index(out, "--"); i >= 0 {
+		out = out[:i] // a prompt the user gave is the old session's
+	}
+	return append(out, prime)
+}
+
+// withoutSession is args without the options that choose a session.
+func withoutSession(args []string) []string {
+	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, _, hasValue := strings.Cut(a, "=")
@@ -27,5 +48,5 @@ func ClaudeResumeArgs(args []string, id string) []string {
 		}
 		out = append(out, a)
 	}
-	return append([]string{"--resume", id}, out...)
+	return out
 }

@@ -36,6 +36,9 @@ const (
 	ByChord Reason = "Ctrl+C r"
 	// ByChange: a watched file changed.
 	ByChange Reason = "configuration changed"
+	// ByLevel: the session's context reached the level at which it is
+	// started afresh (--fresh-at), primed with its handoff.
+	ByLevel Reason = "context level reached"
 )
 
 // EnvPID names the supervisor's pid in the client's environment, for
@@ -67,8 +70,16 @@ type Supervisor struct {
 	// restarts with Command as given.
 	ResumeArgs func(args []string, id string) []string
 	// BeforeRestart runs while the client still runs, e.g. to take a
-	// checkpoint; its error is shown and the restart goes on.
-	BeforeRestart func(ctx context.Context, session string, why Reason) error
+	// checkpoint; its error is shown and the restart goes on. For a
+	// fresh start (ByLevel) it returns the new session's first prompt.
+	BeforeRestart func(ctx context.Context, session string, why Reason) (prime string, err error)
+	// Due, polled every WatchEvery, says whether the session reached the
+	// level at which the client starts a fresh session instead of
+	// compacting; nil never does.
+	Due func(session string) bool
+	// FreshArgs are the client's arguments for a new session whose first
+	// prompt is prime.
+	FreshArgs func(args []string, prime string) []string
 	// Watch fingerprints the files whose change restarts the client,
 	// polled every WatchEvery; nil watches nothing.
 	Watch      func() string
@@ -153,8 +164,10 @@ func (s *Supervisor) Run(ctx context.Context) (int, error) {
 	}
 
 	args := s.Command[1:]
-	env := append(s.Env[:len(s.Env):len(s.Env)], EnvPID+"="+strconv.Itoa(os.Getpid()))
+	base := append(s.Env[:len(s.Env):len(s.Env)], EnvPID+"="+strconv.Itoa(os.Getpid()))
+	env := base
 	session := ""
+	left := map[string]bool{} // sessions started afresh from: never resumed
 	for restarts := 0; ; restarts++ {
 		started := s.Now()
 		c, err := s.start(args, env)
@@ -162,7 +175,7 @@ func (s *Supervisor) Run(ctx context.Context) (int, error) {
 			return 0, err
 		}
 		setTarget(c.pty.Master)
-		why, err := s.wait(ctx, c, resize, chorded)
+		why, err := s.wait(ctx, c, started, session, left, resize, chorded)
 		setTarget(nil)
 		if why == "" {
 			if err == nil && ctx.Err() == nil {
@@ -174,25 +187,37 @@ func (s *Supervisor) Run(ctx context.Context) (int, error) {
 			return exitCode(c.err), err
 		}
 		if s.Session != nil {
-			if id := s.Session(started); id != "" {
+			if id := s.Session(started); id != "" && !left[id] {
 				session = id
 			}
 		}
+		prime := ""
 		if s.BeforeRestart != nil {
-			if err := s.BeforeRestart(ctx, session, why); err != nil {
+			var err error
+			if prime, err = s.BeforeRestart(ctx, session, why); err != nil {
 				fmt.Fprintf(s.Out, "\r\ncairn: %v\r\n", err)
 			}
 		}
 		s.stop(c)
 		args = s.Command[1:]
-		if session != "" && s.ResumeArgs != nil {
+		switch {
+		case why == ByLevel && s.FreshArgs != nil:
+			// The old session is done with: never resumed or measured
+			// again.
+			left[session] = true
+			fmt.Fprintf(s.Out, "\r\n%scairn: session %s reached the level for a fresh start; starting %s in a new session from its handoff\r\n", resetModes, session, s.Command[0])
+			args = s.FreshArgs(args, prime)
+			session = ""
+			env = base
+			continue
+		case session != "" && s.ResumeArgs != nil:
 			args = s.ResumeArgs(args, session)
 			fmt.Fprintf(s.Out, "\r\n%scairn: restarting %s (%s), resuming session %s\r\n", resetModes, s.Command[0], why, session)
-		} else {
+		default:
 			fmt.Fprintf(s.Out, "\r\n%scairn: restarting %s (%s) in a new session\r\n", resetModes, s.Command[0], why)
 		}
 		token := strconv.FormatInt(started.UnixNano(), 36) + "-" + strconv.Itoa(restarts+1)
-		env = append(env[:len(env):len(env)], EnvReload+"="+token)
+		env = append(base[:len(base):len(base)], EnvReload+"="+token)
 	}
 }
 
@@ -278,14 +303,16 @@ func (s *Supervisor) start(args, env []string) (*child, error) {
 
 // wait waits for the client to exit, ctx to end, or a restart, whose
 // reason it returns.
-func (s *Supervisor) wait(ctx context.Context, c *child, resize <-chan os.Signal, chorded <-chan struct{}) (Reason, error) {
+func (s *Supervisor) wait(ctx context.Context, c *child, started time.Time, resumed string, left map[string]bool, resize <-chan os.Signal, chorded <-chan struct{}) (Reason, error) {
 	var tick <-chan time.Time
 	base := ""
-	if s.Watch != nil {
-		base = s.Watch()
+	if s.Watch != nil || s.Due != nil {
 		t := time.NewTicker(s.WatchEvery)
 		defer t.Stop()
 		tick = t.C
+	}
+	if s.Watch != nil {
+		base = s.Watch()
 	}
 	for {
 		select {
@@ -302,8 +329,17 @@ func (s *Supervisor) wait(ctx context.Context, c *child, resize <-chan os.Signal
 		case <-s.Requests:
 			return ByRequest, nil
 		case <-tick:
-			if s.Watch() != base {
+			if s.Watch != nil && s.Watch() != base {
 				return ByChange, nil
+			}
+			if s.Due != nil && s.Session != nil {
+				id := s.Session(started)
+				if id == "" || left[id] {
+					id = resumed
+				}
+				if id != "" && !left[id] && s.Due(id) {
+					return ByLevel, nil
+				}
 			}
 		}
 	}

@@ -144,9 +144,9 @@ func TestRunRestarts(t *testing.T) {
 				Command:    []string{"sh", "-c", restarting, "sh"},
 				Session:    func(time.Time) string { return "S1" },
 				ResumeArgs: func(args []string, id string) []string { return append(args, "--resume", id) },
-				BeforeRestart: func(_ context.Context, id string, why Reason) error {
+				BeforeRestart: func(_ context.Context, id string, why Reason) (string, error) {
 					before = append(before, id+" "+string(why))
-					return nil
+					return "", nil
 				},
 				Requests:   req,
 				Watch:      func() string { return Fingerprint(dir, Watched) },
@@ -168,6 +168,42 @@ func TestRunRestarts(t *testing.T) {
 				t.Errorf("BeforeRestart calls = %q; want [%q]", before, want)
 			}
 		})
+	}
+}
+
+// TestRunStartsFresh: a session at the fresh-start level is left for a new
+// one primed with what BeforeRestart returns, not resumed, and never
+// measured again.
+func TestRunStartsFresh(t *testing.T) {
+	const client = `if [ "$1" = --fresh ]; then echo "fresh [$2] token=$CAIRN_RUN_RELOAD."; sleep 0.5; exit 0; fi
+echo first; exec sleep 60`
+	var due []string
+	sup := &Supervisor{
+		Command: []string{"sh", "-c", client, "sh"},
+		Session: func(time.Time) string { return "S1" }, // the old transcript looks newest still
+		Due: func(id string) bool {
+			due = append(due, id)
+			return id == "S1"
+		},
+		ResumeArgs: func(args []string, id string) []string { return append(args, "--resume", id) },
+		FreshArgs:  func(args []string, prime string) []string { return append(args, "--fresh", prime) },
+		BeforeRestart: func(_ context.Context, id string, why Reason) (string, error) {
+			if id != "S1" || why != ByLevel {
+				t.Errorf("BeforeRestart(%q, %q); want S1 at the level", id, why)
+			}
+			return "read the handoff h.md", nil
+		},
+		WatchEvery: 20 * time.Millisecond,
+	}
+	_, out, done := run(t, t.Context(), sup)
+	r := finished(t, done)
+	if r.err != nil || r.code != 0 {
+		t.Errorf("Run = %d, %v; want 0, nil", r.code, r.err)
+	}
+	out.waitFor(t, "session S1 reached the level for a fresh start")
+	out.waitFor(t, "fresh [read the handoff h.md] token=.")
+	if strings.Count(out.String(), "reached the level") != 1 {
+		t.Errorf("more than one fresh start:\n%q", out.String())
 	}
 }
 
