@@ -218,3 +218,67 @@ func children(pid int) []int {
 	}
 	return out
 }
+
+// TestRunFreshAt runs the real client under `cairn run --fresh-at L2`: a
+// turn that takes the context to 86% (L2 with a 100,000-token
+// auto-compact window) must end the session with a checkpoint and a
+// handoff, and the client must start a new session whose first request
+// is primed with the handoff; the old session is not resumed.
+func TestRunFreshAt(t *testing.T) {
+	t.Parallel()
+	s := newProject(t, map[string]string{"invoice.go": "package invoice\n"})
+	tmux := requireTmux(t)
+	installCairn(t, s)
+	s.Env = append(s.Env, "PATH="+filepath.Dir(built.bin)+string(os.PathListSeparator)+os.Getenv("PATH"), autoWindow)
+
+	fake := fakeapi.New(fakeapi.Options{})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("requests the fake API received:\n%s", fake.Summary())
+		}
+		fake.Close()
+	})
+	s.BaseURL = fake.URL
+	trustProject(t, s)
+	pane := startTmux(t, tmux, s.ProjectDir, s.Environ(), paneWidth, paneHeight, exitClient,
+		built.bin, "run", "--fresh-at", "L2", "--", s.Bin)
+	t.Cleanup(func() {
+		if t.Failed() {
+			h, err := pane.History()
+			t.Logf("the pane, history and screen (err %v):\n%s", err, h)
+		}
+	})
+	ib := &interactive{t: t, s: s, fake: fake, pane: pane}
+	ib.waitReady()
+
+	fake.Enqueue(fakeapi.Reply{Text: replyText(1), Usage: fakeapi.Usage{InputTokens: 58000, OutputTokens: 50}})
+	ib.send("Fix BILL-482 in the invoice export. Never push to main.")
+	ib.waitFor("turn 1's request", func() bool { return len(fake.OfKind(fakeapi.Main)) >= 1 })
+	if !ib.findTranscript() {
+		ib.waitFor("the first transcript", ib.findTranscript)
+	}
+	first := s.ID
+	// The fresh session's first turn: the priming prompt.
+	fake.Enqueue(fakeapi.Reply{Text: "Read the handoff; carrying on.", Usage: fakeapi.Usage{InputTokens: 9000, OutputTokens: 50}})
+	ib.waitFor("the fresh session's first request", func() bool { return len(fake.OfKind(fakeapi.Main)) >= 2 })
+	r2 := fake.OfKind(fakeapi.Main)[1]
+	for _, want := range []string{"reached L2 and was ended with a checkpoint", ".claude/handoffs/", first} {
+		if occurrences(r2, want) == 0 {
+			t.Errorf("the fresh session's first request lacks %q:\n%s", want, newBlock(r2.Body))
+		}
+	}
+	if occurrences(r2, replyText(1)) != 0 {
+		t.Errorf("the fresh session's first request carries the old conversation: it was resumed")
+	}
+	handoffs := handoffFiles(s)
+	if len(handoffs) == 0 {
+		t.Fatal("no handoff written at L2")
+	}
+	data, err := os.ReadFile(handoffs[len(handoffs)-1])
+	if err != nil || !strings.Contains(string(data), "BILL-482") {
+		t.Errorf("the handoff lacks the task (%v):\n%s", err, data)
+	}
+	if n := fake.Pending(); n != 0 {
+		t.Errorf("%d scripted replies unused", n)
+	}
+}
