@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,15 +181,7 @@ func TestRunSupervisor(t *testing.T) {
 	if err != nil {
 		ib.fail(err, screen)
 	}
-	b, _ := os.ReadFile(before)
-	a, _ := os.ReadFile(after)
-	exit, stty, _ := strings.Cut(string(a), "\n")
-	if exit != "exit 0" {
-		t.Errorf("cairn run exited with %q, want the client's 0", exit)
-	}
-	if len(b) == 0 || stty != string(b) {
-		t.Errorf("stty -a after cairn run differs from before:\nbefore:\n%s\nafter:\n%s", b, stty)
-	}
+	sameTerminal(t, before, after, "exit 0")
 	if n := fake.Pending(); n != 0 {
 		t.Errorf("%d scripted replies unused", n)
 	}
@@ -240,8 +233,11 @@ func TestRunFreshAt(t *testing.T) {
 	})
 	s.BaseURL = fake.URL
 	trustProject(t, s)
-	pane := startTmux(t, tmux, s.ProjectDir, s.Environ(), paneWidth, paneHeight, exitClient,
-		built.bin, "run", "--fresh-at", "L2", "--", s.Bin)
+	home := filepath.Dir(s.ProjectDir)
+	before, after := filepath.Join(home, "stty-before.txt"), filepath.Join(home, "stty-after.txt")
+	script := fmt.Sprintf("stty -a > %s; %s run --fresh-at L2 -- %s; echo \"exit $?\" > %s; stty -a >> %s; echo RUN-DONE; sleep 60",
+		before, built.bin, s.Bin, after, after)
+	pane := startTmux(t, tmux, s.ProjectDir, s.Environ(), paneWidth, paneHeight, exitClient, "sh", "-c", script)
 	t.Cleanup(func() {
 		if t.Failed() {
 			h, err := pane.History()
@@ -280,5 +276,41 @@ func TestRunFreshAt(t *testing.T) {
 	}
 	if n := fake.Pending(); n != 0 {
 		t.Errorf("%d scripted replies unused", n)
+	}
+
+	// cairn run killed (SIGTERM): the client ends, and the terminal is
+	// as it was.
+	st, err := pane.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sups := children(st.PID)
+	if len(sups) != 1 {
+		t.Fatalf("the pane's shell has %d children, want cairn run alone", len(sups))
+	}
+	if err := syscall.Kill(sups[0], syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	screen, err := pane.WaitScreen(stepTimeout, "cairn run's end", func(sc string) bool { return strings.Contains(sc, "RUN-DONE") })
+	if err != nil {
+		ib.fail(err, screen)
+	}
+	// The client ends on the SIGTERM cairn passes on, with 128+15, and
+	// cairn run exits with its status.
+	sameTerminal(t, before, after, "exit 143")
+}
+
+// sameTerminal checks the terminal settings after cairn run are those
+// before it, and how cairn run ended.
+func sameTerminal(t *testing.T, before, after, exit string) {
+	t.Helper()
+	b, _ := os.ReadFile(before)
+	a, _ := os.ReadFile(after)
+	got, stty, _ := strings.Cut(string(a), "\n")
+	if got != exit {
+		t.Errorf("cairn run ended with %q, want %q", got, exit)
+	}
+	if len(b) == 0 || stty != string(b) {
+		t.Errorf("stty -a after cairn run differs from before:\nbefore:\n%s\nafter:\n%s", b, stty)
 	}
 }

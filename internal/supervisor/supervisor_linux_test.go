@@ -5,6 +5,7 @@ package supervisor
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -234,9 +235,11 @@ func TestRunRestoresTheTerminal(t *testing.T) {
 		name   string
 		script string
 		cancel bool
+		panics bool
 	}{
-		{"the client exits", `stty -a >/dev/null; echo up; sleep 0.3`, false},
-		{"the supervisor is stopped", `echo up; exec sleep 60`, true},
+		{"the client exits", `stty -a >/dev/null; echo up; sleep 0.3`, false, false},
+		{"the supervisor is stopped", `echo up; exec sleep 60`, true, false},
+		{"a panic", `echo up; exec sleep 2`, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,10 +257,17 @@ func TestRunRestoresTheTerminal(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
+			req := make(chan struct{}, 1)
 			sup := &Supervisor{Command: []string{"sh", "-c", tt.script}, In: p.Slave, Out: p.Slave, Grace: time.Second,
-				Env: []string{"PATH=" + os.Getenv("PATH")}}
+				Env: []string{"PATH=" + os.Getenv("PATH")}, Requests: req,
+				BeforeRestart: func(context.Context, string, Reason) (string, error) { panic("boom") }}
 			done := make(chan result, 1)
 			go func() {
+				defer func() {
+					if r := recover(); r != nil {
+						done <- result{err: fmt.Errorf("panic: %v", r)}
+					}
+				}()
 				code, err := sup.Run(ctx)
 				done <- result{code, err}
 			}()
@@ -276,7 +286,12 @@ func TestRunRestoresTheTerminal(t *testing.T) {
 				time.Sleep(100 * time.Millisecond)
 				cancel()
 			}
-			finished(t, done)
+			if tt.panics {
+				req <- struct{}{}
+			}
+			if r := finished(t, done); tt.panics != (r.err != nil && strings.HasPrefix(r.err.Error(), "panic")) {
+				t.Errorf("Run = %v; panicked: want %v", r.err, tt.panics)
+			}
 			after, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 			if err != nil {
 				t.Fatal(err)
