@@ -322,3 +322,33 @@ func TestOpenPTYSize(t *testing.T) {
 		t.Errorf("stty size = %q; want 40 120", got)
 	}
 }
+
+// TestRunFollowsTheWindowSize: the client's terminal starts at the size of
+// the user's, and follows it when the user's changes (SIGWINCH).
+func TestRunFollowsTheWindowSize(t *testing.T) {
+	outer, err := OpenPTY()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outer.Close()
+	outer.SetSize(30, 100)
+	seen := &screen{}
+	go io.Copy(seen, outer.Master)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	sup := &Supervisor{Command: []string{"sh", "-c", `trap 'echo "now $(stty size)"' WINCH; echo "start $(stty size)"; while :; do sleep 0.05; done`},
+		In: outer.Slave, Out: outer.Slave, Grace: time.Second, Env: []string{"PATH=" + os.Getenv("PATH")}}
+	done := make(chan result, 1)
+	go func() {
+		code, err := sup.Run(ctx)
+		done <- result{code, err}
+	}()
+	seen.waitFor(t, "start 30 100")
+	outer.SetSize(50, 132)
+	// The kernel signals the user's terminal's foreground group, which a
+	// test is not; the signal is sent as the terminal would.
+	unix.Kill(os.Getpid(), unix.SIGWINCH)
+	seen.waitFor(t, "now 50 132")
+	cancel()
+	finished(t, done)
+}
