@@ -40,6 +40,8 @@ const Program = "cairn"
 //     slash checkpoint`, which runs cairn checkpoint, status, estimate or
 //     defer for this session. cairn chooses, not the shell: Claude Code refuses to run a
 //     shell `case` from a command ("can't be checked before it runs").
+//   - /reload runs `cairn run reload`, which has the cairn run the client
+//     runs under restart it into this session (seed 000's hot reload).
 //   - /review-compact and /compound: see capture and learn.
 //
 // Both run before the prompt reaches the model (Claude Code's !`command`
@@ -71,6 +73,12 @@ func slashCommands(exe string) map[string]string {
 			"Tell the user its path in one sentence. If you know something the next session will need that the " +
 			"document lacks (a finding, a dead end, a decision half made), append it briefly under " +
 			"\"## Notes from the session\" at the end of that file. Do not start other work.\n",
+		"reload.md": "---\n" + marker + "\n" +
+			"description: Restart Claude Code into this session under cairn run, so that settings, CLAUDE.md, agents and skills are read again; the working state comes back once\n" +
+			"allowed-tools: Bash(" + q + " run reload:*)\n" +
+			"---\n" +
+			"!`" + q + " run reload`\n\n" +
+			"cairn is restarting the client into this session. Reply with one short sentence saying so; do not start other work.\n",
 		"checkpoint.md": "---\n" + marker + "\n" +
 			"description: Save cairn's checkpoint of this session now; --status shows the context, --estimate FILE what a file would cost, --defer [N] snoozes cairn's advisories for N turns\n" +
 			"argument-hint: [--status | --estimate FILE | --defer [N]]\n" +

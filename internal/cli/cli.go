@@ -28,6 +28,9 @@ type App struct {
 	StdinTerminal func() bool
 	// Getenv reads the environment, which is read nowhere else.
 	Getenv func(string) string
+	// Environ is the whole environment, for the client cairn run starts;
+	// nil is os.Environ.
+	Environ func() []string
 	// Getwd is the working directory commands resolve the project from.
 	Getwd func() (string, error)
 	Now   func() time.Time
@@ -56,7 +59,7 @@ const (
 func Main() int {
 	return int(Run(context.Background(), os.Args[1:], &App{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, StdinTerminal: func() bool { return isTerminal(os.Stdin) },
-		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now, Loc: time.Local,
+		Getenv: os.Getenv, Environ: os.Environ, Getwd: os.Getwd, Now: time.Now, Loc: time.Local,
 		BuildInfo: debug.ReadBuildInfo, Executable: os.Executable,
 	}))
 }

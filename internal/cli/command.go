@@ -66,7 +66,7 @@ func table() []entry {
 		{"status", statusCmd}, {"sessions", sessionsCmd}, {"report", reportCmd}, {"ui", uiCmd},
 		{"install", installCmd}, {"uninstall", uninstallCmd}, {"doctor", doctorCmd}, {"gc", gcCmd},
 		{"checkpoint", checkpointCmd}, {"checkpoints", checkpointsCmd}, {"show", showCmd}, {"resume", resumeCmd},
-		{"handoff", handoffCmd}, {"loop", loopCmd}, {"bind", bindCmd}, {"tracker", trackerCmd}, {"snapshot", snapshotCmd}, {"snapshots", snapshotsCmd}, {"estimate", estimateCmd}, {"defer", deferCmd},
+		{"handoff", handoffCmd}, {"loop", loopCmd}, {"run", superviseCmd}, {"bind", bindCmd}, {"tracker", trackerCmd}, {"snapshot", snapshotCmd}, {"snapshots", snapshotsCmd}, {"estimate", estimateCmd}, {"defer", deferCmd},
 		{"review", reviewCmd}, {"compound", compoundCmd}, {"learn", learnCmd},
 		{"search", searchCmd}, {"timeline", timelineCmd}, {"get", getCmd}, {"remember", rememberCmd}, {"forget", forgetCmd},
 		{"web", webCmd},

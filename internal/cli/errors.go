@@ -53,10 +53,20 @@ func addHint(err error, hint string) error {
 	return &c
 }
 
+// exitStatus is a program's exit code that cairn passes on (cairn run's
+// client): the program said what went wrong, so cairn says nothing.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
 // report prints err, if any, and returns its exit code.
 func (a *App) report(err error) ExitCode {
 	if err == nil {
 		return ExitOK
+	}
+	var es exitStatus
+	if errors.As(err, &es) {
+		return ExitCode(es)
 	}
 	printError(a.Stderr, err)
 	var ce *cliError

@@ -133,3 +133,39 @@ func (k *Keeper) Resume(ctx context.Context, project string) (checkpoint.Checkpo
 	}
 	return c, c.Resume(ResumeBudget), nil
 }
+
+// Reloaded returns the working state of a session resumed by `cairn run`'s
+// restart, to give the client once per restart token: the session's
+// latest checkpoint (the supervisor takes one just before the restart),
+// in full within the restore budget. "" when the token was seen already or
+// the session has no checkpoint.
+func (k *Keeper) Reloaded(ctx context.Context, project, sessionID, token string) (string, error) {
+	if project == "" || sessionID == "" || token == "" {
+		return "", nil
+	}
+	db, err := k.DB(ctx)
+	if err != nil {
+		return "", err
+	}
+	rec, err := db.LatestCheckpoint(ctx, project, sessionID)
+	if errors.Is(err, sqlite.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	c, err := FromRecord(rec)
+	if err != nil {
+		return "", err
+	}
+	first, err := db.Claim(ctx, sessionID, "reload:"+token)
+	if err != nil || !first {
+		return "", err
+	}
+	budget := k.RestoreBudget
+	if budget <= 0 {
+		budget = checkpoint.DefaultRestoreBudget
+	}
+	return fmt.Sprintf("cairn: the client was restarted (cairn run) and resumed this session; its working state at checkpoint %d follows.\n\n%s",
+		c.ID, c.Resume(budget)), nil
+}

@@ -40,7 +40,7 @@ type Runner struct {
 	Stdout io.Writer
 	// Stderr is the log's last resort, when no log file can be written.
 	Stderr io.Writer
-	// Getenv reads CLAUDE_PROJECT_DIR.
+	// Getenv reads CLAUDE_PROJECT_DIR and CAIRN_RUN_RELOAD; nil reads nothing.
 	Getenv func(string) string
 	Now    func() time.Time
 	// Dir is cairn's state directory: the log and the hook run records
@@ -240,6 +240,16 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 			}
 			return err
 		}
+		if token := r.reloadToken(); token != "" && p.Source == "resume" {
+			// Restarted by cairn run: the working state, once per restart.
+			text, err := k.Reloaded(ctx, project, p.SessionID, token)
+			if text != "" {
+				return errors.Join(err, context(text))
+			}
+			if err != nil {
+				return err
+			}
+		}
 		return starting(ctx, k, cfg, project, path, p.SessionID, p.Source, context)
 	case "UserPromptSubmit":
 		s, err := k.Load(path, false)
@@ -313,6 +323,10 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	}
 	return nil
 }
+
+// EnvReload is set by cairn run in the environment of a client it
+// restarted, to a token unique to the restart (supervisor.EnvReload).
+const EnvReload = "CAIRN_RUN_RELOAD"
 
 // configure sets the keeper up for the project, from its cairn.conf (whose
 // errors it logs) and the agent, and returns the configuration.
@@ -603,4 +617,12 @@ func memoryIndex(ctx context.Context, k *continuity.Keeper, project, session str
 		return "", err
 	}
 	return m.Index(ctx, project, session, budget)
+}
+
+// reloadToken is EnvReload's value.
+func (r *Runner) reloadToken() string {
+	if r.Getenv == nil {
+		return ""
+	}
+	return r.Getenv(EnvReload)
 }

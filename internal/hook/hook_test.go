@@ -28,6 +28,7 @@ type world struct {
 	dir  string
 	now  time.Time
 	logs *bytes.Buffer
+	env  map[string]string // the hook's environment
 }
 
 func newWorld(t *testing.T) *world {
@@ -55,7 +56,7 @@ func (w *world) run(event string, payload any) string {
 func (w *world) runner(stdin io.Reader, stdout io.Writer) *Runner {
 	k := &continuity.Keeper{State: state.Store{Dir: w.stateDir()}, DBPath: w.dbPath(),
 		RestoreBudget: checkpoint.DefaultRestoreBudget, Now: func() time.Time { return w.now }}
-	return &Runner{Keeper: k, Stdin: stdin, Stdout: stdout, Getenv: func(string) string { return "" },
+	return &Runner{Keeper: k, Stdin: stdin, Stdout: stdout, Getenv: func(k string) string { return w.env[k] },
 		Now: func() time.Time { return w.now }, Dir: w.stateDir()}
 }
 
@@ -249,6 +250,47 @@ func TestPointerForAnotherSession(t *testing.T) {
 	// The session that wrote the checkpoint is not pointed at itself.
 	if out := w.run("SessionStart", a.payload("SessionStart", map[string]any{"source": "resume"})); out != "" {
 		t.Errorf("pointer to itself: %s", out)
+	}
+}
+
+// A session cairn run restarted gets its working state at SessionStart
+// (resume), once per restart: not again for the same restart, and not when
+// the client was not restarted by cairn run.
+func TestReloadRestore(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-r")
+	s.prompt("Fix BILL-482. Never push to main.")
+	s.reply("I'll use a feature branch because main is protected.", 50000)
+	resume := s.payload("SessionStart", map[string]any{"source": "resume"})
+	if out := w.run("SessionStart", resume); out != "" {
+		t.Errorf("a plain resume got %s", out)
+	}
+	w.env = map[string]string{EnvReload: "t1"}
+	if out := w.run("SessionStart", resume); out != "" {
+		t.Errorf("a restart with no checkpoint got %s", out)
+	}
+	w.run("SessionEnd", s.payload("SessionEnd", map[string]any{"reason": "other"})) // the checkpoint cairn run takes
+	text := restored(t, w.run("SessionStart", resume))
+	for _, want := range []string{"restarted (cairn run)", "BILL-482", "Never push to main", "feature branch"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("reload restore lacks %q:\n%s", want, text)
+		}
+	}
+	if checkpoint.Tokens(text) > checkpoint.DefaultRestoreBudget+100 {
+		t.Errorf("reload restore is %d tokens", checkpoint.Tokens(text))
+	}
+	if out := w.run("SessionStart", resume); strings.Contains(out, "restarted (cairn run)") {
+		t.Errorf("the same restart restored twice: %s", out)
+	}
+	if out := w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "startup"})); strings.Contains(out, "restarted (cairn run)") {
+		t.Errorf("a new session got the reload restore: %s", out)
+	}
+	w.env[EnvReload] = "t2"
+	if text := restored(t, w.run("SessionStart", resume)); !strings.Contains(text, "BILL-482") {
+		t.Errorf("the next restart got no restore:\n%s", text)
+	}
+	if l := w.log(); l != "" {
+		t.Errorf("log: %s", l)
 	}
 }
 
