@@ -24,6 +24,9 @@ import (
 type Request struct {
 	N    int
 	Kind string // turn, compress, side
+	// Mark is the fake's mark when the request came (SetMark): the
+	// bench's turn number.
+	Mark int
 	Path string
 	Body map[string]any
 }
@@ -83,6 +86,10 @@ type Reply struct {
 	// when 0): a call reporting a context over the threshold makes Gemini
 	// CLI compress before the request after the tool.
 	PromptTokens, CallTokens int
+	// Call and Args make a queued reply (Queue) a call of another tool
+	// (write_file, replace, read_file, write_todos), after Text if any.
+	Call string
+	Args map[string]any
 }
 
 // Fake is the server. Script sets the reply to turn requests.
@@ -92,6 +99,10 @@ type Fake struct {
 	mu       sync.Mutex
 	reply    Reply
 	called   bool
+	queue    []Reply
+	queued   bool
+	mark     int
+	extra    int
 	requests []Request
 	srv      *http.Server
 	errs     []error
@@ -118,6 +129,38 @@ func (f *Fake) Script(r Reply) {
 	defer f.mu.Unlock()
 	f.reply = r
 	f.called = false
+}
+
+// Queue sets the replies to the next turn requests, one each in order:
+// a reply with a Command or a Call is a tool call (after its Text, if
+// any), one without is the turn's last text. Once the queue is empty,
+// turn requests get "OK" and are counted (Unscripted).
+func (f *Fake) Queue(rs ...Reply) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queue = append(f.queue, rs...)
+	f.queued = true
+}
+
+// Queued is how many queued replies no request has taken yet.
+func (f *Fake) Queued() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.queue)
+}
+
+// Unscripted is how many turn requests came with the queue empty.
+func (f *Fake) Unscripted() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.extra
+}
+
+// SetMark sets the mark recorded on the next requests.
+func (f *Fake) SetMark(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mark = n
 }
 
 // Requests are the POSTs so far.
@@ -194,12 +237,29 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 
 	f.mu.Lock()
 	req.N = len(f.requests) + 1
+	req.Mark = f.mark
 	f.requests = append(f.requests, req)
 	reply := f.reply
-	afterResult := lastHasResult(body)
-	call := req.Kind == "turn" && reply.Command != "" && !f.called && !afterResult
-	if call {
-		f.called = true
+	var call bool
+	if f.queued {
+		if req.Kind == "turn" {
+			if len(f.queue) == 0 {
+				reply = Reply{Text: "OK"}
+				f.extra++
+			} else {
+				reply, f.queue = f.queue[0], f.queue[1:]
+			}
+			call = reply.Command != "" || reply.Call != ""
+			if call && reply.CallTokens == 0 {
+				reply.CallTokens = reply.PromptTokens
+			}
+		}
+	} else {
+		afterResult := lastHasResult(body)
+		call = req.Kind == "turn" && reply.Command != "" && !f.called && !afterResult
+		if call {
+			f.called = true
+		}
 	}
 	f.mu.Unlock()
 
@@ -214,19 +274,26 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		part = map[string]any{"text": fmt.Sprintf("<state_snapshot>SUMMARY-%d: the user asked things.</state_snapshot>", req.N)}
 		pt = 900
 	case call:
-		part = map[string]any{"functionCall": map[string]any{"name": "run_shell_command",
-			"args": map[string]any{"command": reply.Command, "description": "run it"}}}
+		name, args := reply.Call, reply.Args
+		if reply.Command != "" {
+			name, args = "run_shell_command", map[string]any{"command": reply.Command, "description": "run it"}
+		}
+		part = map[string]any{"functionCall": map[string]any{"name": name, "args": args}}
 		if reply.CallTokens > 0 {
 			pt = reply.CallTokens
 		}
 	default:
 		part = map[string]any{"text": reply.Text}
 	}
+	parts := []any{part}
+	if call && f.isQueued() && reply.Text != "" {
+		parts = []any{map[string]any{"text": reply.Text}, part}
+	}
 	if pt == 0 {
 		pt = 1000
 	}
 	resp := map[string]any{
-		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}},
 		"usageMetadata": map[string]any{"promptTokenCount": pt, "candidatesTokenCount": 20, "totalTokenCount": pt + 20,
 			"cachedContentTokenCount": 0},
 		"modelVersion": "gemini-2.5-pro", "responseId": fmt.Sprintf("r%d", req.N),
@@ -239,6 +306,12 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("connection", "close")
 	fmt.Fprintf(w, "data: %s\r\n\r\n", b)
+}
+
+func (f *Fake) isQueued() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queued
 }
 
 // lastHasResult says the last content carries a functionResponse: the
