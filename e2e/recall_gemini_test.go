@@ -638,3 +638,68 @@ func geminiRecallMarkdown(scs []gmScenario, with, without []gmRun, took time.Dur
 	fmt.Fprintf(&b, "\n%d runs in %s (the slowest %s).\n", 2*len(scs), took.Round(time.Second), slowest.Round(time.Second))
 	return b.String()
 }
+
+// TestGeminiRecallShapes runs the Gemini bench's scenarios as tests, with
+// cairn installed, so that a change in cairn or in the client that breaks
+// them shows in CI and not only in bench/recall-gemini.sh: after every
+// compression the first request of the next prompt carries one restore
+// within the token ceiling and every fact but the known losses (the
+// ratchet of TestRecallShapes: the lists may only shrink), every planted
+// secret reached the client's chat file, and none reached cairn's files
+// or text.
+func TestGeminiRecallShapes(t *testing.T) {
+	for _, c := range []struct {
+		sc        gmScenario
+		knownLost []string
+	}{
+		{sc: gmInvoiceInTurn()},
+		{sc: gmRetryAuto()},
+		{sc: gmHelmManual()},
+		{sc: gmWorkerSecrets()},
+	} {
+		t.Run(c.sc.Name, func(t *testing.T) {
+			t.Parallel()
+			p := newGmPlay(t, c.sc, true)
+			p.run(t)
+			lost := map[string]bool{}
+			for _, o := range p.outcomes(t) {
+				if o.Copies != 1 {
+					t.Errorf("the first request after compression %d (#%d) carries %d restores, want 1", o.N, o.First.N, o.Copies)
+				}
+				if n := checkpoint.Tokens(o.CairnText()); n > maxRestoreTokens {
+					t.Errorf("cairn added %d tokens to the first request after compression %d, want at most %d", n, o.N, maxRestoreTokens)
+				}
+				for name, ok := range o.Present {
+					if !ok {
+						lost[name] = true
+						t.Logf("lost after compression %d: %s (contradicted: %v)", o.N, name, o.Contradicted[name])
+					}
+				}
+			}
+			ratchet(t, c.sc.Name, "facts lost", "knownLost", lost, c.knownLost)
+			if len(c.sc.Secrets) == 0 {
+				return
+			}
+			var chats strings.Builder
+			for _, path := range p.s.Chats() {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				chats.Write(data)
+			}
+			l, err := p.leaks()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sec := range c.sc.Secrets {
+				if !strings.Contains(chats.String(), sec.Value) {
+					t.Errorf("the %s was never in the session's chat file: the bench did not plant it", sec.Family)
+				}
+				if fs, rs := l.Files[sec.Value], l.Cairn[sec.Value]; len(fs)+len(rs) > 0 {
+					t.Errorf("the %s leaked to cairn's files %v and cairn's text in requests %v", sec.Family, fs, rs)
+				}
+			}
+		})
+	}
+}
