@@ -703,3 +703,35 @@ func TestGeminiRecallShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiRecallChecks checks the Gemini bench's reading of a request
+// on a made-up one: the text the model reads (tool calls and results
+// included, the system instruction not), and which hook context of the
+// prompt is cairn's restore.
+func TestGeminiRecallChecks(t *testing.T) {
+	restore := restoreHeader + "\n\n## Task\n- Ticket: X-1\n\n" + restoreEnd
+	advisory := "cairn · context L1: 80,000 of 1,048,576 tokens."
+	text := func(role string, parts ...any) map[string]any { return map[string]any{"role": role, "parts": parts} }
+	r := gemini.Request{N: 9, Kind: "turn", Body: map[string]any{
+		"systemInstruction": map[string]any{"parts": []any{map[string]any{"text": "You are an interactive CLI agent."}}},
+		"contents": []any{
+			text("user", map[string]any{"text": "<hook_context>" + restoreHeader + " (old)</hook_context>fix INV-7"}),
+			text("model", map[string]any{"functionCall": map[string]any{"name": "run_shell_command", "args": map[string]any{"command": "go test ./..."}}}),
+			text("user", map[string]any{"functionResponse": map[string]any{"name": "run_shell_command", "response": map[string]any{"output": "Exit Code: 1"}}}),
+			text("user", map[string]any{"text": "go on"}, map[string]any{"text": "<hook_context>" + restore + "</hook_context>"}, map[string]any{"text": "<hook_context>" + advisory + "</hook_context>"}),
+		},
+	}}
+	all := strings.Join(gmTexts(r), "\n")
+	for _, want := range []string{"fix INV-7", `"command":"go test ./..."`, "Exit Code: 1", restore, advisory} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the request's text lacks %q", want)
+		}
+	}
+	if strings.Contains(all, "interactive CLI agent") {
+		t.Errorf("the request's text carries the system instruction")
+	}
+	gotRestore, gotOther := gmCairnTexts(r)
+	if !slices.Equal(gotRestore, []string{restore}) || !slices.Equal(gotOther, []string{advisory}) {
+		t.Errorf("cairn's texts in the prompt: restore %q, other %q; want %q, %q", gotRestore, gotOther, restore, advisory)
+	}
+}
