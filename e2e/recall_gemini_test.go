@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -526,117 +525,24 @@ func geminiRecallMarkdown(scs []gmScenario, with, without []gmRun, took time.Dur
 	fmt.Fprintf(&b, "the largest over the scenario's compressions, ceil(bytes / 3.5) (checkpoint.Tokens). Secrets are counted once each:\n")
 	fmt.Fprintf(&b, "in cairn's files (its state and data dirs, and the project but for the files the test or the agent wrote), in\n")
 	fmt.Fprintf(&b, "cairn's hook context in any request, and carried by the client itself after the compression.\n\n")
-	fmt.Fprintf(&b, "| scenario | shape | facts | with cairn, each compression | with cairn, worst | Gemini alone, worst | cairn's text, tokens (restore + other) | 1st request, with - without, tokens | secrets | leaked to cairn's files | leaked in cairn's text | carried by the client |\n")
-	fmt.Fprintf(&b, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	var checked, kept, keptAlone, maxTok, leakFiles, leakText int
-	met := true
-	worstAll := 2.0
-	type loss struct{ class, scenario, fact, how string }
-	var lost []loss
-	var leakLines []string
-	for i, gs := range scs {
-		sc := gs.asScenario()
-		w, wo := with[i], without[i]
-		var each []string
-		tok, restoreTok, otherTok := -1, 0, 0
-		for _, o := range w.outcomes {
-			n, of := count(sc, o.Present), len(o.Present)
-			checked += of
-			kept += n
-			cell := fmt.Sprintf("%s: %d/%d", o.Trigger, n, of)
-			if len(w.outcomes) > 1 {
-				cell = fmt.Sprintf("c%d %s", o.N, cell)
-			}
-			each = append(each, cell)
-			for _, f := range sc.checkedAt(o.N) {
-				if o.Present[f.Name] {
-					continue
-				}
-				how := ""
-				if len(w.outcomes) > 1 {
-					how = fmt.Sprintf("after compression %d", o.N)
-				}
-				if o.Contradicted[f.Name] {
-					how = strings.TrimSpace(how + " contradicted")
-				}
-				lost = append(lost, loss{factClass(f.Name), gs.Name, f.Name, how})
-			}
-			if t := checkpoint.Tokens(o.CairnText()); t > tok {
-				tok, restoreTok, otherTok = t, checkpoint.Tokens(o.Restore), checkpoint.Tokens(o.Other)
-			}
-		}
-		for _, o := range wo.outcomes {
-			keptAlone += count(sc, o.Present)
-		}
-		wOut, wShare := w.worst(sc)
-		_, aShare := wo.worst(sc)
-		worstAll = min(worstAll, wShare)
-		maxTok = max(maxTok, tok)
-		delta := math.Inf(-1)
-		for j, o := range w.outcomes {
-			if j < len(wo.outcomes) {
-				delta = max(delta, float64(o.size()-wo.outcomes[j].size())/3.5)
-			}
-		}
-		if wShare < recallGoal || tok > maxRestoreTokens {
-			met = false
-		}
-		secrets, files, text, client := "–", "–", "–", "–"
-		if len(gs.Secrets) > 0 {
-			secrets = fmt.Sprint(len(gs.Secrets))
-			files, text, client = fmt.Sprint(len(w.leaks.Files)), fmt.Sprint(len(w.leaks.Cairn)), fmt.Sprint(len(w.leaks.Client))
-			leakFiles += len(w.leaks.Files)
-			leakText += len(w.leaks.Cairn)
-			for _, sec := range gs.Secrets {
-				if fs := w.leaks.Files[sec.Value]; len(fs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s in cairn's files: %s", gs.Name, sec.Family, strings.Join(fs, ", ")))
-				}
-				if rs := w.leaks.Cairn[sec.Value]; len(rs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s in cairn's text in requests %s", gs.Name, sec.Family, strings.Join(rs, ", ")))
-				}
-				if rs := w.leaks.Client[sec.Value]; len(rs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s carried by the client itself (not cairn's) in requests %s", gs.Name, sec.Family, strings.Join(rs, ", ")))
-				}
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %.0f%% | %d (%d + %d) | %+d | %s | %s | %s | %s |\n",
-			gs.Name, gs.Shape, len(gs.Facts), strings.Join(each, "; "),
-			fmt.Sprintf("%d/%d (%.0f%%)", count(sc, wOut.Present), len(wOut.Present), 100*wShare),
-			100*aShare, tok, restoreTok, otherTok, int(math.Round(delta)), secrets, files, text, client)
+	cases := make([]agentRecallCase, len(scs))
+	for k, sc := range scs {
+		cases[k] = agentRecallCase{sc.Name, sc.Shape, sc.Facts, sc.Secrets, sc.asScenario()}
 	}
-	fmt.Fprintf(&b, "| **all** | | | **%d/%d (%.1f%%)** | worst %.0f%% | %d/%d (%.1f%%) | max %d | | | %d | %d | |\n\n",
-		kept, checked, 100*ratio(kept, checked), 100*min(worstAll, 1), keptAlone, checked, 100*ratio(keptAlone, checked), maxTok, leakFiles, leakText)
-	verdict := "met"
-	if !met {
-		verdict = "NOT met"
-	}
-	fmt.Fprintf(&b, "Goal (at least %.0f%% of the planted facts in the first request after every compression of every scenario, at most %d tokens added): **%s**.\n",
-		100*recallGoal, maxRestoreTokens, verdict)
-	leakVerdict := "none"
-	if leakFiles+leakText > 0 {
-		leakVerdict = fmt.Sprintf("**%d in cairn's files, %d in cairn's text**", leakFiles, leakText)
-	}
-	fmt.Fprintf(&b, "Secrets leaked by cairn: %s.\n", leakVerdict)
-	if len(lost) > 0 {
-		slices.SortStableFunc(lost, func(a, b loss) int { return strings.Compare(a.class, b.class) })
-		fmt.Fprintf(&b, "\nFacts missing from the first request after a compression with cairn installed, by class:\n\n")
-		fmt.Fprintf(&b, "| class | scenario | fact | |\n|---|---|---|---|\n")
-		for _, l := range lost {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", l.class, l.scenario, l.fact, l.how)
-		}
-	}
-	if len(leakLines) > 0 {
-		fmt.Fprintf(&b, "\nWhere planted secrets went:\n")
-		for _, l := range leakLines {
-			fmt.Fprintf(&b, "- %s\n", l)
-		}
-	}
-	var slowest time.Duration
-	for i := range scs {
-		slowest = max(slowest, with[i].took, without[i].took)
-	}
-	fmt.Fprintf(&b, "\n%d runs in %s (the slowest %s).\n", 2*len(scs), took.Round(time.Second), slowest.Round(time.Second))
+	writeAgentRecallTable(&b, "compression", "Gemini alone", cases, gmViews(with), gmViews(without), took)
 	return b.String()
+}
+
+// gmViews are the runs as the shared table reads them.
+func gmViews(runs []gmRun) []agentRun {
+	out := make([]agentRun, len(runs))
+	for k, r := range runs {
+		out[k] = agentRun{leaks: r.leaks, took: r.took}
+		for _, o := range r.outcomes {
+			out[k].outcomes = append(out[k].outcomes, agentOutcome{o.N, o.Trigger, o.Restore, o.Other, o.size(), o.Present, o.Contradicted})
+		}
+	}
+	return out
 }
 
 // TestGeminiRecallShapes runs the Gemini bench's scenarios as tests, with
