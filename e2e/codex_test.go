@@ -19,14 +19,20 @@ import (
 // runCairnCodex runs the cairn binary in a Codex session's project with
 // its environment.
 func runCairnCodex(s *codex.Session, args ...string) ([]byte, error) {
+	return runCairnIn(s.Project, s.Environ(), args...)
+}
+
+// runCairnIn runs the cairn binary in dir with env as its whole
+// environment, for a minute at most; the error holds what it printed.
+func runCairnIn(dir string, env []string, args ...string) ([]byte, error) {
 	if built.err != nil {
 		return nil, fmt.Errorf("cairn did not build: %w", built.err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, built.bin, args...)
-	cmd.Dir = s.Project
-	cmd.Env = s.Environ()
+	cmd.Dir = dir
+	cmd.Env = env
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

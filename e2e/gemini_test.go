@@ -1,17 +1,13 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cairn-agent/cairn/e2e/gemini"
 	"github.com/cairn-agent/cairn/internal/checkpoint"
@@ -21,21 +17,7 @@ import (
 // runCairnGemini runs the cairn binary in a Gemini session's project with
 // its environment.
 func runCairnGemini(s *gemini.Session, args ...string) ([]byte, error) {
-	if built.err != nil {
-		return nil, fmt.Errorf("cairn did not build: %w", built.err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, built.bin, args...)
-	cmd.Dir = s.Project
-	cmd.Env = s.Environ()
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("cairn %s: %w\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), errors.Join(err, ctx.Err()), stdout.Bytes(), stderr.Bytes())
-	}
-	return stdout.Bytes(), nil
+	return runCairnIn(s.Project, s.Environ(), args...)
 }
 
 func startGeminiFake(t *testing.T) *gemini.Fake {
