@@ -175,7 +175,7 @@ func setupError(err error) error {
 func doctorCmd() command {
 	return command{
 		args:    "[--json]",
-		summary: "check the wiring of every client (Claude Code's hooks, status line, MCP server; Codex CLI's hooks and their trust), where state lives, and how each hook last ran",
+		summary: "check the wiring of every client (Claude Code's hooks, status line, MCP server; Codex CLI's hooks and their trust; Gemini CLI's hooks), where state lives, the space it takes, and how each hook last ran",
 		details: `It exits 1 when it finds a problem, each with the fix to apply.
 
 --json prints the findings as one object with these fields, which stay:
