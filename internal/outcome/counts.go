@@ -23,7 +23,7 @@ var nouns = map[string]int{
 	"total errors": nounFail, "offenses detected": nounFail, "offense detected": nounFail, "tests failed": nounFail,
 	"failed tests": nounFail, "failed examples": nounFail, "test failures": nounFail,
 
-	"passed": nounPass, "passing": nounPass, "pass": nounPass, "passes": nounPass, "succeeded": nounPass, "successful": nounPass,
+	"passed": nounPass, "passing": nounPass, "valid": nounPass, "pass": nounPass, "passes": nounPass, "succeeded": nounPass, "successful": nounPass,
 
 	"tests": nounNeutral, "test": nounNeutral, "doctests": nounNeutral, "doctest": nounNeutral, "examples": nounNeutral,
 	"example": nounNeutral, "properties": nounNeutral, "property": nounNeutral, "skipped": nounNeutral, "skip": nounNeutral,
@@ -92,6 +92,13 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 			continue
 		}
 		n, noun, order, good := countItem(piece, tap)
+		if !good && items == 0 {
+			// "14 resources found parsing stdin - Valid: 13, Errors: 1":
+			// a phrase before " - " introduces the counts.
+			if i := strings.LastIndex(piece, " - "); i > 0 {
+				n, noun, order, good = countItem(strings.TrimSpace(piece[i+3:]), tap)
+			}
+		}
 		if !good {
 			// "3 failed, 10 passed in 1.2s", "Found 2 errors in 1 file":
 			// what follows " in " is where or how long.

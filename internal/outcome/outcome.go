@@ -170,6 +170,16 @@ func Judge(command, output string, exit *int) Outcome {
 	// which is the rare case: most calls (git, ls, cat...) are not read
 	// at all, and reading is most of what Judge costs.
 	analysed := cmd.main >= 0 && cmd.works[cmd.main].kind != other
+	if !analysed && exitSays == Unknown && cmd.hidden == HiddenPipe {
+		// Whatever the program, a count summary with failures at the end
+		// of what the pipe let through ("Errors: 1", "3 failed") says the
+		// run failed; the exit status shown is the filter's.
+		if r := read(output, cmd); r.failCounts != "" && r.afterSummary >= 0 && r.afterSummary <= summaryTail {
+			o.Status, o.Source, o.Counts = Failed, SourceOutput, r.failCounts
+			o.Errors = r.errors()
+			return o
+		}
+	}
 	if !analysed && exitSays != Failed {
 		if exitSays == Passed {
 			o.Status, o.Source = Passed, SourceExit
@@ -216,6 +226,12 @@ func Judge(command, output string, exit *int) Outcome {
 	}
 	return o
 }
+
+// summaryTail is how many lines may follow a count summary that decides
+// the outcome of a command Judge does not know: a run ends with its
+// summary, and a summary deep in the output is more likely data (a log,
+// a commit message).
+const summaryTail = 2
 
 // skipExitLine drops Claude Code's "Exit code N" first line.
 func skipExitLine(s string) string {

@@ -35,6 +35,9 @@ type reading struct {
 
 	lines, bytes int
 	truncated    bool // the output says part of it is missing
+	// afterSummary counts the non-blank lines after the last count
+	// summary (-1 before any): a run's summary comes last.
+	afterSummary int
 
 	// Multi-line state.
 	pend      pending
@@ -67,7 +70,7 @@ const (
 )
 
 func read(out string, cmd command) reading {
-	r := reading{cmd: cmd, out: out, bytes: len(out)}
+	r := reading{cmd: cmd, out: out, bytes: len(out), afterSummary: -1}
 	if cmd.main >= 0 {
 		w := cmd.works[cmd.main]
 		r.key, r.quiet = w.key, w.kind == checks
@@ -226,6 +229,9 @@ func (r *reading) line(l string) {
 		return
 	}
 	col0 := l[0] != ' ' && l[0] != '\t'
+	if r.afterSummary >= 0 {
+		r.afterSummary++
+	}
 	if strings.HasPrefix(t, "... [") && strings.HasSuffix(t, "] ...") || strings.HasPrefix(t, "<persisted-output>") || strings.HasPrefix(t, "[Output truncated") {
 		r.truncated = true
 		return
@@ -233,6 +239,7 @@ func (r *reading) line(l string) {
 	if strings.ContainsAny(t, "0123456789") {
 		if norm, failed, ok := countsLine(t); ok {
 			r.flush()
+			r.afterSummary = 0
 			if failed {
 				r.fail(true, "")
 				r.failCounts = norm
