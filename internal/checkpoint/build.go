@@ -43,7 +43,7 @@ const (
 	maxOpen          = 12
 	maxClosed        = 5
 	maxAnswers       = 6
-	maxFindings      = 10
+	maxFindings      = 20
 	maxItem          = 300
 )
 

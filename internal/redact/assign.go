@@ -354,6 +354,12 @@ func value(s string, v int, sep byte, c valueContext) (edit, bool, int) {
 		for e < len(s) && s[e] != '<' && s[e] != '\n' && s[e] != '\r' {
 			e++
 		}
+		// An element's text ends with its closing tag on the line; a
+		// "<.Values.auth.password>: nil pointer ..." in an error message
+		// is a template's name in angle brackets, followed by prose.
+		if !strings.HasPrefix(s[e:], "</") {
+			return none(v)
+		}
 		if t := s[v:e]; isPlaceholder(t) || isReference(t, c.key) {
 			return none(v)
 		}

@@ -176,6 +176,8 @@ var cases = []testCase{
 	{"python dict", `creds = {'password': 'hunter2', 'user': 'bob'}`, `creds = {'password': '[REDACTED:password]', 'user': 'bob'}`},
 	{"header", "X-Api-Key: 5f4dcc3b5aa765d61d8327deb882cf99", "X-Api-Key: [REDACTED:secret]"},
 	{"xml", "<password>hunter2</password>", "<password>[REDACTED:password]</password>"},
+	{"template name in angle brackets", "at <.Values.redis.auth.password>: nil pointer evaluating interface {}.password`. Chart 19 differs.",
+		"at <.Values.redis.auth.password>: nil pointer evaluating interface {}.password`. Chart 19 differs."},
 	{"properties", "spring.datasource.password=hunter2", "spring.datasource.password=[REDACTED:password]"},
 	{"toml", `api_key = "abc123"`, `api_key = "[REDACTED:secret]"`},
 

@@ -58,13 +58,25 @@ func Decisions(body string) []string {
 	// most texts have none and are not split into sentences at all. The
 	// gate is case-sensitive on purpose (cheap, and the words are nearly
 	// always written in lower case or capitalised).
-	if !containsAny(body, gateCues) {
+	if !containsAny(body, gateCues) && !containsAny(body, refusalGate) {
 		return nil
 	}
 	var out []string
 	sents := Sentences(body)
+	// listed is set after a lead-in that announces decisions ("Two
+	// decisions in it:"): the list items after it are those decisions.
+	listed := false
 	for i, sent := range sents {
 		l := strings.ToLower(sent)
+		item, isItem := listItem(sent)
+		if listed && isItem {
+			out = append(out, text.Truncate(item, maxNoteBytes))
+			continue
+		}
+		listed = strings.HasSuffix(l, ":") && containsAny(l, []string{"decision", "decided", " chose", "choices"})
+		if isItem {
+			sent, l = item, strings.ToLower(item)
+		}
 		explicit := strings.HasPrefix(strings.TrimLeft(l, "*#-> "), "decision")
 		chose := containsAny(l, decisionCues) || containsAny(" "+l, chooserCues) || imperative(l)
 		// "X rather than Y" is a choice when someone chose: "so I would
@@ -78,6 +90,10 @@ func Decisions(body string) []string {
 			// The reason in the next sentence: "The smaller change is to
 			// switch to Data.Map.Strict. That keeps the interface as is."
 			out = append(out, text.Truncate(sent+" "+sents[i+1], maxNoteBytes))
+		case refuses(l) && (containsAny(l, reasonCues) || strings.Contains(l, ": ")):
+			// A course the speaker did not take, with its reason: "I did
+			// not go to 20.x: from 20.0 the chart ships ...".
+			out = append(out, text.Truncate(sent, maxNoteBytes))
 		case weighed(l) && strings.Contains(l, ", but "):
 			// An option weighed and turned down, with its reason: "I
 			// thought of a cache, but the data changes every second."
@@ -89,6 +105,29 @@ func Decisions(body string) []string {
 		}
 	}
 	return out
+}
+
+// listItem returns a bulleted sentence without its bullet ("- x" → "x").
+func listItem(sent string) (string, bool) {
+	for _, b := range []string{"- ", "* ", "• "} {
+		if rest, ok := strings.CutPrefix(sent, b); ok {
+			return strings.TrimSpace(rest), true
+		}
+	}
+	return sent, false
+}
+
+// refuses says whether a sentence (lower case) opens with the speaker
+// not taking a course: "i did not go to 20.x", "we won't add a cache".
+func refuses(l string) bool {
+	t := strings.TrimLeft(l, "*#->0123456789.) ")
+	for _, who := range []string{"i ", "we "} {
+		if rest, ok := strings.CutPrefix(t, who); ok {
+			return hasPrefixAny(rest, []string{"did not ", "didn't ", "won't ", "will not ", "chose not ", "decided not ",
+				"decided against ", "am not going ", "are not going ", "kept away ", "stayed away ", "avoided "})
+		}
+	}
+	return false
 }
 
 // commits says whether a sentence (lower case) is the speaker committing
@@ -162,7 +201,11 @@ var (
 	// weighCues are the words of an option weighed rather than taken.
 	weighCues       = []string{"consider", "thought about", "thought of", "tempted", "alternative", "option"}
 	alternativeCues = []string{" instead of ", " rather than "}
-	gateCues        = append(append(append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd ", "onsider", "Alternative", "Option"}, reasonCues...), alternativeCues...), decisionCues...), weighCues...)
+	// refusalGate lets through the texts in which the speaker may turn a
+	// course down (refuses).
+	refusalGate = []string{"I did", "I didn", "We did", "We didn", "I won", "We won", "I will not", "We will not",
+		"I chose", "We chose", "I decided", "We decided", "I am not", "We are not", "I kept", "We kept", "I stayed", "We stayed", "I avoided", "We avoided"}
+	gateCues = append(append(append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd ", "onsider", "Alternative", "Option"}, reasonCues...), alternativeCues...), decisionCues...), weighCues...)
 )
 
 // Findings picks the sentences of an assistant's text that state a
@@ -182,6 +225,7 @@ func Findings(body string) []string {
 	}
 	var out []string
 	for _, sent := range Sentences(body) {
+		sent, _ = listItem(sent) // the restore gives it its own bullet
 		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") {
 			continue
 		}
@@ -290,9 +334,13 @@ func Sentences(text string) []string {
 			continue
 		}
 		start := 0
+		span := false // inside a `code` span, whose "..." ends no sentence
 		for i := 0; i < len(t); i++ {
 			c := t[i]
-			if (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') {
+			if c == '`' && (span || strings.IndexByte(t[i+1:], '`') >= 0) {
+				span = !span // a stray backtick opens nothing
+			}
+			if !span && (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') {
 				// Not after a single letter or a number ("e.g.", "v1.2").
 				if sent := strings.TrimSpace(t[start : i+1]); len(sent) > 3 {
 					out = append(out, sent)

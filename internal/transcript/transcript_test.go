@@ -416,6 +416,10 @@ func TestFindings(t *testing.T) {
 		{"Please don't restart the queue before five.", nil},
 		{"So I don't need a manual handler after all.", nil},
 		{"> - Credo may report issues in existing code, don't fix them here", nil},
+		// A code span's "..." ends no sentence; a bullet is not kept.
+		{"`make lint` fails: `api.go:41:30 ... at <.Config.auth>: nil pointer`. The rest is fine.",
+			[]string{"`make lint` fails: `api.go:41:30 ... at <.Config.auth>: nil pointer`."}},
+		{"- `tokens.css`: muted #8a8f98 → #5f6670 (5.9:1, was 3.2:1).", []string{"`tokens.css`: muted #8a8f98 → #5f6670 (5.9:1, was 3.2:1)."}},
 	}
 	for _, tt := range tests {
 		if got := Findings(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
@@ -462,6 +466,16 @@ func TestDecisionShapes(t *testing.T) {
 		{"Switching webhook.ts to the vault instead of the environment, since the environment is logged.", []string{"Switching webhook.ts to the vault instead of the environment, since the environment is logged."}},
 		{"I'll run the tests now.", nil},
 		{"The parser is slow because it copies every line.", nil},
+		// A course the speaker did not take, with its reason after a
+		// colon or a "because"; not a report of what was not done.
+		{"Bumped it to 2.4.1. I did not go to 3.x: from 3.0 the package needs Node 22, which CI does not have.",
+			[]string{"I did not go to 3.x: from 3.0 the package needs Node 22, which CI does not have."}},
+		{"We won't cache the rates, because they change every second.", []string{"We won't cache the rates, because they change every second."}},
+		{"I did not change anything else.", nil},
+		// The items of a list its lead-in calls decisions.
+		{"Wrote the migration. Two decisions in it:\n\n- empty names stay NULL, so reports can tell them apart;\n- titles are kept in first_name.\n\nThe tests pass.",
+			[]string{"empty names stay NULL, so reports can tell them apart;", "titles are kept in first_name."}},
+		{"Changes:\n- titles are kept in first_name.", nil},
 	}
 	for _, tt := range tests {
 		if got := Decisions(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
