@@ -39,10 +39,8 @@ func (s *Session) assistantText(body string, ts time.Time, line int, full bool) 
 	if len(s.Decisions) > maxDecisions {
 		s.Decisions = append(s.Decisions[:0], s.Decisions[len(s.Decisions)-maxDecisions:]...)
 	}
-	for _, f := range Findings(body) {
-		if !slices.Contains(decisions, f) {
-			s.Findings = append(s.Findings, Note{Time: ts, Line: line, Text: f})
-		}
+	for _, f := range findings(body, decisions) {
+		s.Findings = append(s.Findings, Note{Time: ts, Line: line, Text: f})
 	}
 	if len(s.Findings) > maxFindings {
 		s.Findings = append(s.Findings[:0], s.Findings[len(s.Findings)-maxFindings:]...)
@@ -219,13 +217,20 @@ var (
 // would expect ("The staging disk does not point at the staging bucket",
 // "the formatter never reads the locale"), and a result that contradicts
 // an expectation ("it turns out the cache is shared").
-func Findings(body string) []string {
+func Findings(body string) []string { return findings(body, nil) }
+
+// findings is Findings without the sentences in decided, which are
+// decisions: a finding is not joined to one.
+func findings(body string, decided []string) []string {
 	if !strings.ContainsAny(body, "0123456789`/") && !containsAny(strings.ToLower(body), shapeGate) {
 		return nil
 	}
 	var out []string
 	for _, sent := range Sentences(body) {
 		sent, _ = listItem(sent) // the restore gives it its own bullet
+		if slices.Contains(decided, sent) {
+			continue
+		}
 		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") {
 			continue
 		}
@@ -236,10 +241,23 @@ func Findings(body string) []string {
 		if !hasDatum(sent) && (strings.HasPrefix(sent, ">") || !denial(l) && !containsAny(l, contraryCues)) {
 			continue // a quotation states nothing found
 		}
+		// A short finding that leads into the next one on its line
+		// ("Here is the snapshot: 48,213 customers. 45,990 have ...")
+		// is its subject: apart, the budget would keep one without the
+		// other.
+		if n := len(out); n > 0 && len(out[n-1]) < shortFinding && len(out[n-1])+1+len(sent) <= maxNoteBytes &&
+			strings.Contains(body, out[n-1]+" "+sent) {
+			out[n-1] += " " + sent
+			continue
+		}
 		out = append(out, text.Truncate(sent, maxNoteBytes))
 	}
 	return out
 }
+
+// shortFinding is the length under which a finding is joined to the next
+// on its line.
+const shortFinding = 64
 
 var (
 	// contraryCues mark a result against an expectation.

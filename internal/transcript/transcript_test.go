@@ -416,6 +416,10 @@ func TestFindings(t *testing.T) {
 		{"Please don't restart the queue before five.", nil},
 		{"So I don't need a manual handler after all.", nil},
 		{"> - Credo may report issues in existing code, don't fix them here", nil},
+		// A short finding that leads into the next on its line is joined
+		// to it.
+		{"Here is the dump: 1,204 rows. 37 have no owner, 5 are duplicates. Odd.",
+			[]string{"Here is the dump: 1,204 rows. 37 have no owner, 5 are duplicates."}},
 		// A code span's "..." ends no sentence; a bullet is not kept.
 		{"`make lint` fails: `api.go:41:30 ... at <.Config.auth>: nil pointer`. The rest is fine.",
 			[]string{"`make lint` fails: `api.go:41:30 ... at <.Config.auth>: nil pointer`."}},
