@@ -431,7 +431,23 @@ func sameWork(failed, later transcript.ToolCall, works worksCache) bool {
 				return false
 			}
 		}
-		return true
+		// A part of a failed run passing fixes nothing in the rest,
+		// unless it is the part that failed: "mix test" failing in
+		// test/a_test.exs, then "mix test test/a_test.exs" passing.
+		part := outcome.NarrowedTo(failed.Command, later.Command)
+		if len(part) == 0 {
+			return true
+		}
+		said := failed.ErrorText
+		if failed.Outcome != nil {
+			said += "\n" + strings.Join(failed.Outcome.Errors, "\n")
+		}
+		for _, t := range part {
+			if strings.Contains(said, t) || strings.Contains(said, strings.ReplaceAll(t, ".", "/")) {
+				return true
+			}
+		}
+		return false
 	case "Edit", "MultiEdit", "Write", "NotebookEdit":
 		return later.FilePath == failed.FilePath && (later.Name == "Edit" || later.Name == "MultiEdit" || later.Name == "Write" || later.Name == "NotebookEdit")
 	}

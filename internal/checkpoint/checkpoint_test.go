@@ -275,6 +275,18 @@ func TestPipedFailure(t *testing.T) {
 	if len(c.Errors) != 1 || !c.Errors[0].Resolved {
 		t.Errorf("a later passing run of the same work does not resolve it: %+v", c.Errors)
 	}
+
+	// A passing run of another part of the suite fixes nothing.
+	c = Build(build(t, []step{
+		{user: "Run the app's tests."},
+		bash("./manage.py test contacts"),
+		{result: "Exit code 1\nFAIL: test_merge (contacts.tests.test_dedupe.DedupeTests)\n  File \"contacts/tests/test_dedupe.py\", line 58\nAssertionError: 'Ann' != 'Ann Lee'\n\nRan 31 tests in 0.4s\n\nFAILED (failures=1)", isError: true},
+		bash("./manage.py test contacts.tests.test_exports"),
+		{result: "Ran 5 tests in 0.1s\n\nOK"},
+	}), input())
+	if len(c.Errors) != 1 || c.Errors[0].Resolved {
+		t.Errorf("a passing run of another part resolves the suite's failure: %+v", c.Errors)
+	}
 }
 
 // Issue 9: what was left open turns before the end reaches the restore,

@@ -565,3 +565,72 @@ func SameWork(earlier, later string) bool {
 	}
 	return true
 }
+
+// Narrower says whether the later command line runs only a part of what
+// the earlier one ran: each of its targets is one of the earlier's or
+// lies inside one ("manage.py test contacts" then "manage.py test
+// contacts.tests.test_exports", "pytest tests" then "pytest
+// tests/test_a.py::test_x"), and one at least lies inside. A narrower run
+// that passes does not fix a wider one that failed.
+func Narrower(earlier, later string) bool {
+	a, b := targets(earlier), targets(later)
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	narrower := false
+	for _, t := range b {
+		if slices.Contains(a, t) {
+			continue
+		}
+		inside := false
+		for _, u := range a {
+			// A word both lines have is their subcommand ("test"), not
+			// a target the later one narrows.
+			if slices.Contains(b, u) {
+				continue
+			}
+			if len(t) > len(u) && strings.HasPrefix(t, u) && (strings.ContainsRune("./:", rune(t[len(u)])) || strings.HasSuffix(u, "/")) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return false
+		}
+		narrower = true
+	}
+	return narrower
+}
+
+// NarrowedTo returns the targets of the later command line that narrow
+// the earlier one's (see Narrower), nil when it does not narrow it.
+func NarrowedTo(earlier, later string) []string {
+	if !Narrower(earlier, later) {
+		return nil
+	}
+	a := targets(earlier)
+	var out []string
+	for _, t := range targets(later) {
+		if !slices.Contains(a, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// targets are the words of a command line's works that are neither their
+// program nor an option: subcommands, packages, paths, test names.
+func targets(line string) []string {
+	var out []string
+	for _, c := range splitShell(line) {
+		if len(c.words) == 0 || slices.Contains(filters, path.Base(c.words[0])) || slices.Contains(trivial, c.words[0]) {
+			continue
+		}
+		for _, w := range c.words[1:] {
+			if !strings.HasPrefix(w, "-") && !isAssignment(w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}

@@ -155,3 +155,27 @@ func TestSameWork(t *testing.T) {
 		})
 	}
 }
+
+func TestNarrower(t *testing.T) {
+	tests := []struct {
+		earlier, later string
+		want           bool
+	}{
+		{"./manage.py test contacts", "./manage.py test contacts.tests.test_exports", true},
+		{"pytest tests", "pytest tests/test_a.py::test_x -q", true},
+		{"go test ./x/", "go test ./x/y", true},
+		{"./manage.py test contacts", "./manage.py test contacts", false},
+		{"go test ./...", "go test ./x", false},
+		{"go test ./x", "go test ./...", false},
+		{"pytest tests/test_a.py", "pytest", false},
+		{"mix test 2>&1 | tail -5", "mix test test/a_test.exs", false},
+		{"pytest tests", "pytest tests/a.py other/b.py", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.earlier+" then "+tt.later, func(t *testing.T) {
+			if got := Narrower(tt.earlier, tt.later); got != tt.want {
+				t.Errorf("Narrower = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
