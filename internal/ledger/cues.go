@@ -178,7 +178,9 @@ func headingOpenKind(w []byte) (k Kind, strong, ok bool) {
 		return Task, false, true
 	case "unclear", "unknowns", "undecided", "unanswered":
 		return Question, true, true
-	case "question", "questions", "decide", "decisions":
+	case "question", "questions", "decide":
+		// Not "decisions": "Two decisions in it:" lists decisions made;
+		// open ones are said so ("Open decisions", "Undecided").
 		return Question, false, true
 	case "unresolved", "failing", "broken", "blockers", "blocker", "blocked", "known":
 		return Problem, true, true
