@@ -152,6 +152,10 @@ func newWorld(t *testing.T, rng *rand.Rand, f *fault) *world {
 			t.Fatal(err)
 		}
 	}
+	// The hooks leave jobs behind (a checkpoint's copy in the database,
+	// observations) that hold a shared lock beside the database while
+	// they run: the world is removed only once they are done.
+	t.Cleanup(func() { waitJobs(filepath.Join(w.dataHome, "cairn", "cairn.db.settling")) })
 	return w
 }
 
@@ -203,6 +207,9 @@ func (w *world) hook(e event) []*run {
 	} else {
 		runs = []*run{w.exec(e, execOpts{})}
 	}
+	// What a hook's detached job logs belongs to the hook's run: wait for
+	// the jobs (untimed: the hook has returned) before reading the log.
+	waitJobs(filepath.Join(w.dataHome, "cairn", "cairn.db.settling"))
 	lines := w.newLogLines(before)
 	w.mu.Lock()
 	w.group++

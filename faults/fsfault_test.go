@@ -215,11 +215,11 @@ func (w *world) corrupt(variant string) error {
 			"INSERT INTO schema_version VALUES (1, 0)",
 			"CREATE TABLE checkpoints (id INTEGER PRIMARY KEY, note TEXT)")
 	case corruptNewerSchema:
-		// A newer cairn's database: version 2, with columns this one does
-		// not fill.
+		// A newer cairn's database: a version above any this one knows,
+		// with columns this one does not fill.
 		return makeDB(db,
 			"CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-			"INSERT INTO schema_version VALUES (1, 0), (2, 0)",
+			"INSERT INTO schema_version VALUES (1, 0), (2, 0), (999, 0)",
 			`CREATE TABLE checkpoints (id INTEGER PRIMARY KEY, project TEXT NOT NULL, session_id TEXT NOT NULL,
 				created_at INTEGER NOT NULL, trigger TEXT NOT NULL, context_tokens INTEGER NOT NULL, task TEXT NOT NULL,
 				body BLOB NOT NULL, agent TEXT NOT NULL)`,

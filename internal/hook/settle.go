@@ -3,7 +3,9 @@ package hook
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
@@ -43,6 +45,9 @@ func (r *Runner) Settle(ctx context.Context, j continuity.Job) {
 		return nil
 	}()
 	if err != nil {
-		r.log(fmt.Sprintf("%s %s transcript=%s: %s\n", r.Now().UTC().Format(time.RFC3339), event, j.Path, oneLine(err.Error())))
+		// The hook's own line shape, "job" for "hook": the session is
+		// the transcript's name (a Claude Code session's id).
+		sid := strings.TrimSuffix(filepath.Base(j.Path), ".jsonl")
+		r.log(fmt.Sprintf("%s job %s session=%s: %s (transcript %s)\n", r.Now().UTC().Format(time.RFC3339), j.Kind, sid, oneLine(err.Error()), j.Path))
 	}
 }
