@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"testing"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
@@ -164,4 +166,37 @@ func writeAgentRecallTable(b *strings.Builder, word, alone string, cases []agent
 		slowest = max(slowest, with[i].took, without[i].took)
 	}
 	fmt.Fprintf(b, "\n%d runs in %s (the slowest %s).\n", 2*len(cases), took.Round(time.Second), slowest.Round(time.Second))
+}
+
+// playWithAndWithout plays every scenario twice in parallel subtests of
+// a "runs" subtest, with cairn installed and without, and returns the
+// runs in the scenarios' order; it fails t when a run failed.
+func playWithAndWithout[S, R any](t *testing.T, scs []S, name func(S) string, play func(*testing.T, S, bool) R) (with, without []R) {
+	var mu sync.Mutex
+	with, without = make([]R, len(scs)), make([]R, len(scs))
+	t.Run("runs", func(t *testing.T) {
+		for i, sc := range scs {
+			for _, installed := range []bool{true, false} {
+				n := name(sc) + "/without-cairn"
+				if installed {
+					n = name(sc) + "/with-cairn"
+				}
+				t.Run(n, func(t *testing.T) {
+					t.Parallel()
+					r := play(t, sc, installed)
+					mu.Lock()
+					defer mu.Unlock()
+					if installed {
+						with[i] = r
+					} else {
+						without[i] = r
+					}
+				})
+			}
+		}
+	})
+	if t.Failed() {
+		t.Fatal("a run failed: no report")
+	}
+	return with, without
 }

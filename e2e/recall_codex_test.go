@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -531,34 +530,8 @@ func TestCodexRecallReport(t *testing.T) {
 	if only := os.Getenv("CAIRN_RECALL_CODEX_ONLY"); only != "" {
 		scs = slices.DeleteFunc(scs, func(sc cxScenario) bool { return !slices.Contains(strings.Split(only, ","), sc.Name) })
 	}
-	var mu sync.Mutex
-	with := make([]cxRun, len(scs))
-	without := make([]cxRun, len(scs))
 	start := time.Now()
-	t.Run("runs", func(t *testing.T) {
-		for i, sc := range scs {
-			for _, installed := range []bool{true, false} {
-				name := sc.Name + "/without-cairn"
-				if installed {
-					name = sc.Name + "/with-cairn"
-				}
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					r := playCodexRecall(t, sc, installed)
-					mu.Lock()
-					defer mu.Unlock()
-					if installed {
-						with[i] = r
-					} else {
-						without[i] = r
-					}
-				})
-			}
-		}
-	})
-	if t.Failed() {
-		t.Fatal("a run failed: no report")
-	}
+	with, without := playWithAndWithout(t, scs, func(sc cxScenario) string { return sc.Name }, playCodexRecall)
 	report := codexRecallMarkdown(scs, with, without, time.Since(start))
 	if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -471,34 +470,8 @@ func TestGeminiRecallReport(t *testing.T) {
 	if only := os.Getenv("CAIRN_RECALL_GEMINI_ONLY"); only != "" {
 		scs = slices.DeleteFunc(scs, func(sc gmScenario) bool { return !slices.Contains(strings.Split(only, ","), sc.Name) })
 	}
-	var mu sync.Mutex
-	with := make([]gmRun, len(scs))
-	without := make([]gmRun, len(scs))
 	start := time.Now()
-	t.Run("runs", func(t *testing.T) {
-		for i, sc := range scs {
-			for _, installed := range []bool{true, false} {
-				name := sc.Name + "/without-cairn"
-				if installed {
-					name = sc.Name + "/with-cairn"
-				}
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					r := playGeminiRecall(t, sc, installed)
-					mu.Lock()
-					defer mu.Unlock()
-					if installed {
-						with[i] = r
-					} else {
-						without[i] = r
-					}
-				})
-			}
-		}
-	})
-	if t.Failed() {
-		t.Fatal("a run failed: no report")
-	}
+	with, without := playWithAndWithout(t, scs, func(sc gmScenario) string { return sc.Name }, playGeminiRecall)
 	report := geminiRecallMarkdown(scs, with, without, time.Since(start))
 	if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
 		t.Fatal(err)
