@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -117,6 +118,37 @@ func TestScripts(t *testing.T) {
 				dir := filepath.Join(ts.Getenv("CODEX_HOME"), "sessions", "2026", "11", "24")
 				ts.Check(os.MkdirAll(dir, 0o755))
 				dst := filepath.Join(dir, "rollout-2026-11-24T08-13-28-"+id+".jsonl")
+				ts.Check(os.WriteFile(dst, data, 0o644))
+				if len(args) > 2 {
+					age, err := time.ParseDuration(args[2])
+					ts.Check(err)
+					when := time.Now().Add(-age)
+					ts.Check(os.Chtimes(dst, when, when))
+				}
+			},
+			// chat NAME PROJECT [AGE]: puts a Gemini CLI chat of
+			// internal/transcript/testdata/gemini where Gemini CLI would
+			// have written it for a session run in PROJECT, last modified
+			// AGE ago.
+			"chat": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: chat NAME PROJECT [AGE]")
+				}
+				project := ts.MkAbs(args[1])
+				ts.Check(os.MkdirAll(project, 0o755))
+				data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "gemini", args[0]+".jsonl"))
+				ts.Check(err)
+				var head struct {
+					SessionID string `json:"sessionId"`
+				}
+				first, _, _ := bytes.Cut(data, []byte("\n"))
+				if json.Unmarshal(first, &head) != nil || len(head.SessionID) < 8 {
+					ts.Fatalf("%s: no header with a session id", args[0])
+				}
+				dir := filepath.Join(ts.Getenv("HOME"), ".gemini", "tmp", filepath.Base(project))
+				ts.Check(os.MkdirAll(filepath.Join(dir, "chats"), 0o755))
+				ts.Check(os.WriteFile(filepath.Join(dir, ".project_root"), []byte(project), 0o644))
+				dst := filepath.Join(dir, "chats", "session-2026-11-24T14-38-"+head.SessionID[:8]+".jsonl")
 				ts.Check(os.WriteFile(dst, data, 0o644))
 				if len(args) > 2 {
 					age, err := time.ParseDuration(args[2])

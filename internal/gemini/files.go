@@ -29,15 +29,26 @@ type SessionFile struct {
 	size    int64
 }
 
-// Sessions lists the chats of the project at root under Gemini CLI's home,
-// newest first. A home without them has none.
+// Sessions lists the chats under Gemini CLI's home of the project at root
+// and of the projects inside it (as Codex's are listed: "/" lists them
+// all), newest first. A home without them has none.
 func Sessions(home, root string) ([]SessionFile, error) {
-	dir, ok := projectDir(home, filepath.Clean(root))
-	if !ok {
-		return nil, nil
+	root = filepath.Clean(root)
+	var files []string
+	if dir, ok := projectDir(home, root); ok {
+		files, _ = filepath.Glob(filepath.Join(dir, "chats", "session-*.jsonl"))
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "chats", "session-*.jsonl"))
-	if err != nil {
+	inside, err := Projects(home)
+	for _, p := range inside {
+		if p == root || !within(p, root) {
+			continue
+		}
+		if dir, ok := projectDir(home, p); ok {
+			more, _ := filepath.Glob(filepath.Join(dir, "chats", "session-*.jsonl"))
+			files = append(files, more...)
+		}
+	}
+	if len(files) == 0 {
 		return nil, err
 	}
 	byID := map[string]SessionFile{}
@@ -86,6 +97,12 @@ func projectDir(home, root string) (string, bool) {
 		return "", false
 	}
 	return dir, true
+}
+
+// within says dir is root or a directory inside it.
+func within(dir, root string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // headerID is the session id in a chat file's first line, "" when it has

@@ -56,6 +56,14 @@ func TestSessions(t *testing.T) {
 	if got, err := Projects(home); err != nil || len(got) != 1 || got[0] != root {
 		t.Errorf("Projects by .project_root = %q, %v; want %s", got, err, root)
 	}
+	for _, parent := range []string{"/work", "/"} {
+		if got, _ := Sessions(home, parent); len(got) != 2 {
+			t.Errorf("the projects inside %s: %+v", parent, got)
+		}
+	}
+	if got, _ := Sessions(home, "/work/my"); len(got) != 0 {
+		t.Errorf("a directory whose name the project's starts with: %+v", got)
+	}
 	if got, err := Sessions(filepath.Join(home, "none"), root); err != nil || len(got) != 0 {
 		t.Errorf("no home: %+v, %v", got, err)
 	}
