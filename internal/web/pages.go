@@ -544,18 +544,43 @@ func readRestores(path string, lines []int) []restore {
 		if !want {
 			continue
 		}
-		var rec struct {
-			Attachment struct {
-				Content []string `json:"content"`
-			} `json:"attachment"`
-		}
+		var rec any
 		if json.Unmarshal(line, &rec) != nil {
 			continue
 		}
-		for _, c := range rec.Attachment.Content {
-			if strings.HasPrefix(c, transcript.RestoreHeader) {
-				out = append(out, restore{line: n, text: redact.String(c)})
-			}
+		for _, c := range restoreTexts(rec, nil) {
+			out = append(out, restore{line: n, text: redact.String(c)})
+		}
+	}
+	return out
+}
+
+// restoreTexts are the restores in a transcript record of any client,
+// appended to out: Claude Code keeps the hook's context as a string of
+// an attachment's content, Codex CLI as the text of a developer message,
+// Gemini CLI inside <hook_context> in a part of the prompt.
+func restoreTexts(v any, out []string) []string {
+	switch v := v.(type) {
+	case string:
+		if strings.HasPrefix(v, transcript.RestoreHeader) {
+			return append(out, v)
+		}
+		if _, after, ok := strings.Cut(v, "<hook_context>"+transcript.RestoreHeader); ok {
+			body, _, _ := strings.Cut(after, "</hook_context>")
+			return append(out, transcript.RestoreHeader+body)
+		}
+	case []any:
+		for _, e := range v {
+			out = restoreTexts(e, out)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // the same order on every read
+		for _, k := range keys {
+			out = restoreTexts(v[k], out)
 		}
 	}
 	return out
