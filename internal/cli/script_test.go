@@ -90,25 +90,14 @@ func TestScripts(t *testing.T) {
 				if fi, err := os.Stat(src); err == nil && fi.IsDir() {
 					ts.Check(os.CopyFS(dst, os.DirFS(src)))
 				}
-				if len(args) > 2 {
-					age, err := time.ParseDuration(args[2])
-					ts.Check(err)
-					when := time.Now().Add(-age)
-					ts.Check(os.Chtimes(dst+".jsonl", when, when))
-				}
+				ageFile(ts, dst+".jsonl", args[2:])
 			},
 			// rollout NAME PROJECT [AGE]: puts a Codex CLI rollout of
 			// internal/transcript/testdata/codex where Codex would have
 			// written it for a session run in PROJECT, last modified AGE
 			// ago.
 			"rollout": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) < 2 {
-					ts.Fatalf("usage: rollout NAME PROJECT [AGE]")
-				}
-				project := ts.MkAbs(args[1])
-				ts.Check(os.MkdirAll(project, 0o755))
-				data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "codex", args[0]+".jsonl"))
-				ts.Check(err)
+				project, data := agentFixture(ts, "rollout", "codex", args)
 				first, _, _ := bytes.Cut(data, []byte("\n"))
 				id, cwd, ok := codex.ParseMeta(first)
 				if !ok {
@@ -119,25 +108,14 @@ func TestScripts(t *testing.T) {
 				ts.Check(os.MkdirAll(dir, 0o755))
 				dst := filepath.Join(dir, "rollout-2026-11-24T08-13-28-"+id+".jsonl")
 				ts.Check(os.WriteFile(dst, data, 0o644))
-				if len(args) > 2 {
-					age, err := time.ParseDuration(args[2])
-					ts.Check(err)
-					when := time.Now().Add(-age)
-					ts.Check(os.Chtimes(dst, when, when))
-				}
+				ageFile(ts, dst, args[2:])
 			},
 			// chat NAME PROJECT [AGE]: puts a Gemini CLI chat of
 			// internal/transcript/testdata/gemini where Gemini CLI would
 			// have written it for a session run in PROJECT, last modified
 			// AGE ago.
 			"chat": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) < 2 {
-					ts.Fatalf("usage: chat NAME PROJECT [AGE]")
-				}
-				project := ts.MkAbs(args[1])
-				ts.Check(os.MkdirAll(project, 0o755))
-				data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "gemini", args[0]+".jsonl"))
-				ts.Check(err)
+				project, data := agentFixture(ts, "chat", "gemini", args)
 				var head struct {
 					SessionID string `json:"sessionId"`
 				}
@@ -150,13 +128,33 @@ func TestScripts(t *testing.T) {
 				ts.Check(os.WriteFile(filepath.Join(dir, ".project_root"), []byte(project), 0o644))
 				dst := filepath.Join(dir, "chats", "session-2026-11-24T14-38-"+head.SessionID[:8]+".jsonl")
 				ts.Check(os.WriteFile(dst, data, 0o644))
-				if len(args) > 2 {
-					age, err := time.ParseDuration(args[2])
-					ts.Check(err)
-					when := time.Now().Add(-age)
-					ts.Check(os.Chtimes(dst, when, when))
-				}
+				ageFile(ts, dst, args[2:])
 			},
 		},
 	})
+}
+
+// ageFile sets path's times to the age in age[0] ago, if given.
+func ageFile(ts *testscript.TestScript, path string, age []string) {
+	if len(age) == 0 {
+		return
+	}
+	d, err := time.ParseDuration(age[0])
+	ts.Check(err)
+	when := time.Now().Add(-d)
+	ts.Check(os.Chtimes(path, when, when))
+}
+
+// agentFixture makes the project directory args[1] and reads the
+// transcript args[0] of internal/transcript/testdata/<client> for the
+// command named cmd.
+func agentFixture(ts *testscript.TestScript, cmd, client string, args []string) (project string, data []byte) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: %s NAME PROJECT [AGE]", cmd)
+	}
+	project = ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(project, 0o755))
+	data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", client, args[0]+".jsonl"))
+	ts.Check(err)
+	return project, data
 }
