@@ -18,7 +18,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/codex"
-	"github.com/cairn-agent/cairn/internal/shell"
+	"github.com/cairn-agent/cairn/internal/hookevent"
 	"github.com/cairn-agent/cairn/internal/state"
 )
 
@@ -32,33 +32,13 @@ func (s Setup) codexHooks(user bool) string {
 }
 
 // codexCommand is the hook command for event, calling exe.
-func codexCommand(exe, event string) string {
-	return shell.Quote(exe) + " hook --agent codex " + event
-}
+func codexCommand(exe, event string) string { return agentCommand(exe, "codex", event) }
 
-// codexOurs recognises cairn's Codex hook commands: "<…/cairn…> hook
-// --agent codex EVENT" for an event cairn handles, or exe itself
-// whatever its name.
-func codexOurs(exe string) func(string) bool {
-	return func(command string) bool {
-		word, rest := shell.FirstWord(strings.TrimSpace(command))
-		f := strings.Fields(rest)
-		if len(f) != 4 || f[0] != "hook" || f[1] != "--agent" || f[2] != "codex" {
-			return false
-		}
-		if _, ok := codex.Events.Lookup(f[3]); !ok {
-			return false
-		}
-		return word == exe || strings.HasPrefix(filepath.Base(word), "cairn")
-	}
-}
+// codexOurs recognises cairn's Codex hook commands.
+func codexOurs(exe string) func(string) bool { return agentOurs(exe, "codex", codex.Events) }
 
 func codexWiring(exe string) settings.Wiring {
-	var hs []settings.Hook
-	for _, ev := range codex.Events {
-		hs = append(hs, settings.Hook{Event: ev.Name, Command: codexCommand(exe, ev.Name), Timeout: ev.Timeout})
-	}
-	return settings.Wiring{Hooks: hs, IsOurs: codexOurs(exe)}
+	return agentWiring(exe, "codex", codex.Events, func(ev hookevent.Event) int { return ev.Timeout })
 }
 
 // codexHashes are the trusted hashes of the hooks install writes: what

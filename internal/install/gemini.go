@@ -12,12 +12,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
 	"github.com/cairn-agent/cairn/internal/gemini"
-	"github.com/cairn-agent/cairn/internal/shell"
 )
 
 // geminiSettings is the settings.json cairn wires for Gemini CLI: the
@@ -30,34 +28,8 @@ func (s Setup) geminiSettings(user bool) string {
 	return gemini.ProjectSettings(s.Root)
 }
 
-// geminiCommand is the hook command for event, calling exe.
-func geminiCommand(exe, event string) string {
-	return shell.Quote(exe) + " hook --agent gemini " + event
-}
-
-// geminiOurs recognises cairn's Gemini hook commands: "<…/cairn…> hook
-// --agent gemini EVENT" for an event cairn handles, or exe itself
-// whatever its name.
-func geminiOurs(exe string) func(string) bool {
-	return func(command string) bool {
-		word, rest := shell.FirstWord(strings.TrimSpace(command))
-		f := strings.Fields(rest)
-		if len(f) != 4 || f[0] != "hook" || f[1] != "--agent" || f[2] != "gemini" {
-			return false
-		}
-		if _, ok := gemini.Events.Lookup(f[3]); !ok {
-			return false
-		}
-		return word == exe || strings.HasPrefix(filepath.Base(word), "cairn")
-	}
-}
-
 func geminiWiring(exe string) settings.Wiring {
-	var hs []settings.Hook
-	for _, ev := range gemini.Events {
-		hs = append(hs, settings.Hook{Event: ev.Name, Command: geminiCommand(exe, ev.Name), Timeout: gemini.TimeoutMillis(ev)})
-	}
-	return settings.Wiring{Hooks: hs, IsOurs: geminiOurs(exe)}
+	return agentWiring(exe, "gemini", gemini.Events, gemini.TimeoutMillis)
 }
 
 // errGeminiComments is why cairn leaves a settings.json with comments

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
+	"github.com/cairn-agent/cairn/internal/hookevent"
 	"github.com/cairn-agent/cairn/internal/shell"
 )
 
@@ -288,4 +289,37 @@ func hasHooks(w settings.Wiring, path string) bool {
 	}
 	hooks, _ := w.Installed(data)
 	return len(hooks) > 0
+}
+
+// agentCommand is the hook command for another client's event, calling
+// exe: "<exe> hook --agent AGENT EVENT".
+func agentCommand(exe, agent, event string) string {
+	return shell.Quote(exe) + " hook --agent " + agent + " " + event
+}
+
+// agentOurs recognises cairn's hook commands for another client: "<…/cairn…>
+// hook --agent AGENT EVENT" for an event of events, or exe itself whatever
+// its name.
+func agentOurs(exe, agent string, events hookevent.Table) func(string) bool {
+	return func(command string) bool {
+		word, rest := shell.FirstWord(strings.TrimSpace(command))
+		f := strings.Fields(rest)
+		if len(f) != 4 || f[0] != "hook" || f[1] != "--agent" || f[2] != agent {
+			return false
+		}
+		if _, ok := events.Lookup(f[3]); !ok {
+			return false
+		}
+		return word == exe || strings.HasPrefix(filepath.Base(word), "cairn")
+	}
+}
+
+// agentWiring is cairn's hooks for another client's events, each with
+// the timeout the client's file takes (timeout converts the event's).
+func agentWiring(exe, agent string, events hookevent.Table, timeout func(hookevent.Event) int) settings.Wiring {
+	var hs []settings.Hook
+	for _, ev := range events {
+		hs = append(hs, settings.Hook{Event: ev.Name, Command: agentCommand(exe, agent, ev.Name), Timeout: timeout(ev)})
+	}
+	return settings.Wiring{Hooks: hs, IsOurs: agentOurs(exe, agent, events)}
 }
