@@ -67,23 +67,11 @@ func (s Setup) InstallCodex(user, trust bool) error {
 	}
 	path := s.codexHooks(user)
 	w := codexWiring(s.Exe)
-	f := s.files()
 	if err := check(w, path); err != nil {
 		return err
 	}
-	res, err := w.InstallFile(path, f.journal)
-	if err != nil {
-		return settingsError(err)
-	}
-	where := "for this project"
-	if user {
-		where = "for every project"
-	}
-	if res.Changed {
-		fmt.Fprintf(s.Out, "wired cairn's hooks into %s, %s: %s\n", path, where, strings.Join(codex.Events.Names(), ", "))
-		fmt.Fprintf(s.Out, "the hooks call %s hook --agent codex\n", s.Exe)
-	} else {
-		fmt.Fprintf(s.Out, "cairn's hooks are already in %s; nothing changed there\n", path)
+	if err := s.wireAgent(w, path, user, "codex", codex.Events); err != nil {
+		return err
 	}
 	config := filepath.Join(s.CodexHome, "config.toml")
 	if trust {

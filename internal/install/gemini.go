@@ -59,23 +59,11 @@ func (s Setup) InstallGemini(user bool) error {
 	}
 	path := s.geminiSettings(user)
 	w := geminiWiring(s.Exe)
-	f := s.files()
 	if err := checkGemini(w, path); err != nil {
 		return err
 	}
-	res, err := w.InstallFile(path, f.journal)
-	if err != nil {
-		return settingsError(err)
-	}
-	where := "for this project"
-	if user {
-		where = "for every project"
-	}
-	if res.Changed {
-		fmt.Fprintf(s.Out, "wired cairn's hooks into %s, %s: %s\n", path, where, strings.Join(gemini.Events.Names(), ", "))
-		fmt.Fprintf(s.Out, "the hooks call %s hook --agent gemini\n", s.Exe)
-	} else {
-		fmt.Fprintf(s.Out, "cairn's hooks are already in %s; nothing changed there\n", path)
+	if err := s.wireAgent(w, path, user, "gemini", gemini.Events); err != nil {
+		return err
 	}
 	fmt.Fprintln(s.Out, "from the next Gemini CLI session on, cairn checkpoints before a compression and restores the working state with your next prompt after it (Gemini CLI fires no event after a compression, and shows the summariser nothing of cairn's: no steering)")
 	return nil

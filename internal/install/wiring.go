@@ -323,3 +323,23 @@ func agentWiring(exe, agent string, events hookevent.Table, timeout func(hookeve
 	}
 	return settings.Wiring{Hooks: hs, IsOurs: agentOurs(exe, agent, events)}
 }
+
+// wireAgent installs w, another client's hooks, into the file at path and
+// says what changed.
+func (s Setup) wireAgent(w settings.Wiring, path string, user bool, agent string, events hookevent.Table) error {
+	res, err := w.InstallFile(path, s.files().journal)
+	if err != nil {
+		return settingsError(err)
+	}
+	where := "for this project"
+	if user {
+		where = "for every project"
+	}
+	if res.Changed {
+		fmt.Fprintf(s.Out, "wired cairn's hooks into %s, %s: %s\n", path, where, strings.Join(events.Names(), ", "))
+		fmt.Fprintf(s.Out, "the hooks call %s hook --agent %s\n", s.Exe, agent)
+	} else {
+		fmt.Fprintf(s.Out, "cairn's hooks are already in %s; nothing changed there\n", path)
+	}
+	return nil
+}
