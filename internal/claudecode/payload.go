@@ -6,9 +6,6 @@ package claudecode
 // alone costs more than the walk.
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
 
@@ -66,16 +63,9 @@ func decodePayload(data []byte, enough func(*Payload) bool) (Payload, bool, erro
 		"compact_summary": &p.CompactSummary, "reason": &p.Reason,
 		"last_assistant_message": &p.LastAssistantMessage, "prompt": &p.Prompt,
 	}
-	var done func() bool
-	if enough != nil {
-		done = func() bool { return enough(&p) }
-	}
-	early, err := jsonscan.StringMembers(data, fields, done)
-	switch {
-	case errors.Is(err, jsonscan.ErrNotObject):
-		return Payload{}, false, errors.New("payload is not the JSON object Claude Code sends")
-	case err != nil:
-		return Payload{}, false, fmt.Errorf("payload is not the JSON object Claude Code sends (%v)", err)
+	early, err := jsonscan.HookPayload(data, &p, fields, enough, "Claude Code")
+	if err != nil {
+		return Payload{}, false, err
 	}
 	return p, early, nil
 }

@@ -12,9 +12,6 @@ package codex
 // process pays for reflection's set-up on every hook.
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
 
@@ -68,16 +65,9 @@ func decode(data []byte, enough func(*Payload) bool) (Payload, bool, error) {
 		"source": &p.Source, "trigger": &p.Trigger, "reason": &p.Reason,
 		"last_assistant_message": &p.LastAssistantMessage, "prompt": &p.Prompt, "tool_name": &p.ToolName,
 	}
-	var done func() bool
-	if enough != nil {
-		done = func() bool { return enough(&p) }
-	}
-	early, err := jsonscan.StringMembers(data, fields, done)
-	switch {
-	case errors.Is(err, jsonscan.ErrNotObject):
-		return Payload{}, false, errors.New("payload is not the JSON object Codex sends")
-	case err != nil:
-		return Payload{}, false, fmt.Errorf("payload is not the JSON object Codex sends (%v)", err)
+	early, err := jsonscan.HookPayload(data, &p, fields, enough, "Codex")
+	if err != nil {
+		return Payload{}, false, err
 	}
 	return p, early, nil
 }

@@ -12,9 +12,6 @@ package gemini
 // hook.
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
 
@@ -64,16 +61,9 @@ func decode(data []byte, enough func(*Payload) bool) (Payload, bool, error) {
 		"hook_event_name": &p.Event, "source": &p.Source, "trigger": &p.Trigger, "reason": &p.Reason,
 		"prompt": &p.Prompt, "tool_name": &p.ToolName,
 	}
-	var done func() bool
-	if enough != nil {
-		done = func() bool { return enough(&p) }
-	}
-	early, err := jsonscan.StringMembers(data, fields, done)
-	switch {
-	case errors.Is(err, jsonscan.ErrNotObject):
-		return Payload{}, false, errors.New("payload is not the JSON object Gemini CLI sends")
-	case err != nil:
-		return Payload{}, false, fmt.Errorf("payload is not the JSON object Gemini CLI sends (%v)", err)
+	early, err := jsonscan.HookPayload(data, &p, fields, enough, "Gemini CLI")
+	if err != nil {
+		return Payload{}, false, err
 	}
 	return p, early, nil
 }

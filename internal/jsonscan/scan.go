@@ -453,6 +453,25 @@ func (s *Scanner) Input() []byte { return s.b }
 // with an object.
 var ErrNotObject = errors.New("not a JSON object")
 
+// HookPayload reads a hook's payload, the JSON object client sends, with
+// StringMembers into the fields of *p that fields names; enough (when not
+// nil) ends the walk early once *p has all the event needs. Its errors say
+// the payload is not the object client sends.
+func HookPayload[P any](data []byte, p *P, fields map[string]*string, enough func(*P) bool, client string) (early bool, err error) {
+	var done func() bool
+	if enough != nil {
+		done = func() bool { return enough(p) }
+	}
+	early, err = StringMembers(data, fields, done)
+	switch {
+	case errors.Is(err, ErrNotObject):
+		return false, fmt.Errorf("payload is not the JSON object %s sends", client)
+	case err != nil:
+		return false, fmt.Errorf("payload is not the JSON object %s sends (%v)", client, err)
+	}
+	return early, nil
+}
+
 // StringMembers walks the JSON object in data and sets each member that
 // fields names to its string value: "" for null or any value that is not
 // a string, as good as missing. Other members are skipped unread. After
