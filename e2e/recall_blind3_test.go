@@ -316,7 +316,11 @@ cc_binary(
 				`(?i)(touch|edit|modif|chang|alone)[^\n]{0,60}third_party|third_party[^\n]{0,80}(vendored|platform team|alone|untouched|off.limits|do not|don.t)`),
 			rx("constraint: green with -c opt and asan", `(?i)-c opt[^\n]{0,80}asan|asan[^\n]{0,80}-c opt`),
 			rx("failure fixed in another file: str_cat.h via BUILD.bazel", `str_cat\.h`, `geo/tiles/BUILD\.bazel`),
-			rx("command outcome: tile tests pass", `(?i)bazel test //geo/tiles:all[^\n]{0,160}(exit (code )?0\b|pass|succe|\bok\b|green)`),
+			// Corrected after the blind run: a restore that says the run's
+			// failure was "fixed later (Bash `bazel test //geo/tiles:all`)" tells
+			// the outcome faithfully; the check first wanted a pass word after
+			// the command only.
+			rx("command outcome: tile tests pass", `(?i)bazel test //geo/tiles:all[^\n]{0,160}(exit (code )?0\b|pass|succe|\bok\b|green)|(fixed|resolved)[^\n]{0,40}bazel test //geo/tiles:all`),
 			rx("decision: reject levels above 23 with InvalidArgumentError", `InvalidArgumentError`),
 			rx("decision's reason: clamping serves the wrong tile", `(?i)wrong tile`),
 			lit("file changed: quadkey.cc", "geo/tiles/quadkey.cc"),
