@@ -89,7 +89,7 @@ func TestRecallReport(t *testing.T) {
 	if out == "" {
 		t.Skip("set CAIRN_RECALL_REPORT=FILE to run the recall benchmark (bench/recall.sh)")
 	}
-	scs := append(append(recallScenarios(), heldOutScenarios()...), blindScenarios()...)
+	scs := append(append(append(recallScenarios(), heldOutScenarios()...), blindScenarios()...), blind3Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
