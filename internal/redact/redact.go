@@ -125,7 +125,8 @@ func shapes(s string) string {
 			break
 		}
 	}
-	return s
+	// Random tokens last: a vendor's token is named by its family.
+	return applyUnsorted(s, appendRandomTokens(nil, s))
 }
 
 // context applies the rules that read context around what they redact.

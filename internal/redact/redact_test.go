@@ -87,6 +87,15 @@ var cases = []testCase{
 	{"jwt unsigned", "t=eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0. next", "t=[REDACTED:jwt] next"},
 
 	// Look-alikes that are not credentials.
+	{"random token as an argument", "ansible-vault encrypt_string --vault-password-file .vault_pass 'q7Rk2vLw9XbN3hTzP0mYc5JdF8sGaE1uQ4iKoV6n' --name backup_s3_secret_key",
+		"ansible-vault encrypt_string --vault-password-file .vault_pass '[REDACTED:api-token]' --name backup_s3_secret_key"},
+	{"aws secret key with slashes", "the new one is wJalrXUtnFEMI/K7MDENG/bPxRfiCYz2KEY9a8Xq, rotate the old", "the new one is [REDACTED:api-token], rotate the old"},
+	{"random token at a sentence's end", "Use 9fKq2LmZ8xR4tW7vB1nY6cH3jD5sG0aE2pQ8uT. Then restart.", "Use [REDACTED:api-token]. Then restart."},
+	{"random token in a JSON escape", `"text":"key:\nQ7rK2vLw9XbN3hTzP0mYc5JdF8sGaE1uQ4iKoV6n\n"`, `"text":"key:\n[REDACTED:api-token]\n"`},
+	{"long identifiers", "TestCrossingWithTheDatabaseLocked2 and handleUserProfileUpdateRequestV2Handler2024 in internal/checkpoint/render_budget_v2.go", ""},
+	{"typed ids", `"toolUseID":"toolu_01XFDUDYJgAACzvnptvVoYEL9kQ2","id":"msg_01AbCdEfGhIjKlMnOpQrStUvWxYz12"`, ""},
+	{"go.sum hash", "golang.org/x/text v0.3.7 h1:olpwvP2KacW1ZWvsR7uQhoyTYvKAupfQrRGBFM352Gk=", ""},
+	{"file name", "see Q7rK2vLw9XbN3hTzP0mYc5JdF8sGaE1uQ4iKoV6n.json for it", ""},
 	{"git sha", "commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)", ""},
 	{"uuid", `"sessionId":"ae4a77f8-aedd-4bc1-888f-c94edc91af04"`, ""},
 	{"base64 data", `"data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="`, ""},
