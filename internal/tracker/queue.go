@@ -201,7 +201,22 @@ func (q Queue) Drain(ctx context.Context, open func(Update) (Tracker, error)) (R
 			r.Waiting++
 			continue
 		}
-		err := t.Apply(ctx, u)
+		send, err := u, error(nil)
+		if u.Ref != "" {
+			// The issue acted on is one a SubIssue update created: the
+			// update waits for it, and without it (set aside) it cannot
+			// be made until that creation is retried.
+			id, rerr := q.resolve(u.Ref)
+			if errors.Is(rerr, errNotYet) {
+				down[which] = true
+				r.Waiting++
+				continue
+			}
+			send.Issue, err = id, rerr
+		}
+		if err == nil {
+			err = q.apply(ctx, t, send)
+		}
 		switch {
 		case err == nil:
 			if err := q.finish(u); err != nil {
@@ -231,6 +246,51 @@ func (q Queue) Drain(ctx context.Context, open func(Update) (Tracker, error)) (R
 		}
 	}
 	return r, nil
+}
+
+// errNotYet is resolve's answer for a sub-issue still queued.
+var errNotYet = errors.New("the sub-issue is not created yet")
+
+// apply makes one update; a SubIssue's new issue is recorded under its
+// key before the update is marked sent.
+func (q Queue) apply(ctx context.Context, t Tracker, u Update) error {
+	if u.Kind != SubIssue {
+		return t.Apply(ctx, u)
+	}
+	s, ok := t.(SubIssues)
+	if !ok {
+		return fmt.Errorf("%s: cannot create sub-issues", t.Name())
+	}
+	is, err := s.CreateSubIssue(ctx, u)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(q.Dir, "created"), 0o700); err != nil {
+		return err
+	}
+	return state.WriteFile(q.file("created", u.Key, ""), []byte(is.ID+"\n"), 0o600, true)
+}
+
+// Created is the issue a SubIssue update created, once it is sent.
+func (q Queue) Created(key string) (string, bool) {
+	if !validKey(key) {
+		return "", false
+	}
+	data, err := os.ReadFile(q.file("created", key, ""))
+	id := strings.TrimSpace(string(data))
+	return id, err == nil && id != ""
+}
+
+// resolve is the issue the SubIssue update key created: errNotYet while
+// it is queued, an error when it was set aside or never queued.
+func (q Queue) resolve(key string) (string, error) {
+	if id, ok := q.Created(key); ok {
+		return id, nil
+	}
+	if _, err := os.Lstat(q.file("pending", key, ".json")); err == nil {
+		return "", errNotYet
+	}
+	return "", fmt.Errorf("its sub-issue (update %s) was not created: retry that one first (cairn tracker status)", key)
 }
 
 // finish records u as sent: done/ first, then out of pending/, so that a
