@@ -53,14 +53,14 @@ const (
 type Update struct {
 	// Key is the idempotency key: the same update made twice (two hooks,
 	// a retry) has the same key and is sent once.
-	Key     string    `json:"key"`
-	Tracker string    `json:"tracker"`
-	Issue   string    `json:"issue"`
-	Kind    Kind      `json:"kind"`
-	Body    string    `json:"body,omitempty"`
-	Status  string    `json:"status,omitempty"`
-	Label   string    `json:"label,omitempty"`
-	Title   string    `json:"title,omitempty"`
+	Key     string `json:"key"`
+	Tracker string `json:"tracker"`
+	Issue   string `json:"issue"`
+	Kind    Kind   `json:"kind"`
+	Body    string `json:"body,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Label   string `json:"label,omitempty"`
+	Title   string `json:"title,omitempty"`
 	// Ref, when set, is the key of the SubIssue update whose issue this
 	// update is about: Issue is then the parent, and the issue acted on is
 	// the one that update created, known only once it is sent.
