@@ -217,13 +217,16 @@ func (g *GitHub) restBase() string {
 // given on stdin, its answer decoded into out when out is not nil.
 func (g *GitHub) api(ctx context.Context, out any, in []byte, args ...string) error {
 	full := []string{"api"}
+	var env []string
 	if parts := strings.Split(g.Repo, "/"); len(parts) == 3 {
-		full = append(full, "--hostname", parts[0])
+		// GH_HOST, not --hostname: gh 2.23.0 refuses a host with a port
+		// there, which --repo and GH_HOST take.
+		env = []string{"GH_HOST=" + parts[0]}
 	}
 	if in != nil {
 		full = append(full, "--input", "-")
 	}
-	data, err := g.run(ctx, in, false, append(full, args...)...)
+	data, err := g.run(ctx, in, false, env, append(full, args...)...)
 	if err != nil || out == nil {
 		return err
 	}
@@ -236,11 +239,12 @@ func (g *GitHub) api(ctx context.Context, out any, in []byte, args ...string) er
 // gh runs one gh command. Its failures are sorted: the network's and the
 // server's are transient, the rest (no such issue, no permission) not.
 func (g *GitHub) gh(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	return g.run(ctx, stdin, true, args...)
+	return g.run(ctx, stdin, true, nil, args...)
 }
 
-// run runs gh, with --repo when withRepo (gh api takes none).
-func (g *GitHub) run(ctx context.Context, stdin []byte, withRepo bool, args ...string) ([]byte, error) {
+// run runs gh, with --repo when withRepo (gh api takes none) and env
+// added to its environment.
+func (g *GitHub) run(ctx context.Context, stdin []byte, withRepo bool, env []string, args ...string) ([]byte, error) {
 	timeout := g.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -256,7 +260,7 @@ func (g *GitHub) run(ctx context.Context, stdin []byte, withRepo bool, args ...s
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = g.Dir
-	cmd.Env = append(cmd.Environ(), append([]string{"GH_PROMPT_DISABLED=1", "NO_COLOR=1", "GH_NO_UPDATE_NOTIFIER=1"}, g.Env...)...)
+	cmd.Env = append(cmd.Environ(), append(append([]string{"GH_PROMPT_DISABLED=1", "NO_COLOR=1", "GH_NO_UPDATE_NOTIFIER=1"}, g.Env...), env...)...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
