@@ -107,6 +107,10 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool, fresh
 	if !supervisor.Supported {
 		return supervisor.ErrUnsupported
 	}
+	if isClaude(command[0]) && supervisor.ClaudePrints(command[1:]) {
+		return addHint(usageErrorf("cairn run is for the interactive client: -p/--print runs it headless, with nothing to restart"),
+			"run claude -p directly (cairn's hooks still run), or cairn loop for headless iterations over a plan")
+	}
 	e, err := a.env()
 	if err != nil {
 		return err
@@ -141,12 +145,28 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool, fresh
 	// terminal restored.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
 	defer stop()
+	// The session is pinned where it can be (ClaudePin): the client
+	// started with --session-id, or the one --resume names. Else (a
+	// client that is not Claude Code, --continue) it is the project's
+	// transcript written last since the client started.
+	pinned := ""
+	claude := isClaude(command[0])
+	if claude {
+		var args []string
+		args, pinned = supervisor.ClaudePin(command[1:], supervisor.NewSessionID)
+		command = append([]string{command[0]}, args...)
+	}
 	s := &supervisor.Supervisor{
 		Command: command, Dir: e.cwd, Env: environ, In: in, Out: out,
 		Requests: requests, Now: a.Now,
 		Session: func(started time.Time) string {
-			// The session the client was writing: the project's
-			// transcript written last since it started.
+			if pinned != "" {
+				// Resumable once the client wrote its transcript.
+				if _, err := sessionPath(e, pinned); err != nil {
+					return ""
+				}
+				return pinned
+			}
 			folder, _, ok := claudecode.ProjectDir(e.configDir, e.cwd)
 			if !ok {
 				return ""
@@ -197,9 +217,19 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool, fresh
 			return conf.Pressure.Level(r) >= freshAt
 		}
 		s.FreshArgs = supervisor.ClaudeFreshArgs
+		if claude {
+			s.FreshArgs = func(args []string, prime string) []string {
+				pinned = supervisor.NewSessionID()
+				return append([]string{"--session-id", pinned}, supervisor.ClaudeFreshArgs(args, prime)...)
+			}
+		}
 	}
-	if isClaude(command[0]) {
+	if claude {
 		s.ResumeArgs = supervisor.ClaudeResumeArgs
+		s.NewArgs = func(args []string) []string {
+			pinned = supervisor.NewSessionID()
+			return supervisor.ClaudeNewArgs(args, pinned)
+		}
 	}
 	if watch {
 		s.Watch = func() string { return supervisor.Fingerprint(e.root, supervisor.Watched) }
