@@ -496,3 +496,34 @@ func TestLinearShards(t *testing.T) {
 		t.Errorf("failed: %+v", failed)
 	}
 }
+
+// queuing is a tracker that queues another update while it sends one, as
+// a loop does when a shard is ticked while the drainer it started runs.
+type queuing struct {
+	q    Queue
+	sent []string
+}
+
+func (f *queuing) Name() string { return "fake" }
+func (f *queuing) Issue(context.Context, string) (Issue, error) {
+	return Issue{}, nil
+}
+func (f *queuing) Apply(_ context.Context, u Update) error {
+	f.sent = append(f.sent, u.Body)
+	if u.Body == "first" {
+		f.q.Add(Update{Key: "second", Tracker: "fake", Issue: "X-1", Kind: Comment, Body: "second"})
+	}
+	return nil
+}
+
+// An update queued while the drainer runs is sent by it: the drainer
+// started for it found the lock taken and left.
+func TestDrainTakesWhatIsQueuedMeanwhile(t *testing.T) {
+	q := Queue{Dir: t.TempDir()}
+	f := &queuing{q: q}
+	q.Add(Update{Key: "first", Tracker: "fake", Issue: "X-1", Kind: Comment, Body: "first"})
+	r, err := q.Drain(context.Background(), by(map[string]Tracker{"fake": f}))
+	if err != nil || r.Sent != 2 || strings.Join(f.sent, ",") != "first,second" {
+		t.Fatalf("%+v %v: sent %v", r, err, f.sent)
+	}
+}

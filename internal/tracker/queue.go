@@ -170,15 +170,39 @@ func (q Queue) Drain(ctx context.Context, open func(Update) (Tracker, error)) (R
 	if err := tryLock(lock); err != nil {
 		return r, err
 	}
-	pending, errs := q.List("pending")
-	for _, e := range errs {
-		r.Errors = append(r.Errors, e.Error())
-	}
 	// Once a tracker failed transiently in this run, its later updates
 	// wait too: they would meet the same outage, and order matters (the
 	// status before the comment that explains it).
 	down := map[string]bool{}
 	opened := map[string]Tracker{}
+	// Updates queued while this drainer runs are its too: the drainer
+	// their queuer started found the lock taken and left. So the queue is
+	// read again until a pass finds nothing new.
+	handled := map[string]bool{}
+	for first := true; ; first = false {
+		all, errs := q.List("pending")
+		if first {
+			for _, e := range errs {
+				r.Errors = append(r.Errors, e.Error())
+			}
+		}
+		var pending []Update
+		for _, u := range all {
+			if !handled[u.Key] {
+				handled[u.Key] = true
+				pending = append(pending, u)
+			}
+		}
+		if len(pending) == 0 {
+			break
+		}
+		q.pass(ctx, pending, open, down, opened, &r)
+	}
+	return r, nil
+}
+
+// pass sends the updates of one reading of the queue.
+func (q Queue) pass(ctx context.Context, pending []Update, open func(Update) (Tracker, error), down map[string]bool, opened map[string]Tracker, r *Report) {
 	for _, u := range pending {
 		if ctx.Err() != nil {
 			r.Waiting++
@@ -245,7 +269,6 @@ func (q Queue) Drain(ctx context.Context, open func(Update) (Tracker, error)) (R
 			r.Errors = append(r.Errors, fmt.Sprintf("%s %s on %s refused: %s (kept: cairn tracker retry)", u.Tracker, u.Kind, u.Issue, u.LastError))
 		}
 	}
-	return r, nil
 }
 
 // errNotYet is resolve's answer for a sub-issue still queued.
