@@ -310,6 +310,17 @@ func (a *App) loopStatus(e *env, asJSON bool) error {
 	if c := s.ContextCheckpoint; c.Active {
 		fmt.Fprintf(a.Stdout, "resume    from %s at %d%% · handoff %s · item %s\n", c.Level, c.PercentAtCheckpoint, orDash(c.HandoffFile), c.CurrentTodoItem)
 	}
+	if len(s.Shards) > 0 {
+		// The shards' sub-issues (SHD-003), by the ticket they are of.
+		done, tickets := 0, []string{}
+		for _, sh := range s.Shards {
+			if sh.Done {
+				done++
+			}
+			tickets = append(tickets, orDash(sh.Ticket))
+		}
+		fmt.Fprintf(a.Stdout, "shards    %d of %d done · sub-issues of %s: %s\n", done, len(s.Shards), s.Shards[0].Parent, strings.Join(tickets, ", "))
+	}
 	for _, h := range s.ContextHistory {
 		mark := ""
 		if h.Checkpoint {

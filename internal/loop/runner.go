@@ -307,7 +307,7 @@ func (r *Runner) syncShards(s *State, items []Item) bool {
 			continue
 		}
 		sh.Done, changed = true, true
-		r.progress("shard %q done: %s told (%d/%d shards done)", sh.Item, sh.Parent, done, total)
+		r.progress("shard %q done: %d/%d shards done, queued for %s", sh.Item, done, total, sh.Parent)
 	}
 	return changed
 }
