@@ -40,6 +40,9 @@ SessionStart hook, from a checkpoint taken just before), when:
 With --fresh-at L2 (seed 000's 85%: L1, L2 or L3 of the project's levels), a session whose
 context reaches that level is ended with a checkpoint and a handoff, and the client starts a
 new session primed with the handoff instead of compacting.
+The session is pinned (claude --session-id, a UUID cairn makes, unless --session-id or
+--resume ID chose it), so another session in the project never takes its place; a prompt on the
+command line is not sent again on a restart; -p/--print is refused.
 cairn run exits with the client's exit code when the client exits of itself.`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			watch := fs.Bool("watch", false, "restart when CLAUDE.md, settings, agents or skills change")
