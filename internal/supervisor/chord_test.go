@@ -122,6 +122,7 @@ func TestClaudePin(t *testing.T) {
 		{"resume by name: the client's choice", []string{"--resume", "invoices"}, []string{"--resume", "invoices"}, ""},
 		{"resume picker", []string{"--resume"}, []string{"--resume"}, ""},
 		{"continue", []string{"-c"}, []string{"-c"}, ""},
+		{"continue forked: still the client's", []string{"--continue", "--fork-session"}, []string{"--continue", "--fork-session"}, ""},
 		{"fork: a new id", []string{"--resume", id, "--fork-session"}, []string{"--session-id", "NEW", "--resume", id, "--fork-session"}, "NEW"},
 	}
 	for _, tt := range tests {

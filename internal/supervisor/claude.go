@@ -106,13 +106,14 @@ func ClaudePrints(args []string) bool {
 // ClaudePin pins the session the client starts: the arguments to start it
 // with, and the session's id ("" when it cannot be known before it runs).
 // The user's --session-id is the session; so is --resume ID (unless
-// --fork-session makes a copy); --continue, or --resume with a name or
-// without a value, leave it to the client. Otherwise the session is given
+// --fork-session makes a copy, which is then given the id: 2.1.328 takes
+// --session-id with --resume only with --fork-session); --continue, or
+// --resume with a name or without a value, leave it to the client. Otherwise the session is given
 // an id, newID's, with --session-id: with several sessions in one project,
 // the newest transcript is not necessarily this client's.
 func ClaudePin(args []string, newID func() string) ([]string, string) {
 	var given, resume string
-	chooses, fork := false, false
+	chooses, continues, fork := false, false, false
 	for _, a := range parseClaude(args) {
 		switch a.Name {
 		case "--session-id":
@@ -120,7 +121,7 @@ func ClaudePin(args []string, newID func() string) ([]string, string) {
 		case "--resume", "-r":
 			resume, chooses = a.value(), true
 		case "--continue", "-c":
-			chooses = true
+			continues = true
 		case "--fork-session":
 			fork = true
 		}
@@ -128,6 +129,10 @@ func ClaudePin(args []string, newID func() string) ([]string, string) {
 	switch {
 	case given != "":
 		return args, given
+	case continues:
+		// 2.1.328 refuses --session-id with --continue (with or
+		// without --fork-session, by its messages).
+		return args, ""
 	case chooses && !fork && isUUID(resume):
 		return args, resume
 	case chooses && !fork:
