@@ -527,3 +527,29 @@ func TestDrainTakesWhatIsQueuedMeanwhile(t *testing.T) {
 		t.Fatalf("%+v %v: sent %v", r, err, f.sent)
 	}
 }
+
+// The record of a created sub-issue goes with the records of sent
+// updates, at their age.
+func TestPruneForgetsCreated(t *testing.T) {
+	q := Queue{Dir: t.TempDir()}
+	os.MkdirAll(q.Dir+"/created", 0o700)
+	os.MkdirAll(q.Dir+"/done", 0o700)
+	os.WriteFile(q.file("created", "abc", ""), []byte("ENG-43\n"), 0o600)
+	os.WriteFile(q.file("done", "abc", ""), []byte("x\n"), 0o600)
+	if n, _, err := q.Prune(time.Hour, false); n != 0 || err != nil {
+		t.Fatalf("young records pruned: %d %v", n, err)
+	}
+	q.Now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	if n, _, err := q.Prune(time.Hour, true); n != 2 || err != nil {
+		t.Fatalf("dry run counted %d %v, want 2", n, err)
+	}
+	if _, ok := q.Created("abc"); !ok {
+		t.Fatal("a dry run removed the record")
+	}
+	if n, _, _ := q.Prune(time.Hour, false); n != 2 {
+		t.Fatalf("pruned %d, want 2", n)
+	}
+	if _, ok := q.Created("abc"); ok {
+		t.Error("the created record is still there")
+	}
+}

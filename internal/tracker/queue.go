@@ -363,23 +363,26 @@ func (q Queue) Retry(keys ...string) (int, error) {
 
 // Prune forgets the record of updates sent longer ago than age (their
 // keys could then be queued again, which only an event that old would),
-// or with dry only counts them; it returns how many and their size.
+// and of sub-issues created as long ago, or with dry only counts them; it
+// returns how many and their size.
 func (q Queue) Prune(age time.Duration, dry bool) (int, int64, error) {
-	dir := filepath.Join(q.Dir, "done")
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, 0, nil
-	}
-	if err != nil {
-		return 0, 0, err
-	}
 	n, size := 0, int64(0)
-	for _, e := range ents {
-		fi, err := e.Info()
-		if err == nil && q.now().Sub(fi.ModTime()) > age {
-			if dry || os.Remove(filepath.Join(dir, e.Name())) == nil {
-				n++
-				size += fi.Size()
+	for _, sub := range []string{"done", "created"} {
+		dir := filepath.Join(q.Dir, sub)
+		ents, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return n, size, err
+		}
+		for _, e := range ents {
+			fi, err := e.Info()
+			if err == nil && q.now().Sub(fi.ModTime()) > age {
+				if dry || os.Remove(filepath.Join(dir, e.Name())) == nil {
+					n++
+					size += fi.Size()
+				}
 			}
 		}
 	}
