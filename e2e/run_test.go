@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-agent/cairn/e2e/claudecode"
 	"github.com/cairn-agent/cairn/e2e/fakeapi"
 )
 
@@ -312,5 +314,153 @@ func sameTerminal(t *testing.T, before, after, exit string) {
 	}
 	if len(b) == 0 || stty != string(b) {
 		t.Errorf("stty -a after cairn run differs from before:\nbefore:\n%s\nafter:\n%s", b, stty)
+	}
+}
+
+// TestRunPinnedSession runs `cairn run -- claude PROMPT` under tmux with
+// the real client, in a project where another session runs too. The
+// client is started pinned to a session (--session-id, a UUID cairn
+// made); the prompt on the command line is sent once; a headless session
+// in the same project then writes a newer transcript; /reload must resume
+// the pinned session, not the newest one, and must not send the prompt
+// again.
+func TestRunPinnedSession(t *testing.T) {
+	t.Parallel()
+	s := newProject(t, map[string]string{"invoice.go": "package invoice\n"})
+	tmux := requireTmux(t)
+	installCairn(t, s)
+	s.Env = append(s.Env, "PATH="+filepath.Dir(built.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	fake := fakeapi.New(fakeapi.Options{})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("requests the fake API received:\n%s", fake.Summary())
+		}
+		fake.Close()
+	})
+	s.BaseURL = fake.URL
+	trustProject(t, s)
+
+	const prompt = "Fix BILL-482 in the invoice export. Never push to main."
+	fake.Enqueue(fakeapi.Reply{Text: replyText(1), Usage: fakeapi.Usage{InputTokens: 21000, OutputTokens: 50}})
+	script := fmt.Sprintf("%s run -- %s '%s'; echo RUN-DONE; sleep 60", built.bin, s.Bin, prompt)
+	pane := startTmux(t, tmux, s.ProjectDir, s.Environ(), paneWidth, paneHeight, exitClient, "sh", "-c", script)
+	t.Cleanup(func() {
+		if t.Failed() {
+			h, err := pane.History()
+			t.Logf("the pane, history and screen (err %v):\n%s", err, h)
+		}
+	})
+	ib := &interactive{t: t, s: s, fake: fake, pane: pane}
+	ib.waitFor("the command line's prompt's request", func() bool { return len(fake.OfKind(fakeapi.Main)) >= 1 })
+	if got := fakeapi.LastUserText(fake.OfKind(fakeapi.Main)[0].Body); !strings.Contains(got, prompt) {
+		t.Fatalf("the first request's prompt is %q, want the command line's", got)
+	}
+	if screen, err := pane.WaitScreen(stepTimeout, "turn 1's reply", func(sc string) bool { return strings.Contains(sc, replyText(1)) }); err != nil {
+		ib.fail(err, screen)
+	}
+
+	st, err := pane.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := func() (pid int, args string) {
+		for _, sup := range children(st.PID) {
+			for _, c := range children(sup) {
+				cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
+				if args := strings.ReplaceAll(string(cmdline), "\x00", " "); strings.HasPrefix(args, s.Bin) {
+					return c, args
+				}
+			}
+		}
+		return 0, ""
+	}
+	first, args := client()
+	_, pinned, ok := strings.Cut(args, "--session-id ")
+	pinned, _, _ = strings.Cut(pinned, " ")
+	if first == 0 || !ok || len(pinned) != 36 {
+		t.Fatalf("the client runs as %q; want it pinned with --session-id UUID", args)
+	}
+	key, err := claudecode.ProjectKey(s.ProjectDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(s.ConfigDir, "projects", key)
+	ib.waitFor("the pinned session's transcript", func() bool {
+		_, err := os.Stat(filepath.Join(folder, pinned+".jsonl"))
+		return err == nil
+	})
+
+	// Another session in the same project, later: its transcript is the
+	// newest.
+	fake.Enqueue(fakeapi.Reply{Text: "The CSV writer looks fine.", Usage: fakeapi.Usage{InputTokens: 9000, OutputTokens: 40}})
+	other := exec.Command(s.Bin, "-p", "Review the CSV writer.")
+	other.Dir, other.Env = s.ProjectDir, s.Environ()
+	if out, err := other.CombinedOutput(); err != nil {
+		t.Fatalf("the other session: %v\n%s", err, out)
+	}
+	found, _ := filepath.Glob(filepath.Join(folder, "*.jsonl"))
+	newest, newestAt := "", time.Time{}
+	for _, f := range found {
+		if fi, err := os.Stat(f); err == nil && fi.ModTime().After(newestAt) {
+			newest, newestAt = strings.TrimSuffix(filepath.Base(f), ".jsonl"), fi.ModTime()
+		}
+	}
+	if len(found) != 2 || newest == pinned {
+		t.Fatalf("transcripts %v, newest %s: want two, the other session's newest", found, newest)
+	}
+	before := len(fake.OfKind(fakeapi.Main))
+
+	ib.send("/reload")
+	deadline := time.Now().Add(startTimeout)
+	for {
+		pid, args := client()
+		if pid != 0 && pid != first {
+			if !strings.Contains(args, "--resume "+pinned) || strings.Contains(args, "BILL-482") {
+				t.Fatalf("after /reload the client runs as %q; want it resuming %s (not %s, the newest), without the prompt", args, pinned, newest)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			screen, _ := pane.Screen()
+			ib.fail(fmt.Errorf("no restart after %s", startTimeout), screen)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if screen, err := pane.WaitScreen(startTimeout, "the restarted client's prompt", func(sc string) bool {
+		return strings.Contains(sc, "❯") && strings.Contains(sc, "CTX ")
+	}); err != nil {
+		ib.fail(err, screen)
+	}
+	fake.Enqueue(fakeapi.Reply{Text: replyText(2), Usage: fakeapi.Usage{InputTokens: 22000, OutputTokens: 50}})
+	ib.send("Where were we?")
+	ib.waitFor("turn 2's request", func() bool { return len(fake.OfKind(fakeapi.Main)) > before })
+	if screen, err := pane.WaitScreen(stepTimeout, "turn 2's reply", func(sc string) bool { return strings.Contains(sc, replyText(2)) }); err != nil {
+		ib.fail(err, screen)
+	}
+	after := fake.OfKind(fakeapi.Main)[before:]
+	if len(after) != 1 || fakeapi.LastUserText(after[0].Body) != "Where were we?" {
+		var lasts []string
+		for _, r := range after {
+			lasts = append(lasts, fakeapi.LastUserText(r.Body))
+		}
+		t.Fatalf("after /reload the client sent %d requests, with the prompts %q; want the one typed (the command line's prompt not sent again)", len(after), lasts)
+	}
+	r2 := after[0]
+	if occurrences(r2, replyText(1)) == 0 || occurrences(r2, "The CSV writer looks fine.") != 0 {
+		t.Errorf("the resumed conversation is not the pinned session's: turn 1's reply %d times, the other session's %d",
+			occurrences(r2, replyText(1)), occurrences(r2, "The CSV writer looks fine."))
+	}
+	// The first Ctrl+C may only end the turn, still finishing after its
+	// reply is shown: then the client takes two more.
+	done := func(sc string) bool { return strings.Contains(sc, "RUN-DONE") }
+	exitClient(pane)
+	if _, err := pane.WaitScreen(5*time.Second, "cairn run's end", done); err != nil {
+		exitClient(pane)
+	}
+	if screen, err := pane.WaitScreen(stepTimeout, "cairn run's end", done); err != nil {
+		ib.fail(err, screen)
+	}
+	if n := fake.Pending(); n != 0 {
+		t.Errorf("%d scripted replies unused", n)
 	}
 }

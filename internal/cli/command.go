@@ -201,7 +201,8 @@ func noArgs(rest []string) error {
 	return nil
 }
 
-// parse parses flags anywhere among the arguments and returns the rest.
+// parse parses flags anywhere among the arguments, up to a --, and
+// returns the rest.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string
 	for {
@@ -211,7 +212,13 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			return nil, flagError(fs, err)
 		}
-		args = fs.Args()
+		left := fs.Args()
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			// After --, everything is an argument: `cairn run -- claude
+			// -p` gives -p to claude.
+			return append(rest, left...), nil
+		}
+		args = left
 		if len(args) == 0 {
 			return rest, nil
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/estimate"
 	"github.com/cairn-agent/cairn/internal/handoff"
 	"github.com/cairn-agent/cairn/internal/loop"
+	"github.com/cairn-agent/cairn/internal/tracker"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -120,6 +121,13 @@ checkpoint (or, with no loop running, checkpoints the last iteration's session f
 					return w, e.settings.CompactAt(w)
 				}
 				r.Checkpoint = a.loopCheckpointer(e, conf)
+				r.Tickets = &loopTickets{q: a.trackerQueue(e), conf: conf, project: e.root, now: a.Now, drain: func() error {
+					exe, err := a.Executable()
+					if err != nil {
+						return err
+					}
+					return tracker.StartDrainer(exe, nil)
+				}}
 				r.Estimate = func(spec string) estimate.Advice {
 					m, err := estimate.ProjectModel(e.stateDir, e.root)
 					if err != nil {
@@ -160,6 +168,54 @@ checkpoint (or, with no loop running, checkpoints the last iteration's session f
 			}
 		},
 	}
+}
+
+// loopTickets makes the shards of the loop's oversized items sub-issues
+// of the project's bound ticket (cairn bind) and tells it their
+// progress, through the tracker's queue and a detached drainer.
+type loopTickets struct {
+	q       tracker.Queue
+	conf    config.Config
+	project string
+	now     func() time.Time
+	drain   func() error
+}
+
+func (t *loopTickets) Shard(item string, shards []string) (string, []string, error) {
+	parent := t.q.Bound(t.project)
+	if t.conf.Tracker == "" || parent == "" {
+		return "", nil, nil
+	}
+	ups := tracker.Shards{Tracker: t.conf.Tracker, Issue: parent, Project: t.project, Repo: t.conf.TrackerRepo,
+		Item: item, Titles: shards, Time: t.now()}.Updates()
+	var keys []string
+	for _, u := range ups {
+		if _, err := t.q.Add(u); err != nil {
+			return "", nil, fmt.Errorf("queue the sub-issues of %s: %w", parent, err)
+		}
+		keys = append(keys, u.Key)
+	}
+	return parent, keys, t.startDrainer()
+}
+
+func (t *loopTickets) Created(key string) (string, bool) { return t.q.Created(key) }
+
+func (t *loopTickets) Done(sh loop.ShardTicket, done, total int, tickets []string) error {
+	d := tracker.ShardDone{Tracker: t.conf.Tracker, Issue: sh.Parent, Project: t.project, Repo: t.conf.TrackerRepo,
+		Ref: sh.Key, Title: sh.Item, Done: done, Total: total, Item: sh.Of, Tickets: tickets, Time: t.now()}
+	for _, u := range d.Updates() {
+		if _, err := t.q.Add(u); err != nil {
+			return fmt.Errorf("queue the progress of %s: %w", sh.Parent, err)
+		}
+	}
+	return t.startDrainer()
+}
+
+func (t *loopTickets) startDrainer() error {
+	if err := t.drain(); err != nil {
+		return fmt.Errorf("start the drainer: %w (the updates wait for cairn tracker drain)", err)
+	}
+	return nil
 }
 
 // loopCheckpointer takes a checkpoint of an iteration's session and
@@ -253,6 +309,17 @@ func (a *App) loopStatus(e *env, asJSON bool) error {
 	}
 	if c := s.ContextCheckpoint; c.Active {
 		fmt.Fprintf(a.Stdout, "resume    from %s at %d%% · handoff %s · item %s\n", c.Level, c.PercentAtCheckpoint, orDash(c.HandoffFile), c.CurrentTodoItem)
+	}
+	if len(s.Shards) > 0 {
+		// The shards' sub-issues (SHD-003), by the ticket they are of.
+		done, tickets := 0, []string{}
+		for _, sh := range s.Shards {
+			if sh.Done {
+				done++
+			}
+			tickets = append(tickets, orDash(sh.Ticket))
+		}
+		fmt.Fprintf(a.Stdout, "shards    %d of %d done · sub-issues of %s: %s\n", done, len(s.Shards), s.Shards[0].Parent, strings.Join(tickets, ", "))
 	}
 	for _, h := range s.ContextHistory {
 		mark := ""

@@ -40,6 +40,9 @@ SessionStart hook, from a checkpoint taken just before), when:
 With --fresh-at L2 (seed 000's 85%: L1, L2 or L3 of the project's levels), a session whose
 context reaches that level is ended with a checkpoint and a handoff, and the client starts a
 new session primed with the handoff instead of compacting.
+The session is pinned (claude --session-id, a UUID cairn makes, unless --session-id or
+--resume ID chose it), so another session in the project never takes its place; a prompt on the
+command line is not sent again on a restart; -p/--print is refused.
 cairn run exits with the client's exit code when the client exits of itself.`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			watch := fs.Bool("watch", false, "restart when CLAUDE.md, settings, agents or skills change")
@@ -107,6 +110,10 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool, fresh
 	if !supervisor.Supported {
 		return supervisor.ErrUnsupported
 	}
+	if isClaude(command[0]) && supervisor.ClaudePrints(command[1:]) {
+		return addHint(usageErrorf("cairn run is for the interactive client: -p/--print runs it headless, with nothing to restart"),
+			"run claude -p directly (cairn's hooks still run), or cairn loop for headless iterations over a plan")
+	}
 	e, err := a.env()
 	if err != nil {
 		return err
@@ -141,12 +148,28 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool, fresh
 	// terminal restored.
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
 	defer stop()
+	// The session is pinned where it can be (ClaudePin): the client
+	// started with --session-id, or the one --resume names. Else (a
+	// client that is not Claude Code, --continue) it is the project's
+	// transcript written last since the client started.
+	pinned := ""
+	claude := isClaude(command[0])
+	if claude {
+		var args []string
+		args, pinned = supervisor.ClaudePin(command[1:], supervisor.NewSessionID)
+		command = append([]string{command[0]}, args...)
+	}
 	s := &supervisor.Supervisor{
 		Command: command, Dir: e.cwd, Env: environ, In: in, Out: out,
 		Requests: requests, Now: a.Now,
 		Session: func(started time.Time) string {
-			// The session the client was writing: the project's
-			// transcript written last since it started.
+			if pinned != "" {
+				// Resumable once the client wrote its transcript.
+				if _, err := sessionPath(e, pinned); err != nil {
+					return ""
+				}
+				return pinned
+			}
 			folder, _, ok := claudecode.ProjectDir(e.configDir, e.cwd)
 			if !ok {
 				return ""
@@ -197,9 +220,19 @@ func (a *App) supervise(ctx context.Context, command []string, watch bool, fresh
 			return conf.Pressure.Level(r) >= freshAt
 		}
 		s.FreshArgs = supervisor.ClaudeFreshArgs
+		if claude {
+			s.FreshArgs = func(args []string, prime string) []string {
+				pinned = supervisor.NewSessionID()
+				return append([]string{"--session-id", pinned}, supervisor.ClaudeFreshArgs(args, prime)...)
+			}
+		}
 	}
-	if isClaude(command[0]) {
+	if claude {
 		s.ResumeArgs = supervisor.ClaudeResumeArgs
+		s.NewArgs = func(args []string) []string {
+			pinned = supervisor.NewSessionID()
+			return supervisor.ClaudeNewArgs(args, pinned)
+		}
 	}
 	if watch {
 		s.Watch = func() string { return supervisor.Fingerprint(e.root, supervisor.Watched) }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/estimate"
 	"github.com/cairn-agent/cairn/internal/pressure"
 )
 
@@ -49,6 +50,15 @@ func fakeAgent() int {
 		if a == "-p" && i+1 < len(os.Args) {
 			prompt = os.Args[i+1]
 		}
+	}
+	if os.Getenv("LOOP_FAKE_SHARDS") != "" {
+		// Ticks the plan's first open item, whatever it is.
+		plan, _ := os.ReadFile(PlanFile)
+		os.WriteFile(PlanFile, []byte(strings.Replace(string(plan), "- [ ] ", "- [x] ", 1)), 0o644)
+		emit(map[string]any{"type": "system", "subtype": "init", "session_id": "sess-shard", "model": "claude-sonnet-4-5"})
+		emit(map[string]any{"type": "result", "subtype": "success", "is_error": false, "session_id": "sess-shard", "result": "done",
+			"total_cost_usd": 0.01, "usage": map[string]any{"input_tokens": 1000, "output_tokens": 50}})
+		return 0
 	}
 	n, _ := strconv.Atoi(os.Getenv("LOOP_FAKE_ITERATION"))
 	if b, err := os.ReadFile(".iteration"); err == nil {
@@ -249,7 +259,10 @@ func TestPlanAndShards(t *testing.T) {
 	if !ok || it.Text != "two" {
 		t.Fatalf("next %+v", it)
 	}
-	got := Shard(plan, it, [][]string{{"schema"}, {"handler", "tests"}})
+	got, texts := Shard(plan, it, [][]string{{"schema"}, {"handler", "tests"}})
+	if strings.Join(texts, "|") != "two (part 1/2: schema)|two (part 2/2: handler; tests)" {
+		t.Errorf("shards' items %q", texts)
+	}
 	want := "# P\n\n- [x] one\n- [ ] two (part 1/2: schema)\n- [ ] two (part 2/2: handler; tests)\n    detail of two\n  * [ ] three\nnot an item\n"
 	if got != want {
 		t.Errorf("Shard:\n%s\nwant:\n%s", got, want)
@@ -260,5 +273,86 @@ func TestPlanAndShards(t *testing.T) {
 	}
 	if WithResume(p, "") != "# Task\n" {
 		t.Errorf("resume removed: %q", WithResume(p, ""))
+	}
+}
+
+// fakeTickets is the tracker's queue as the loop sees it: a sub-issue is
+// "created" (ENG-43, ENG-44...) as soon as it is queued, as a drainer
+// that ran at once would.
+type fakeTickets struct {
+	parent  string
+	keys    map[string]string // key -> ticket
+	sharded [][]string
+	done    []string
+}
+
+func (f *fakeTickets) Shard(item string, shards []string) (string, []string, error) {
+	f.sharded = append(f.sharded, shards)
+	var keys []string
+	for i := range shards {
+		k := fmt.Sprintf("k%d", i)
+		if _, ok := f.keys[k]; !ok {
+			f.keys[k] = fmt.Sprintf("ENG-%d", 43+len(f.keys))
+		}
+		keys = append(keys, k)
+	}
+	return f.parent, keys, nil
+}
+
+func (f *fakeTickets) Created(key string) (string, bool) { t, ok := f.keys[key]; return t, ok }
+
+func (f *fakeTickets) Done(sh ShardTicket, done, total int, tickets []string) error {
+	f.done = append(f.done, fmt.Sprintf("%s %s %d/%d %v", sh.Parent, sh.Ticket, done, total, tickets))
+	return nil
+}
+
+// SHD-003/004: the shards of an oversized item become sub-issues of the
+// bound ticket, recorded in the state, and each shard ticked tells the
+// ticket once.
+func TestShardsTellTheTicket(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, PromptFile), []byte("# Task\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, PlanFile), []byte("# Plan\n\n- [ ] Export invoices\n  - schema\n  - handler\n"), 0o644)
+	r, _ := runner(t, dir)
+	r.Env = append(r.Env, "LOOP_FAKE_SHARDS=1")
+	estimates := 0
+	r.Estimate = func(spec string) estimate.Advice {
+		estimates++
+		return estimate.Advice{Action: estimate.ShardFirst, Split: &estimate.Split{Shards: []estimate.Shard{{Parts: []string{"schema"}}, {Parts: []string{"handler"}}}}}
+	}
+	f := &fakeTickets{parent: "ENG-42", keys: map[string]string{}}
+	r.Tickets = f
+	var progress strings.Builder
+	r.Progress = &progress
+	s, err := r.Run(context.Background())
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil || s.Status != "done" || s.Iteration != 2 {
+		t.Fatalf("%v: %s (%s) after %d iterations", err, s.Status, s.StopReason, s.Iteration)
+	}
+	if estimates != 1 || len(f.sharded) != 1 || strings.Join(f.sharded[0], "|") != "Export invoices (part 1/2: schema)|Export invoices (part 2/2: handler)" {
+		t.Errorf("sharded %q after %d estimates", f.sharded, estimates)
+	}
+	if got := strings.Join(f.done, "; "); got != "ENG-42 ENG-43 1/2 [ENG-43 ENG-44]; ENG-42 ENG-44 2/2 [ENG-43 ENG-44]" {
+		t.Errorf("told: %s", got)
+	}
+	saved, err := Load(filepath.Join(dir, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Shards) != 2 || saved.Shards[1] != (ShardTicket{Item: "Export invoices (part 2/2: handler)", Of: "Export invoices", Parent: "ENG-42", Key: "k1", Ticket: "ENG-44", Done: true}) {
+		t.Errorf("state's shards: %+v", saved.Shards)
+	}
+	// Sharding the same item again (a loop killed between recording the
+	// shards and writing the plan) records nothing twice.
+	r.shardTickets(&saved, "Export invoices", []string{"Export invoices (part 1/2: schema)", "Export invoices (part 2/2: handler)"})
+	if len(saved.Shards) != 2 {
+		t.Errorf("shards recorded twice: %+v", saved.Shards)
+	}
+	// No ticket bound: no sub-issues, and the loop runs as before.
+	f.parent = ""
+	var none State
+	r.shardTickets(&none, "x", []string{"x (part 1/2: a)", "x (part 2/2: b)"})
+	if len(none.Shards) != 0 {
+		t.Errorf("with no ticket: %+v", none.Shards)
 	}
 }

@@ -72,28 +72,31 @@ func Next(items []Item) (Item, bool) {
 }
 
 // Shard replaces the item at its line with one open item per shard,
-// keeping its indentation: "<text> (part 2/3: <parts>)".
-func Shard(plan string, it Item, shards [][]string) string {
+// keeping its indentation: "<text> (part 2/3: <parts>)". It returns the
+// plan and the shards' items.
+func Shard(plan string, it Item, shards [][]string) (string, []string) {
 	if len(shards) < 2 {
-		return plan
+		return plan, nil
 	}
 	lines := strings.Split(plan, "\n")
 	if it.Line >= len(lines) {
-		return plan
+		return plan, nil
 	}
 	ind, _, _, ok := checkbox(lines[it.Line])
 	if !ok {
-		return plan
+		return plan, nil
 	}
-	var repl []string
+	var repl, texts []string
 	for i, parts := range shards {
-		repl = append(repl, fmt.Sprintf("%s- [ ] %s (part %d/%d: %s)", ind, it.Text, i+1, len(shards), strings.Join(parts, "; ")))
+		text := fmt.Sprintf("%s (part %d/%d: %s)", it.Text, i+1, len(shards), strings.Join(parts, "; "))
+		texts = append(texts, text)
+		repl = append(repl, ind+"- [ ] "+text)
 	}
 	out := append([]string{}, lines[:it.Line]...)
 	out = append(out, repl...)
 	// The item's body stays under the first part.
 	out = append(out, lines[it.Line+1:]...)
-	return strings.Join(out, "\n")
+	return strings.Join(out, "\n"), texts
 }
 
 // Markers of the resume section cairn keeps in PROMPT.md (RLP-004); the

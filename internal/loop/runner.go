@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,21 @@ type Checkpointed struct {
 	Handoff string
 	Summary string
 	Files   []string
+}
+
+// Tickets tells the bound ticket's tracker of the plan's shards
+// (seed 003's SHD-003, SHD-004), through the tracker's queue: nothing here
+// waits on the network.
+type Tickets interface {
+	// Shard queues a sub-issue of the bound ticket per shard of item. It
+	// returns the ticket and a queue key per shard; no ticket when none is
+	// bound.
+	Shard(item string, shards []string) (parent string, keys []string, err error)
+	// Created is the sub-issue the update key created, once it is sent.
+	Created(key string) (string, bool)
+	// Done queues the shard's sub-issue's close and the parent's progress:
+	// done of the shards of sh.Of are ticked; tickets are theirs so far.
+	Done(sh ShardTicket, done, total int, tickets []string) error
 }
 
 // Runner runs the loop in a project.
@@ -53,6 +69,9 @@ type Runner struct {
 	Checkpoint func(ctx context.Context, sessionID, trigger string, level int) (Checkpointed, error)
 	// Estimate places an item's text against a fresh session's budget.
 	Estimate func(spec string) estimate.Advice
+	// Tickets, when set, makes the shards of an oversized item
+	// sub-issues of the bound ticket and tells it their progress.
+	Tickets Tickets
 	// CheckpointNow receives a manual checkpoint request (cairn loop
 	// checkpoint, SIGUSR1).
 	CheckpointNow <-chan struct{}
@@ -143,6 +162,11 @@ func (r *Runner) Run(ctx context.Context) (State, error) {
 			return stopWith("failed", err.Error())
 		}
 		items := ParsePlan(string(plan))
+		if r.syncShards(&s, items) {
+			if err := r.save(&s); err != nil {
+				return s, err
+			}
+		}
 		it, open := Next(items)
 		switch {
 		case len(items) > 0 && !open:
@@ -168,10 +192,20 @@ func (r *Runner) Run(ctx context.Context) (State, error) {
 				for _, sh := range a.Split.Shards {
 					shards = append(shards, sh.Parts)
 				}
-				if err := os.WriteFile(r.path(PlanFile), []byte(Shard(string(plan), it, shards)), 0o644); err != nil {
+				next, texts := Shard(string(plan), it, shards)
+				r.progress("item %q: about %d tokens, %.0f%% of a fresh session: sharded into %d parts", it.Text, a.Tokens, a.PercentFresh, len(shards))
+				// The sub-issues are queued and recorded before the plan
+				// changes: a loop killed in between shards the item again,
+				// and the same keys queue nothing twice.
+				if r.Tickets != nil {
+					r.shardTickets(&s, it.Text, texts)
+					if err := r.save(&s); err != nil {
+						return s, err
+					}
+				}
+				if err := os.WriteFile(r.path(PlanFile), []byte(next), 0o644); err != nil {
 					return stopWith("failed", err.Error())
 				}
-				r.progress("item %q: about %d tokens, %.0f%% of a fresh session: sharded into %d parts", it.Text, a.Tokens, a.PercentFresh, len(shards))
 				continue
 			}
 		}
@@ -209,6 +243,73 @@ func (r *Runner) Run(ctx context.Context) (State, error) {
 			return stopWith("done", "the agent printed the completion marker")
 		}
 	}
+}
+
+// shardTickets queues the sub-issues of item's shards and records them.
+func (r *Runner) shardTickets(s *State, item string, texts []string) {
+	parent, keys, err := r.Tickets.Shard(item, texts)
+	if err != nil {
+		r.progress("shards of %q: sub-issues: %v", item, err)
+	}
+	if parent == "" || len(keys) != len(texts) {
+		return
+	}
+	for i, k := range keys {
+		if slices.ContainsFunc(s.Shards, func(sh ShardTicket) bool { return sh.Key == k }) {
+			continue
+		}
+		s.Shards = append(s.Shards, ShardTicket{Item: texts[i], Of: item, Parent: parent, Key: k})
+	}
+	r.progress("shards of %q: %d sub-issues of %s queued", item, len(keys), parent)
+}
+
+// syncShards records the sub-issues the tracker made, and tells it of
+// each shard ticked since (SHD-004). It says whether the state changed.
+func (r *Runner) syncShards(s *State, items []Item) bool {
+	if r.Tickets == nil || len(s.Shards) == 0 {
+		return false
+	}
+	ticked := map[string]bool{}
+	for _, it := range items {
+		if it.Done {
+			ticked[it.Text] = true
+		}
+	}
+	changed := false
+	for i := range s.Shards {
+		sh := &s.Shards[i]
+		if sh.Ticket == "" {
+			if t, ok := r.Tickets.Created(sh.Key); ok {
+				sh.Ticket, changed = t, true
+			}
+		}
+	}
+	for i := range s.Shards {
+		sh := &s.Shards[i]
+		if sh.Done || !ticked[sh.Item] {
+			continue
+		}
+		// Counted as told, one by one: two shards ticked in one
+		// iteration make 1/3 then 2/3, not 2/3 twice.
+		done, total := 1, 0
+		var tickets []string
+		for _, o := range s.Shards {
+			if o.Of == sh.Of && o.Parent == sh.Parent {
+				total++
+				tickets = append(tickets, o.Ticket)
+				if o.Done {
+					done++
+				}
+			}
+		}
+		if err := r.Tickets.Done(*sh, done, total, tickets); err != nil {
+			r.progress("shard %q done: cannot tell %s: %v", sh.Item, sh.Parent, err)
+			continue
+		}
+		sh.Done, changed = true, true
+		r.progress("shard %q done: %d/%d shards done, queued for %s", sh.Item, done, total, sh.Parent)
+	}
+	return changed
 }
 
 // record ends an iteration in the state: its history entry, the totals,

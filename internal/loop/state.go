@@ -54,8 +54,12 @@ type State struct {
 	// (RLP-001, RLP-005).
 	ContextCheckpoint ContextCheckpoint `json:"context_checkpoint"`
 	ContextHistory    []HistoryEntry    `json:"context_history"`
-	StartedAt         time.Time         `json:"started_at"`
-	UpdatedAt         time.Time         `json:"updated_at"`
+	// Shards are the sub-issues of the bound ticket made for the shards
+	// of oversized items (SHD-003), and whether their progress was told
+	// (SHD-004).
+	Shards    []ShardTicket `json:"shards,omitempty"`
+	StartedAt time.Time     `json:"started_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
 }
 
 // Current is the iteration in progress.
@@ -85,6 +89,21 @@ type ContextCheckpoint struct {
 	ProgressOnItem      string           `json:"progress_on_item,omitempty"`
 	// SessionID is the session the checkpoint was taken in.
 	SessionID string `json:"session_id,omitempty"`
+}
+
+// ShardTicket is one shard's sub-issue.
+type ShardTicket struct {
+	// Item is the shard's item in the plan, Of the item it was split
+	// from.
+	Item string `json:"item"`
+	Of   string `json:"of"`
+	// Parent is the bound ticket, Key the tracker queue's key of the
+	// sub-issue's creation, Ticket the sub-issue once the tracker made it.
+	Parent string `json:"parent"`
+	Key    string `json:"key"`
+	Ticket string `json:"ticket,omitempty"`
+	// Done is set once the shard's item was ticked and the tracker told.
+	Done bool `json:"done,omitempty"`
 }
 
 // FileInProgress is a file the checkpointed iteration was changing.

@@ -77,6 +77,17 @@ func TestClaudeResumeArgs(t *testing.T) {
 		{"resume without id dropped", []string{"-r", "--verbose"}, []string{"--resume", "S", "--verbose"}},
 		{"resume= dropped", []string{"--resume=old"}, []string{"--resume", "S"}},
 		{"session id dropped", []string{"--session-id", "x", "--fork-session"}, []string{"--resume", "S"}},
+		// The prompt was the session's first: a restart must not send it
+		// again. An option's value is not a prompt.
+		{"prompt dropped", []string{"fix the bug"}, []string{"--resume", "S"}},
+		{"prompt after options dropped", []string{"--model", "opus", "fix the bug", "--verbose"},
+			[]string{"--resume", "S", "--model", "opus", "--verbose"}},
+		{"prompt after --", []string{"--verbose", "--", "-x is broken"}, []string{"--resume", "S", "--verbose"}},
+		{"variadic values kept", []string{"--allowedTools", "Bash(git:*)", "Edit", "--add-dir", "../lib"},
+			[]string{"--resume", "S", "--allowedTools", "Bash(git:*)", "Edit", "--add-dir", "../lib"}},
+		{"value that looks like a flag", []string{"--append-system-prompt", "-be terse", "go"},
+			[]string{"--resume", "S", "--append-system-prompt", "-be terse"}},
+		{"optional value", []string{"--debug", "hooks", "--model=opus", "go"}, []string{"--resume", "S", "--debug", "hooks", "--model=opus"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,5 +101,56 @@ func TestClaudeResumeArgs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestClaudePin(t *testing.T) {
+	const id = "0b8f3c1e-5d6a-4f7b-9c2d-3e4f5a6b7c8d"
+	newID := func() string { return "NEW" }
+	tests := []struct {
+		name     string
+		args     []string
+		wantArgs []string
+		wantID   string
+	}{
+		{"nothing given: pinned", []string{"fix the bug"}, []string{"--session-id", "NEW", "fix the bug"}, "NEW"},
+		{"pinned before a variadic option", []string{"--allowedTools", "Edit"}, []string{"--session-id", "NEW", "--allowedTools", "Edit"}, "NEW"},
+		{"the user's session id", []string{"--session-id", id}, []string{"--session-id", id}, id},
+		{"the user's session id=", []string{"--session-id=" + id}, []string{"--session-id=" + id}, id},
+		{"resume ID", []string{"--resume", id, "go on"}, []string{"--resume", id, "go on"}, id},
+		{"-r ID", []string{"-r", id}, []string{"-r", id}, id},
+		{"resume by name: the client's choice", []string{"--resume", "invoices"}, []string{"--resume", "invoices"}, ""},
+		{"resume picker", []string{"--resume"}, []string{"--resume"}, ""},
+		{"continue", []string{"-c"}, []string{"-c"}, ""},
+		{"continue forked: still the client's", []string{"--continue", "--fork-session"}, []string{"--continue", "--fork-session"}, ""},
+		{"fork: a new id", []string{"--resume", id, "--fork-session"}, []string{"--session-id", "NEW", "--resume", id, "--fork-session"}, "NEW"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, got := ClaudePin(tt.args, newID)
+			if !slices.Equal(args, tt.wantArgs) || got != tt.wantID {
+				t.Errorf("ClaudePin(%q) = %q, %q; want %q, %q", tt.args, args, got, tt.wantArgs, tt.wantID)
+			}
+		})
+	}
+	if s := NewSessionID(); !isUUID(s) || s[14] != '4' || s == NewSessionID() {
+		t.Errorf("NewSessionID() = %q", s)
+	}
+}
+
+func TestClaudePrints(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-p", "hi"}, true},
+		{[]string{"--model", "opus", "--print"}, true},
+		{[]string{"--append-system-prompt", "-p"}, false}, // a value
+		{[]string{"--", "-p"}, false},                     // a prompt
+		{[]string{"--verbose"}, false},
+	} {
+		if got := ClaudePrints(tt.args); got != tt.want {
+			t.Errorf("ClaudePrints(%q) = %v", tt.args, got)
+		}
 	}
 }

@@ -52,7 +52,8 @@ const EnvReload = "CAIRN_RUN_RELOAD"
 
 // Supervisor runs one client, restarting it as asked.
 type Supervisor struct {
-	// Command is the client and its arguments as the user gave them.
+	// Command is the client and its arguments as it is first started;
+	// restarts derive theirs from them.
 	Command []string
 	// Dir is the client's working directory; "" is cairn's.
 	Dir string
@@ -69,6 +70,10 @@ type Supervisor struct {
 	// ResumeArgs are the client's arguments to resume session id; nil
 	// restarts with Command as given.
 	ResumeArgs func(args []string, id string) []string
+	// NewArgs are the client's arguments to restart in a new session,
+	// when the one it ran cannot be told; nil restarts with Command as
+	// given.
+	NewArgs func(args []string) []string
 	// BeforeRestart runs while the client still runs, e.g. to take a
 	// checkpoint; its error is shown and the restart goes on. For a
 	// fresh start (ByLevel) it returns the new session's first prompt.
@@ -214,6 +219,9 @@ func (s *Supervisor) Run(ctx context.Context) (int, error) {
 			args = s.ResumeArgs(args, session)
 			fmt.Fprintf(s.Out, "\r\n%scairn: restarting %s (%s), resuming session %s\r\n", resetModes, s.Command[0], why, session)
 		default:
+			if s.NewArgs != nil {
+				args = s.NewArgs(args)
+			}
 			fmt.Fprintf(s.Out, "\r\n%scairn: restarting %s (%s) in a new session\r\n", resetModes, s.Command[0], why)
 		}
 		token := strconv.FormatInt(started.UnixNano(), 36) + "-" + strconv.Itoa(restarts+1)

@@ -31,6 +31,108 @@ type fakeGitHub struct {
 	onIssue  []string
 	ops      []string
 	fail     int // answer the next calls with HTTP 502
+	// issues are the repository's issues beyond 12 (the shards'), by
+	// number; parentBody is issue 12's body and subs its sub-issues.
+	// noSubIssues plays a GitHub Enterprise without the sub-issues API;
+	// failCreate answers the next issue creation with a 502 after making
+	// the issue.
+	issues      map[int]*fakeGHIssue
+	parentBody  string
+	subs        []int64
+	closed      []int
+	noSubIssues bool
+	failCreate  bool
+}
+
+type fakeGHIssue struct {
+	ID          int64
+	Number      int
+	Title, Body string
+	State       string
+}
+
+func (f *fakeGitHub) restIssue(n int) map[string]any {
+	if n == 12 {
+		return map[string]any{"id": 1012, "number": 12, "title": "Export invoices as CSV", "body": f.parentBody, "state": "open", "html_url": "https://github.example/acme/shop/issues/12"}
+	}
+	is := f.issues[n]
+	return map[string]any{"id": is.ID, "number": is.Number, "title": is.Title, "body": is.Body, "state": strings.ToLower(is.State), "html_url": fmt.Sprintf("https://github.example/acme/shop/issues/%d", n)}
+}
+
+// rest serves the REST calls gh api makes for sub-issues; false when the
+// request is not one of them.
+func (f *fakeGitHub) rest(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	const base = "/api/v3/repos/acme/shop/issues"
+	p := r.URL.Path
+	if !strings.HasPrefix(p, base) {
+		return false
+	}
+	answer := func(code int, v any) {
+		w.WriteHeader(code)
+		json.NewEncoder(w).Encode(v)
+	}
+	switch {
+	case p == base && r.Method == http.MethodGet:
+		f.ops = append(f.ops, "rest-list")
+		if r.URL.Query().Get("state") != "all" {
+			f.t.Errorf("github: issues listed with %s", r.URL.RawQuery)
+		}
+		out := []map[string]any{}
+		for n := 12 + len(f.issues); n > 12; n-- {
+			out = append(out, f.restIssue(n))
+		}
+		answer(200, append(out, f.restIssue(12)))
+	case p == base && r.Method == http.MethodPost:
+		var in struct{ Title, Body string }
+		json.Unmarshal(body, &in)
+		f.ops = append(f.ops, "rest-create")
+		if in.Title == "" || !strings.Contains(in.Body, "<!-- cairn:") {
+			f.t.Errorf("github: issue created with %s", body)
+		}
+		n := 13 + len(f.issues)
+		f.issues[n] = &fakeGHIssue{ID: int64(2000 + n), Number: n, Title: in.Title, Body: in.Body, State: "OPEN"}
+		if f.failCreate {
+			f.failCreate = false
+			answer(502, map[string]string{"message": "Bad gateway"})
+			return true
+		}
+		answer(201, f.restIssue(n))
+	case p == base+"/12" && r.Method == http.MethodGet:
+		f.ops = append(f.ops, "rest-parent")
+		answer(200, f.restIssue(12))
+	case p == base+"/12" && r.Method == http.MethodPatch:
+		var in struct{ Body string }
+		json.Unmarshal(body, &in)
+		f.ops = append(f.ops, "rest-edit-parent")
+		f.parentBody = in.Body
+		answer(200, f.restIssue(12))
+	case p == base+"/12/sub_issues" && f.noSubIssues:
+		f.ops = append(f.ops, "rest-sub-issues-404")
+		answer(404, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/enterprise-server@3.9/rest"})
+	case p == base+"/12/sub_issues" && r.Method == http.MethodGet:
+		f.ops = append(f.ops, "rest-sub-issues")
+		out := []map[string]any{}
+		for _, id := range f.subs {
+			out = append(out, f.restIssue(int(id-2000)))
+		}
+		answer(200, out)
+	case p == base+"/12/sub_issues" && r.Method == http.MethodPost:
+		var in struct {
+			SubIssueID int64 `json:"sub_issue_id"`
+		}
+		json.Unmarshal(body, &in)
+		f.ops = append(f.ops, "rest-add-sub-issue")
+		if f.issues[int(in.SubIssueID-2000)] == nil || contains(strings.Fields(fmt.Sprint(f.subs)), fmt.Sprint(in.SubIssueID)) {
+			answer(422, map[string]string{"message": fmt.Sprintf("sub_issue_id %d: not an issue, or already a sub-issue", in.SubIssueID)})
+			return true
+		}
+		f.subs = append(f.subs, in.SubIssueID)
+		answer(201, f.restIssue(12))
+	default:
+		f.t.Errorf("github: unexpected %s %s", r.Method, r.URL)
+		answer(404, map[string]string{"message": "Not Found"})
+	}
+	return true
 }
 
 func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -70,6 +172,9 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"id":1,"name":"x"}`)
 		return
 	}
+	if f.rest(w, r, body) {
+		return
+	}
 	if r.URL.Path != "/api/graphql" {
 		f.t.Errorf("github: unexpected %s %s", r.Method, r.URL.Path)
 		w.WriteHeader(404)
@@ -101,6 +206,13 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var data any
 	switch op {
 	case "IssueByNumber":
+		if n, _ := req.Variables["number"].(float64); f.issues[int(n)] != nil {
+			is := f.issues[int(n)]
+			data = map[string]any{"repository": map[string]any{"hasIssuesEnabled": true, "issue": map[string]any{
+				"__typename": "Issue", "id": fmt.Sprintf("I_%d", is.Number), "number": is.Number, "title": is.Title, "body": is.Body, "state": is.State,
+				"url": fmt.Sprintf("https://github.example/acme/shop/issues/%d", is.Number), "labels": labels(nil), "comments": comments()}}}
+			break
+		}
 		if n, _ := req.Variables["number"].(float64); n != 12 {
 			fmt.Fprint(w, `{"data":{"repository":{"hasIssuesEnabled":true,"issue":null}},"errors":[{"type":"NOT_FOUND","message":"Could not resolve to an issue or pull request with the number of 99."}]}`)
 			return
@@ -127,6 +239,18 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			nodes = append(nodes, map[string]string{"id": fmt.Sprintf("LA_%d", i+1), "name": n})
 		}
 		data = map[string]any{"repository": map[string]any{"labels": map[string]any{"nodes": nodes, "pageInfo": map[string]any{"hasNextPage": false}}}}
+	case "IssueClose":
+		in, _ := req.Variables["input"].(map[string]any)
+		id, _ := in["issueId"].(string)
+		var n int
+		fmt.Sscanf(id, "I_%d", &n)
+		if f.issues[n] == nil {
+			f.t.Errorf("github: closeIssue with %v", in)
+			break
+		}
+		f.issues[n].State = "CLOSED"
+		f.closed = append(f.closed, n)
+		data = map[string]any{"closeIssue": map[string]any{"issue": map[string]any{"id": id}}}
 	default:
 		if strings.HasPrefix(q, "mutation") && strings.Contains(q, "abel") {
 			// gh issue edit --add-label: the label ids to add.
@@ -160,7 +284,7 @@ func requireGh(t *testing.T) string {
 
 func newFakeGitHub(t *testing.T) (*fakeGitHub, *GitHub) {
 	gh := requireGh(t)
-	f := &fakeGitHub{t: t, token: "ghp_faketoken0123456789"}
+	f := &fakeGitHub{t: t, token: "ghp_faketoken0123456789", issues: map[int]*fakeGHIssue{}, parentBody: "CSV export for the accountants."}
 	srv := httptest.NewUnstartedServer(f)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
@@ -218,5 +342,83 @@ func TestGitHubThroughTheQueue(t *testing.T) {
 	c.Issue = "#99"
 	if err := g.Apply(ctx, c.Updates()[0]); err == nil || IsTransient(err) {
 		t.Errorf("issue 99: %v, want a permanent error", err)
+	}
+}
+
+// SHD-003/004 on GitHub, real gh against the fake API: the shards become
+// issues made sub-issues of #12 (gh api: gh 2.23.0 has no command for
+// them), once each through a 502 that came after the issue was made; a
+// shard done closes its issue and tells #12. A server without the
+// sub-issues API gets a task list in #12's body instead.
+func TestGitHubShards(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		noSubIssues bool
+	}{{"sub-issues", false}, {"task list", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, g := newFakeGitHub(t)
+			f.noSubIssues = tc.noSubIssues
+			ctx := context.Background()
+			now := time.Date(2026, 11, 24, 13, 0, 0, 0, time.UTC)
+			q := Queue{Dir: t.TempDir(), Now: func() time.Time { return now }}
+			trackers := by(map[string]Tracker{"github": g})
+			sh := sampleShards("github", "#12")
+			var keys []string
+			for _, u := range sh.Updates() {
+				q.Add(u)
+				keys = append(keys, u.Key)
+			}
+			f.failCreate = true
+			if r, _ := q.Drain(ctx, trackers); r.Retry != 1 || r.Waiting != 2 || len(f.issues) != 1 {
+				t.Fatalf("after a 502 on creation: %+v, %d issues (ops %v)", r, len(f.issues), f.ops)
+			}
+			now = now.Add(MinBackoff)
+			if r, err := q.Drain(ctx, trackers); err != nil || r.Sent != 3 {
+				t.Fatalf("after recovery: %+v %v (ops %v)", r, err, f.ops)
+			}
+			if len(f.issues) != 3 {
+				t.Fatalf("%d issues made, want 3 (ops %v)", len(f.issues), f.ops)
+			}
+			for i, k := range keys {
+				want := fmt.Sprintf("#%d", 13+i)
+				if id, ok := q.Created(k); !ok || id != want || f.issues[13+i].Title != sh.Titles[i] {
+					t.Errorf("shard %d: recorded %q, issue %+v", i, id, f.issues[13+i])
+				}
+			}
+			if tc.noSubIssues {
+				for i, title := range sh.Titles {
+					if line := fmt.Sprintf("- [ ] #%d %s\n", 13+i, title); strings.Count(f.parentBody, line) != 1 {
+						t.Errorf("#12's body lacks %q once:\n%s", line, f.parentBody)
+					}
+				}
+				if !strings.HasPrefix(f.parentBody, "CSV export for the accountants.") {
+					t.Errorf("#12's own text lost:\n%s", f.parentBody)
+				}
+			} else if fmt.Sprint(f.subs) != "[2013 2014 2015]" {
+				t.Errorf("sub-issues of #12: %v (ops %v)", f.subs, f.ops)
+			}
+			// Sent again (a drainer killed before recording): found, linked
+			// once.
+			os.Remove(q.file("done", keys[1], ""))
+			os.Remove(q.file("created", keys[1], ""))
+			q.Add(sh.Updates()[1])
+			body := f.parentBody
+			if r, _ := q.Drain(ctx, trackers); r.Sent != 1 || len(f.issues) != 3 || len(f.subs) > 3 || f.parentBody != body {
+				t.Fatalf("re-sent: %+v, %d issues, subs %v (ops %v)", r, len(f.issues), f.subs, f.ops)
+			}
+
+			done := ShardDone{Tracker: "github", Issue: "#12", Ref: keys[0], Title: sh.Titles[0], Done: 1, Total: 3, Item: sh.Item,
+				Tickets: []string{"#13", "#14", "#15"}, Time: now}
+			for _, u := range done.Updates() {
+				q.Add(u)
+			}
+			if r, err := q.Drain(ctx, trackers); err != nil || r.Sent != 2 {
+				t.Fatalf("progress: %+v %v (ops %v)", r, err, f.ops)
+			}
+			t.Logf("ops: %v", f.ops)
+			if fmt.Sprint(f.closed) != "[13]" || len(f.comments) != 1 || !strings.Contains(f.comments[0], "1/3 shards done") {
+				t.Errorf("closed %v, comments on #12 %q", f.closed, f.comments)
+			}
+		})
 	}
 }

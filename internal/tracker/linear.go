@@ -48,7 +48,7 @@ type linearIssue struct {
 	Team struct {
 		ID     string `json:"id"`
 		States struct {
-			Nodes []struct{ ID, Name string } `json:"nodes"`
+			Nodes []struct{ ID, Name, Type string } `json:"nodes"`
 		} `json:"states"`
 		Labels struct {
 			Nodes []struct{ ID, Name string } `json:"nodes"`
@@ -66,7 +66,7 @@ const linearIssueQuery = `query CairnIssue($id: String!) {
   issue(id: $id) {
     id identifier title url
     state { name }
-    team { id states { nodes { id name } } labels { nodes { id name } } }
+    team { id states { nodes { id name type } } labels { nodes { id name } } }
     labels { nodes { id name } }
     comments(last: 100) { nodes { body } }
   }
@@ -118,15 +118,18 @@ func (l *Linear) Apply(ctx context.Context, u Update) error {
 		return l.mutate(ctx, "commentCreate", `mutation CairnComment($issueId: String!, $body: String!) {
   commentCreate(input: { issueId: $issueId, body: $body }) { success }
 }`, map[string]any{"issueId": is.ID, "body": withMarker(u.Body, u.Key)})
-	case Status:
-		if strings.EqualFold(is.State.Name, u.Status) {
+	case Status, Close:
+		stateID, name := "", u.Status
+		for _, s := range is.Team.States.Nodes {
+			if name != "" && strings.EqualFold(s.Name, name) || name == "" && u.Kind == Close && s.Type == "completed" && stateID == "" {
+				stateID, name = s.ID, s.Name
+			}
+		}
+		if strings.EqualFold(is.State.Name, name) {
 			return nil
 		}
-		stateID := ""
-		for _, s := range is.Team.States.Nodes {
-			if strings.EqualFold(s.Name, u.Status) {
-				stateID = s.ID
-			}
+		if stateID == "" && u.Kind == Close && u.Status == "" {
+			return fmt.Errorf("linear: the team of %s has no completed state", u.Issue)
 		}
 		if stateID == "" {
 			return fmt.Errorf("linear: the team of %s has no state %q", u.Issue, u.Status)
@@ -170,6 +173,61 @@ func (l *Linear) Apply(ctx context.Context, u Update) error {
 }`, map[string]any{"id": is.ID, "labelId": labelID})
 	}
 	return fmt.Errorf("linear: cannot %s", u.Kind)
+}
+
+// CreateSubIssue creates u.Title as a sub-issue of u.Issue, in the
+// parent's team (SHD-003). A child whose description carries u.Key's
+// marker is the one an earlier attempt created: it is returned, not made
+// again.
+func (l *Linear) CreateSubIssue(ctx context.Context, u Update) (Issue, error) {
+	var parent struct {
+		Issue *struct {
+			ID   string `json:"id"`
+			Team struct {
+				ID string `json:"id"`
+			} `json:"team"`
+			Children struct {
+				Nodes []struct {
+					Identifier  string `json:"identifier"`
+					Title       string `json:"title"`
+					URL         string `json:"url"`
+					Description string `json:"description"`
+				} `json:"nodes"`
+			} `json:"children"`
+		} `json:"issue"`
+	}
+	if err := l.call(ctx, `query CairnChildren($id: String!) {
+  issue(id: $id) { id team { id } children(first: 250) { nodes { identifier title url description } } }
+}`, map[string]any{"id": u.Issue}, &parent); err != nil {
+		return Issue{}, err
+	}
+	if parent.Issue == nil {
+		return Issue{}, fmt.Errorf("linear: no issue %s", u.Issue)
+	}
+	m := marker(u.Key)
+	for _, c := range parent.Issue.Children.Nodes {
+		if strings.Contains(c.Description, m) {
+			return Issue{ID: c.Identifier, Title: c.Title, URL: c.URL}, nil
+		}
+	}
+	var out struct {
+		IssueCreate struct {
+			Success bool `json:"success"`
+			Issue   struct {
+				Identifier string `json:"identifier"`
+				URL        string `json:"url"`
+			} `json:"issue"`
+		} `json:"issueCreate"`
+	}
+	if err := l.call(ctx, `mutation CairnSubIssue($teamId: String!, $parentId: String!, $title: String!, $description: String!) {
+  issueCreate(input: { teamId: $teamId, parentId: $parentId, title: $title, description: $description }) { success issue { identifier url } }
+}`, map[string]any{"teamId": parent.Issue.Team.ID, "parentId": parent.Issue.ID, "title": u.Title, "description": withMarker(u.Body, u.Key)}, &out); err != nil {
+		return Issue{}, err
+	}
+	if !out.IssueCreate.Success || out.IssueCreate.Issue.Identifier == "" {
+		return Issue{}, errors.New("linear: issueCreate did not succeed")
+	}
+	return Issue{ID: out.IssueCreate.Issue.Identifier, Title: u.Title, URL: out.IssueCreate.Issue.URL}, nil
 }
 
 // mutate runs a mutation whose answer is { name: { success } }.

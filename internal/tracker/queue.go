@@ -170,15 +170,39 @@ func (q Queue) Drain(ctx context.Context, open func(Update) (Tracker, error)) (R
 	if err := tryLock(lock); err != nil {
 		return r, err
 	}
-	pending, errs := q.List("pending")
-	for _, e := range errs {
-		r.Errors = append(r.Errors, e.Error())
-	}
 	// Once a tracker failed transiently in this run, its later updates
 	// wait too: they would meet the same outage, and order matters (the
 	// status before the comment that explains it).
 	down := map[string]bool{}
 	opened := map[string]Tracker{}
+	// Updates queued while this drainer runs are its too: the drainer
+	// their queuer started found the lock taken and left. So the queue is
+	// read again until a pass finds nothing new.
+	handled := map[string]bool{}
+	for first := true; ; first = false {
+		all, errs := q.List("pending")
+		if first {
+			for _, e := range errs {
+				r.Errors = append(r.Errors, e.Error())
+			}
+		}
+		var pending []Update
+		for _, u := range all {
+			if !handled[u.Key] {
+				handled[u.Key] = true
+				pending = append(pending, u)
+			}
+		}
+		if len(pending) == 0 {
+			break
+		}
+		q.pass(ctx, pending, open, down, opened, &r)
+	}
+	return r, nil
+}
+
+// pass sends the updates of one reading of the queue.
+func (q Queue) pass(ctx context.Context, pending []Update, open func(Update) (Tracker, error), down map[string]bool, opened map[string]Tracker, r *Report) {
 	for _, u := range pending {
 		if ctx.Err() != nil {
 			r.Waiting++
@@ -201,7 +225,22 @@ func (q Queue) Drain(ctx context.Context, open func(Update) (Tracker, error)) (R
 			r.Waiting++
 			continue
 		}
-		err := t.Apply(ctx, u)
+		send, err := u, error(nil)
+		if u.Ref != "" {
+			// The issue acted on is one a SubIssue update created: the
+			// update waits for it, and without it (set aside) it cannot
+			// be made until that creation is retried.
+			id, rerr := q.resolve(u.Ref)
+			if errors.Is(rerr, errNotYet) {
+				down[which] = true
+				r.Waiting++
+				continue
+			}
+			send.Issue, err = id, rerr
+		}
+		if err == nil {
+			err = q.apply(ctx, t, send)
+		}
 		switch {
 		case err == nil:
 			if err := q.finish(u); err != nil {
@@ -230,7 +269,51 @@ func (q Queue) Drain(ctx context.Context, open func(Update) (Tracker, error)) (R
 			r.Errors = append(r.Errors, fmt.Sprintf("%s %s on %s refused: %s (kept: cairn tracker retry)", u.Tracker, u.Kind, u.Issue, u.LastError))
 		}
 	}
-	return r, nil
+}
+
+// errNotYet is resolve's answer for a sub-issue still queued.
+var errNotYet = errors.New("the sub-issue is not created yet")
+
+// apply makes one update; a SubIssue's new issue is recorded under its
+// key before the update is marked sent.
+func (q Queue) apply(ctx context.Context, t Tracker, u Update) error {
+	if u.Kind != SubIssue {
+		return t.Apply(ctx, u)
+	}
+	s, ok := t.(SubIssues)
+	if !ok {
+		return fmt.Errorf("%s: cannot create sub-issues", t.Name())
+	}
+	is, err := s.CreateSubIssue(ctx, u)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(q.Dir, "created"), 0o700); err != nil {
+		return err
+	}
+	return state.WriteFile(q.file("created", u.Key, ""), []byte(is.ID+"\n"), 0o600, true)
+}
+
+// Created is the issue a SubIssue update created, once it is sent.
+func (q Queue) Created(key string) (string, bool) {
+	if !validKey(key) {
+		return "", false
+	}
+	data, err := os.ReadFile(q.file("created", key, ""))
+	id := strings.TrimSpace(string(data))
+	return id, err == nil && id != ""
+}
+
+// resolve is the issue the SubIssue update key created: errNotYet while
+// it is queued, an error when it was set aside or never queued.
+func (q Queue) resolve(key string) (string, error) {
+	if id, ok := q.Created(key); ok {
+		return id, nil
+	}
+	if _, err := os.Lstat(q.file("pending", key, ".json")); err == nil {
+		return "", errNotYet
+	}
+	return "", fmt.Errorf("its sub-issue (update %s) was not created: retry that one first (cairn tracker status)", key)
 }
 
 // finish records u as sent: done/ first, then out of pending/, so that a
@@ -280,23 +363,26 @@ func (q Queue) Retry(keys ...string) (int, error) {
 
 // Prune forgets the record of updates sent longer ago than age (their
 // keys could then be queued again, which only an event that old would),
-// or with dry only counts them; it returns how many and their size.
+// and of sub-issues created as long ago, or with dry only counts them; it
+// returns how many and their size.
 func (q Queue) Prune(age time.Duration, dry bool) (int, int64, error) {
-	dir := filepath.Join(q.Dir, "done")
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, 0, nil
-	}
-	if err != nil {
-		return 0, 0, err
-	}
 	n, size := 0, int64(0)
-	for _, e := range ents {
-		fi, err := e.Info()
-		if err == nil && q.now().Sub(fi.ModTime()) > age {
-			if dry || os.Remove(filepath.Join(dir, e.Name())) == nil {
-				n++
-				size += fi.Size()
+	for _, sub := range []string{"done", "created"} {
+		dir := filepath.Join(q.Dir, sub)
+		ents, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return n, size, err
+		}
+		for _, e := range ents {
+			fi, err := e.Info()
+			if err == nil && q.now().Sub(fi.ModTime()) > age {
+				if dry || os.Remove(filepath.Join(dir, e.Name())) == nil {
+					n++
+					size += fi.Size()
+				}
 			}
 		}
 	}

@@ -40,19 +40,31 @@ const (
 	Status Kind = "status"
 	// Label adds the label named Label.
 	Label Kind = "label"
+	// SubIssue creates a sub-issue of Issue titled Title, its
+	// description Body (SHD-003); the drainer records the new issue's id
+	// under the update's key, for the updates that Ref it.
+	SubIssue Kind = "sub-issue"
+	// Close marks the issue done: Linear moves it to the state named
+	// Status, or the team's first completed state; GitHub closes it.
+	Close Kind = "close"
 )
 
 // Update is one change to one issue, as queued.
 type Update struct {
 	// Key is the idempotency key: the same update made twice (two hooks,
 	// a retry) has the same key and is sent once.
-	Key     string    `json:"key"`
-	Tracker string    `json:"tracker"`
-	Issue   string    `json:"issue"`
-	Kind    Kind      `json:"kind"`
-	Body    string    `json:"body,omitempty"`
-	Status  string    `json:"status,omitempty"`
-	Label   string    `json:"label,omitempty"`
+	Key     string `json:"key"`
+	Tracker string `json:"tracker"`
+	Issue   string `json:"issue"`
+	Kind    Kind   `json:"kind"`
+	Body    string `json:"body,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Label   string `json:"label,omitempty"`
+	Title   string `json:"title,omitempty"`
+	// Ref, when set, is the key of the SubIssue update whose issue this
+	// update is about: Issue is then the parent, and the issue acted on is
+	// the one that update created, known only once it is sent.
+	Ref     string    `json:"ref,omitempty"`
 	Created time.Time `json:"created"`
 	// Seq orders the updates of one event, made at the same time.
 	Seq int `json:"seq,omitempty"`
@@ -86,6 +98,14 @@ type Tracker interface {
 	Apply(ctx context.Context, u Update) error
 	// Issue reads an issue's state.
 	Issue(ctx context.Context, id string) (Issue, error)
+}
+
+// SubIssues is a tracker that can create sub-issues (SHD-003).
+type SubIssues interface {
+	// CreateSubIssue creates u.Title under u.Issue, once: an issue already
+	// carrying u.Key's marker is returned rather than created again, so a
+	// drainer killed between creating and recording does not create two.
+	CreateSubIssue(ctx context.Context, u Update) (Issue, error)
 }
 
 // Transient is an error worth retrying: the network, a rate limit, the
