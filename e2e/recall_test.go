@@ -90,6 +90,7 @@ func TestRecallReport(t *testing.T) {
 		t.Skip("set CAIRN_RECALL_REPORT=FILE to run the recall benchmark (bench/recall.sh)")
 	}
 	scs := append(append(append(recallScenarios(), heldOutScenarios()...), blindScenarios()...), blind3Scenarios()...)
+	scs = append(scs, blind4Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
