@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/golden"
+	"github.com/cairn-agent/cairn/internal/outcome"
 
 	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/cairn-agent/cairn/internal/git"
@@ -322,5 +323,25 @@ func TestOpenThread(t *testing.T) {
 	}
 	if !answered {
 		t.Errorf("the answered question is not closed with the answer: %+v", c.Closed)
+	}
+}
+
+// TestEnded: a command's line says how it ended by its outcome where the
+// exit code would mislead: a tool's run, a failure, and a run whose status
+// a pipe hid with an error line in its output; else by the exit code.
+func TestEnded(t *testing.T) {
+	zero := 0
+	for _, tt := range []struct {
+		command, output, want string
+	}{
+		{"./ops/migrate.sh --dry-run 2>&1 | tee dry.log", "ERROR:  canceling statement due to lock timeout\n", "exit status hidden by the pipe; output shows an error: ERROR:  canceling statement due to lock timeout"},
+		{"ls -la | head -3", "total 8\n", "exit 0"},
+		{"go test ./... 2>&1 | tail -3", "ok  \tx\t0.1s\n", "exit status hidden by the pipe; output shows no failure"},
+	} {
+		o := outcome.Judge(tt.command, tt.output, &zero)
+		c := Command{Command: tt.command, ExitCode: &zero, Outcome: &o}
+		if got := c.Ended(); got != tt.want {
+			t.Errorf("%s: Ended() = %q, want %q", tt.command, got, tt.want)
+		}
 	}
 }

@@ -503,7 +503,7 @@ func commandLine(c Command) string {
 // pipe; output says 297 tests, 11 failures"); else by its exit code.
 func (c Command) Ended() string {
 	switch o := c.Outcome; {
-	case o != nil && (o.Tool != "" || o.Status == outcome.Failed || o.Source == outcome.SourceBackground):
+	case o != nil && (o.Tool != "" || o.Status == outcome.Failed || o.Source == outcome.SourceBackground || o.Hidden != "" && len(o.Errors) > 0):
 		return o.Line()
 	case c.ExitCode == nil:
 		return "no exit code (stopped or refused)"

@@ -223,8 +223,57 @@ func Judge(command, output string, exit *int) Outcome {
 		o.Errors = r.errors()
 	case analysed:
 		o.Counts = r.passCounts
+		if o.Status == Unknown && o.Hidden != "" {
+			// The status is hidden and the output gives no verdict: its
+			// error lines are all a reader has ("ERROR: canceling
+			// statement due to lock timeout" before "| tee log").
+			o.Errors = labelledErrors(output)
+		}
 	}
 	return o
+}
+
+// labelledErrors are the first lines of out (at most MaxErrors) that a
+// label opens as an error: "ERROR:", "error:", "Error ", "FATAL", "fatal:",
+// "panic:", "[ERROR]", after the program's own "name: " if any.
+func labelledErrors(out string) []string {
+	var r reading
+	for out != "" && len(r.errs) < MaxErrors {
+		var l string
+		if i := strings.IndexByte(out, '\n'); i >= 0 {
+			l, out = out[:i], out[i+1:]
+		} else {
+			l, out = out, ""
+		}
+		if strings.IndexByte(l, 0x1b) >= 0 {
+			l = stripANSI(l)
+		}
+		t := strings.TrimSpace(l)
+		if p, rest, ok := strings.Cut(t, ": "); ok && !strings.ContainsAny(p, " \t") {
+			if errorLabel(rest) {
+				t = rest
+			}
+		}
+		if errorLabel(t) {
+			r.addErr(t)
+		}
+	}
+	return r.errs
+}
+
+// errorLabel says t opens with an error's label.
+func errorLabel(t string) bool {
+	for _, w := range []string{"error", "fatal", "panic:", "[error]", "[fatal]"} {
+		if len(t) > len(w) && strings.EqualFold(t[:len(w)], w) {
+			switch c := t[len(w)]; {
+			case strings.HasSuffix(w, ":") || strings.HasSuffix(w, "]"):
+				return true
+			case c == ':' || c == ' ' || c == '[' || c == '(':
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // summaryTail is how many lines may follow a count summary that decides
@@ -276,6 +325,9 @@ func (o Outcome) Line() string {
 		h := "exit status hidden by " + map[string]string{HiddenPipe: "the pipe", HiddenList: "a later command", HiddenOr: "||"}[o.Hidden]
 		if o.Source == SourceOutput {
 			return h + "; " + says
+		}
+		if len(o.Errors) > 0 {
+			return h + "; output shows an error: " + o.Errors[0]
 		}
 		return h + "; output does not say"
 	}

@@ -910,6 +910,12 @@ func TestLine(t *testing.T) {
 		{"mix test", "Command running in background with ID: x.", code(0), "started in the background; no outcome yet"},
 		{"git status", "rejected", nil, "no exit code"},
 		{"go test ./... || true", "FAIL\tx\t0.1s\n", code(0), "exit status hidden by ||; output shows a failure"},
+		// A script whose status a pipe hides, and whose output gives no
+		// verdict but an error's label: that line, not the filter's exit 0.
+		{"./ops/migrate.sh --dry-run 0087 2>&1 | tee logs/dry.log", "migrate: BEGIN (dry run)\nERROR:  canceling statement due to lock timeout\nmigrate: dry run aborted\n", code(0),
+			"exit status hidden by the pipe; output shows an error: ERROR:  canceling statement due to lock timeout"},
+		{"scripts/sync.sh | tail -3", "sync: fatal: remote end hung up\n", code(0), "exit status hidden by the pipe; output shows an error: fatal: remote end hung up"},
+		{"scripts/sync.sh | tail -3", "synced 3 files, 0 errors\nthe error_log is empty\n", code(0), "exit status hidden by the pipe; output does not say"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {
