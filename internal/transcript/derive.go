@@ -253,6 +253,7 @@ const handBack = "[Subagent hand-back]"
 // client's frame around it (tools used, the hand-back notice) and with its
 // lines unindented.
 func subagentReport(s string) string {
+	s = withoutAgentTrailer(s)
 	if i := strings.Index(s, "</tools-used-before-summary>"); i >= 0 && strings.HasPrefix(strings.TrimSpace(s), "<tools-used-before-summary>") {
 		s = s[i+len("</tools-used-before-summary>"):]
 	}
@@ -271,6 +272,24 @@ func subagentReport(s string) string {
 		lines[k] = strings.TrimPrefix(l, "  ")
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// withoutAgentTrailer is s without what Claude Code 2.x appends to a
+// subagent's report for the main agent's bookkeeping: "agentId: ID (use
+// SendMessage … to continue this agent)" and a "<usage>subagent_tokens:
+// …</usage>" block. Neither is the subagent's finding.
+func withoutAgentTrailer(s string) string {
+	t := strings.TrimRight(s, " \n\t\"]}")
+	if strings.HasSuffix(t, "</usage>") {
+		if i := strings.LastIndex(t, "<usage>"); i >= 0 {
+			t = strings.TrimRight(t[:i], " \n\t")
+			s = t
+		}
+	}
+	if i := strings.LastIndex(s, "agentId: "); i >= 0 && (i == 0 || s[i-1] == '\n' || s[i-1] == '"') && !strings.Contains(s[i:], "\n") {
+		s = strings.TrimRight(s[:i], " \n\t")
+	}
+	return s
 }
 
 // bashOutput is the part of a Bash result outcome.Judge reads: its head

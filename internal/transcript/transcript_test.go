@@ -442,6 +442,15 @@ func TestSubagentReport(t *testing.T) {
 	if got := subagentReport("plain report"); got != "plain report" {
 		t.Errorf("unframed: %q", got)
 	}
+	// The bookkeeping Claude Code appends after the report is not the
+	// subagent's to tell.
+	trailer := "\nagentId: a690ba74afd7c2f0b (use SendMessage with to: 'a690ba74afd7c2f0b', summary: '<5-10 word recap>' to continue this agent)\n<usage>subagent_tokens: 4040\ntool_uses: 1\nduration_ms: 3043</usage>"
+	if got := subagentReport(framed + trailer); got != want {
+		t.Errorf("with the agent's trailer: got %q, want %q", got, want)
+	}
+	if got := subagentReport("the agentId: field is set by spawn()"); got != "the agentId: field is set by spawn()" {
+		t.Errorf("agentId in a sentence: %q", got)
+	}
 }
 
 // An alternative is a decision only when someone chose; a choice may give
