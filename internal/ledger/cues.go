@@ -75,10 +75,10 @@ func wordCue(w []byte) cue {
 		return cLeft
 	case "next":
 		return cNext
-	case "later", "afterwards", "eventually":
+	case "later", "afterwards", "eventually", "tomorrow", "someday":
 		return cLater
 	case "defer", "deferred", "deferring", "postpone", "postponed", "postponing", "follow-up",
-		"followup", "follow-ups", "parked", "backlog", "filed", "ticketed":
+		"followup", "follow-ups", "park", "parked", "backlog", "filed", "ticketed":
 		return cDefer
 	case "fail", "fails", "failing", "failure", "failures", "error", "errors", "broken", "breaks",
 		"crash", "crashes", "crashing", "bug", "bugs", "buggy", "wrong", "flaky", "regression",

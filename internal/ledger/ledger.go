@@ -272,9 +272,18 @@ func (l *Ledger) activity(line int) {
 // becomes the user's request.
 func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	var agreed []string
+	later := putsOff(said)
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+			continue
+		}
+		if later {
+			// "park it, I'll ask Joanna tomorrow": the question stays
+			// open, with what the user said of it.
+			if !strings.Contains(it.Text, " → the user: ") {
+				it.Text, it.dirty = text.ClipLine(it.Text+" → the user: "+said, maxItemBytes), true
+			}
 			continue
 		}
 		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: text.ClipLine(said, maxAnswer)}, true
@@ -285,6 +294,21 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	for _, q := range agreed {
 		l.add(Item{Text: text.ClipLine(q+" → "+said, maxItemBytes), Kind: Request, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
 	}
+}
+
+// putsOff says a reply puts the question off rather than answers it: a
+// short reply (a sentence or two) with a clause of putting off ("park
+// it", "let's decide later", "I'll ask her tomorrow").
+func putsOff(said string) bool {
+	if len(said) > 300 {
+		return false
+	}
+	for _, cl := range analyse(said).clauses() {
+		if cl.has(cDefer) || cl.has(cLater) {
+			return true
+		}
+	}
+	return false
 }
 
 // Answered records a question the assistant put to the user through the

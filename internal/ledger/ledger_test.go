@@ -288,3 +288,36 @@ func TestAnswered(t *testing.T) {
 		})
 	}
 }
+
+// TestReplyPutsOff: a reply that puts the assistant's question off leaves
+// it open, with the reply; a reply that answers it closes it.
+func TestReplyPutsOff(t *testing.T) {
+	tests := []struct {
+		reply    string
+		wantOpen bool
+	}{
+		{"no idea, I'll ask Joanna tomorrow. park it for now", true},
+		{"let's decide that later", true},
+		{"0 to 1, like the other scores", false},
+		{"yes please", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reply, func(t *testing.T) {
+			var l Ledger
+			l.Assistant(1, 10, time.Time{}, "The metric is computed. Should the score be on a 0-100 scale or 0-1?")
+			l.User(2, 20, time.Time{}, tt.reply)
+			var open []string
+			for _, it := range l.Open() {
+				if it.Kind == Question {
+					open = append(open, it.Text)
+				}
+			}
+			switch {
+			case tt.wantOpen && (len(open) != 1 || !strings.Contains(open[0], "→ the user: "+tt.reply)):
+				t.Errorf("open questions %q, want the question with the reply", open)
+			case !tt.wantOpen && len(open) != 0:
+				t.Errorf("open questions %q, want none", open)
+			}
+		})
+	}
+}
