@@ -2,7 +2,8 @@
 # Recall benchmark: runs every scenario of e2e's recallScenarios
 # (e2e/scenarios_test.go, e2e/recall_scenarios_test.go), then the held-out
 # ones no one tuned cairn on (e2e/recall_heldout_test.go, and the blind ones
-# of e2e/recall_blind_test.go), on the real Claude
+# of e2e/recall_blind_test.go, recall_blind3_test.go and
+# recall_blind4_test.go, each measured blind on its first run), on the real Claude
 # Code client against the fake API, with cairn installed and without, and
 # prints, per scenario and per compaction, the planted facts the first
 # request after the compaction carries, the tokens cairn added to it, and
@@ -20,7 +21,7 @@ trap 'rm -f "$tmp"' EXIT
 start=$SECONDS
 # The client is installed on first use (see e2e/README.md); every client
 # invocation has its own timeout, the whole run this one.
-CAIRN_RECALL_COMMIT=$(git describe --always --dirty 2>/dev/null) CAIRN_RECALL_REPORT="$tmp" go test -count=1 -timeout 30m ${PARALLEL:+-parallel "$PARALLEL"} \
+CAIRN_RECALL_COMMIT=$(git describe --always --dirty 2>/dev/null) CAIRN_RECALL_REPORT="$tmp" go test -count=1 -timeout 75m ${PARALLEL:+-parallel "$PARALLEL"} \
   -run '^TestRecallReport$' ./e2e/ >&2
 status=$?
 echo "bench/recall.sh: $((SECONDS - start)) s" >&2
