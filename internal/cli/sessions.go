@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/hook"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/text"
@@ -49,7 +50,10 @@ func (a *App) sessions(n int, asJSON bool) error {
 		return err
 	}
 	defer e.keeper.Close()
-	files, err := hook.AllSessions(a.Getenv, e.root)
+	// Claude Code's folder through the listing its hooks keep: one read,
+	// not a stat a transcript (a thousand of them in a long-lived project).
+	l := &claudecode.Listing{Dir: claudecode.ListingDir(e.keeper.State.Dir), Now: a.Now, Limit: max(n, 0)}
+	files, err := hook.AllSessionsListed(a.Getenv, e.root, l)
 	if err != nil && len(files) == 0 {
 		return withHint(fmt.Errorf("cannot list the sessions: %w", err), "check the folders' permissions")
 	}
