@@ -73,9 +73,14 @@ func (a *App) sessions(n int, asJSON bool) error {
 	lines := []sessionLine{}
 	seen := readSeenLines(e.stateDir, e.root)
 	kept := seenLines{Lines: map[string]seenLine{}}
+	fps := map[string]string{} // the rules' fingerprint by client
 	for _, f := range files {
-		rules := e.rules(f.Agent, 0)
-		fp := fmt.Sprintf("%T %+v", rules, rules)
+		fp, ok := fps[f.Agent]
+		if !ok {
+			rules := e.rules(f.Agent, 0)
+			fp = fmt.Sprintf("%T %+v", rules, rules)
+			fps[f.Agent] = fp
+		}
 		if c, ok := seen.Lines[f.Path]; ok && c.MTime == f.ModTime.UnixNano() && c.Rules == fp && c.Line.Client == f.Agent {
 			lines = append(lines, c.Line)
 			kept.Lines[f.Path] = c
