@@ -111,6 +111,11 @@ func BenchmarkProcessSessions(b *testing.B) {
 				}
 				os.Chtimes(p, at.Add(time.Duration(i)*time.Second), at.Add(time.Duration(i)*time.Second))
 			}
+			// The folder was last changed when its newest session began,
+			// as a real one was (cairn trusts its saved listing of a
+			// folder only while the folder's mtime is the one it saw).
+			last := at.Add(time.Duration(n-1) * time.Second)
+			os.Chtimes(pd, last, last)
 			env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 				"XDG_DATA_HOME="+filepath.Join(dir, "data"), "CLAUDE_CONFIG_DIR="+claude, "CODEX_HOME="+filepath.Join(dir, "codex"),
 				"GEMINI_CLI_HOME="+filepath.Join(dir, "gemini"))

@@ -196,23 +196,32 @@ func task(s *transcript.Session, extra []string) Task {
 	return t
 }
 
-var acknowledgements = map[string]bool{
-	"ok": true, "okay": true, "yes": true, "y": true, "no": true, "continue": true, "go on": true,
-	"go ahead": true, "thanks": true, "thank you": true, "done": true, "next": true, "proceed": true,
+// acknowledgement says whether a prompt only acknowledges. Sets here are
+// switches, not package-level maps: Go builds those in every process at
+// start, the hooks' included (docs/benchmarks.md, issue 15).
+func acknowledgement(t string) bool {
+	switch t {
+	case "ok", "okay", "yes", "y", "no", "continue", "go on", "go ahead", "thanks", "thank you", "done", "next", "proceed":
+		return true
+	}
+	return false
 }
 
 func substantive(p string) bool {
 	t := strings.ToLower(strings.Trim(strings.TrimSpace(p), ".!"))
-	return len(t) > 3 && !acknowledgements[t]
+	return len(t) > 3 && !acknowledgement(t)
 }
 
-var (
-	// Keys that look like tickets but name standards and encodings.
-	notTickets = map[string]bool{"UTF": true, "SHA": true, "ISO": true, "RFC": true, "HTTP": true, "TLS": true,
-		"CVE": true, "AES": true, "PEP": true, "MD": true, "ES": true, "GPT": true, "X": true, "UCS": true,
-		"WIN": true, "COVID": true, "IPV": true, "H": true, "E": true, "GO": true}
-	// bd (beads) ids: named after `bd show|update|close…` or "bead".
-)
+// notTicket says whether a key that looks like a ticket's names a standard
+// or an encoding.
+func notTicket(key string) bool {
+	switch key {
+	case "UTF", "SHA", "ISO", "RFC", "HTTP", "TLS", "CVE", "AES", "PEP", "MD", "ES", "GPT", "X", "UCS",
+		"WIN", "COVID", "IPV", "H", "E", "GO":
+		return true
+	}
+	return false
+}
 
 // Tickets are the tickets a session names, most recent last, as a
 // checkpoint of it would record them (extra: the configured prefixes).
@@ -231,7 +240,7 @@ func tickets(s *transcript.Session, extra []string) []string {
 	}
 	scan := func(text string) {
 		for _, m := range issueKeys(text) {
-			if !notTickets[m[:strings.IndexByte(m, '-')]] {
+			if !notTicket(m[:strings.IndexByte(m, '-')]) {
 				add(m)
 			}
 		}

@@ -75,7 +75,14 @@ func beadID(w string) bool {
 	return true
 }
 
-var bdSubcommands = map[string]bool{"show": true, "update": true, "close": true, "start": true, "reopen": true, "comment": true, "comments": true}
+// bdSubcommand says whether a bd subcommand names a bead after it.
+func bdSubcommand(w string) bool {
+	switch w {
+	case "show", "update", "close", "start", "reopen", "comment", "comments":
+		return true
+	}
+	return false
+}
 
 // beadsInCommand finds the ids a `bd show|update|close… ID` command names.
 func beadsInCommand(cmd string) []string {
@@ -88,7 +95,7 @@ func beadsInCommand(cmd string) []string {
 		j := i + 1
 		if w[j] == "dep" && j+1 < len(w) && w[j+1] == "add" {
 			j++
-		} else if !bdSubcommands[w[j]] {
+		} else if !bdSubcommand(w[j]) {
 			continue
 		}
 		if j+1 < len(w) {
@@ -172,18 +179,18 @@ func wordIndex(text, word string) int {
 	}
 }
 
-var nextHeaders = map[string]bool{
-	"next step": true, "next steps": true, "next up": true, "remaining": true, "remaining work": true,
-	"remaining tasks": true, "still to do": true, "to do": true, "todo": true, "what's left": true, "plan": true,
-}
-
 // isNextHeader recognises a line that heads a list of next steps:
 // "Next steps:", "## Remaining work", "**To do**".
 func isNextHeader(line string) bool {
 	l := strings.ToLower(strings.TrimSpace(line))
 	l = strings.TrimLeft(l, "#* \t")
 	l = strings.TrimRightFunc(l, func(r rune) bool { return !(r >= 'a' && r <= 'z') })
-	return nextHeaders[l]
+	switch l {
+	case "next step", "next steps", "next up", "remaining", "remaining work", "remaining tasks", "still to do",
+		"to do", "todo", "what's left", "plan":
+		return true
+	}
+	return false
 }
 
 var nextOpenings = []string{

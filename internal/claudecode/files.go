@@ -8,7 +8,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 )
@@ -131,12 +130,7 @@ func Sessions(projectDir string) ([]SessionFile, error) {
 			ModTime: fi.ModTime(), Size: fi.Size(),
 		})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].ModTime.Equal(out[j].ModTime) {
-			return out[i].ModTime.After(out[j].ModTime)
-		}
-		return out[i].ID < out[j].ID
-	})
+	sortSessions(out)
 	return out, nil
 }
 

@@ -92,6 +92,27 @@ func TestScripts(t *testing.T) {
 				}
 				ageFile(ts, dst+".jsonl", args[2:])
 			},
+			// grow NAME PROJECT AGE: appends a turn (a prompt and a reply
+			// of 150,000 tokens) to the transcript session NAME PROJECT put
+			// there, last modified AGE ago: a session resumed.
+			"grow": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: grow NAME PROJECT AGE")
+				}
+				dst := filepath.Join(ts.Getenv("CLAUDE_CONFIG_DIR"), "projects", claudecode.ProjectKey(ts.MkAbs(args[1])), args[0]+".jsonl")
+				f, err := os.OpenFile(dst, os.O_APPEND|os.O_WRONLY, 0)
+				ts.Check(err)
+				stamp := time.Now().UTC().Format(time.RFC3339Nano)
+				_, err = fmt.Fprintf(f, `{"type":"user","sessionId":%q,"timestamp":%q,"message":{"role":"user","content":"one more thing"}}`+"\n"+
+					`{"type":"assistant","sessionId":%q,"timestamp":%q,"message":{"id":"msg_grow","model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":150000}}}`+"\n",
+					args[0], stamp, args[0], stamp)
+				ts.Check(err)
+				ts.Check(f.Close())
+				age, err := time.ParseDuration(args[2])
+				ts.Check(err)
+				when := time.Now().Add(-age)
+				ts.Check(os.Chtimes(dst, when, when))
+			},
 			// rollout NAME PROJECT [AGE]: puts a Codex CLI rollout of
 			// internal/transcript/testdata/codex where Codex would have
 			// written it for a session run in PROJECT, last modified AGE

@@ -688,10 +688,24 @@ func specs(c checkpoint.Checkpoint) []string {
 	return out
 }
 
-var docExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".txt": true, ".rst": true, ".adoc": true, ".org": true}
+// docExt says whether ext is a document's. (Switches, not package-level
+// maps: Go builds those in every process at start, the hooks' included.)
+func docExt(ext string) bool {
+	switch ext {
+	case ".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".org":
+		return true
+	}
+	return false
+}
 
-var specDirs = map[string]bool{"docs": true, "doc": true, "specs": true, "spec": true, "plans": true, "plan": true,
-	"design": true, "designs": true, "rfcs": true, "rfc": true, "adr": true, "adrs": true}
+// specDir says whether a folder named dir holds specs and plans.
+func specDir(dir string) bool {
+	switch dir {
+	case "docs", "doc", "specs", "spec", "plans", "plan", "design", "designs", "rfcs", "rfc", "adr", "adrs":
+		return true
+	}
+	return false
+}
 
 var specWords = []string{"spec", "plan", "design", "rfc", "adr", "prd", "requirement", "proposal"}
 
@@ -703,12 +717,12 @@ func isSpec(path string) bool {
 	p := filepath.ToSlash(path)
 	base := p[strings.LastIndexByte(p, '/')+1:]
 	ext := strings.ToLower(filepath.Ext(base))
-	if !docExts[ext] || strings.EqualFold(base, "CLAUDE.md") {
+	if !docExt(ext) || strings.EqualFold(base, "CLAUDE.md") {
 		return false
 	}
 	dirs := strings.Split(p, "/")
 	for _, d := range dirs[:len(dirs)-1] {
-		if specDirs[strings.ToLower(d)] {
+		if specDir(strings.ToLower(d)) {
 			return true
 		}
 	}

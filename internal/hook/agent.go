@@ -55,8 +55,12 @@ type Agent struct {
 	// framed as that answer.
 	StartEvent string
 	// sessions lists the client's transcripts of the project at root,
-	// newest first.
-	sessions func(getenv func(string) string, root string) ([]SessionFile, error)
+	// newest first, through l when it is not nil and the client's folder
+	// is listed that way (Claude Code's).
+	sessions func(getenv func(string) string, root string, l *claudecode.Listing) ([]SessionFile, error)
+	// listed says that the client's project folders are listed through a
+	// claudecode.Listing, which its hooks keep up to date.
+	listed bool
 	// projects lists the project directories the client has sessions
 	// of; nil when its files do not say them (Claude Code names its
 	// folders after them, lossily).
@@ -111,9 +115,10 @@ func ClaudeCode() Agent {
 	return Agent{
 		Name:       "claude-code",
 		aliases:    []string{"claude"},
+		listed:     true,
 		Events:     claudecode.Events,
 		StartEvent: "SessionStart",
-		sessions: func(getenv func(string) string, root string) ([]SessionFile, error) {
+		sessions: func(getenv func(string) string, root string, l *claudecode.Listing) ([]SessionFile, error) {
 			cfg, err := claudecode.ConfigDir(getenv)
 			if err != nil {
 				return nil, err
@@ -122,7 +127,11 @@ func ClaudeCode() Agent {
 			if !ok {
 				return nil, nil
 			}
-			fs, err := claudecode.Sessions(dir)
+			list := claudecode.Sessions
+			if l != nil {
+				list = l.Sessions
+			}
+			fs, err := list(dir)
 			out := make([]SessionFile, len(fs))
 			for i, f := range fs {
 				out[i] = SessionFile{Agent: "claude-code", ID: f.ID, Path: f.Path, ModTime: f.ModTime}
@@ -150,7 +159,7 @@ func Codex() Agent {
 		Name:       "codex",
 		Events:     codex.Events,
 		StartEvent: "SessionStart",
-		sessions: func(getenv func(string) string, root string) ([]SessionFile, error) {
+		sessions: func(getenv func(string) string, root string, _ *claudecode.Listing) ([]SessionFile, error) {
 			home, err := codex.Home(getenv)
 			if err != nil {
 				return nil, err
@@ -197,7 +206,7 @@ func Gemini() Agent {
 		// No SessionStart (its context costs the prompt on --resume): a
 		// session's first BeforeAgent brings the pointer.
 		StartEvent: "BeforeAgent",
-		sessions: func(getenv func(string) string, root string) ([]SessionFile, error) {
+		sessions: func(getenv func(string) string, root string, _ *claudecode.Listing) ([]SessionFile, error) {
 			home, err := gemini.Home(getenv)
 			if err != nil {
 				return nil, err
@@ -329,17 +338,26 @@ func (a Agent) Sessions(getenv func(string) string, root string) ([]SessionFile,
 	if a.sessions == nil {
 		return nil, nil
 	}
-	return a.sessions(getenv, root)
+	return a.sessions(getenv, root, nil)
 }
 
 // AllSessions are every client's sessions of the project at root, newest
 // first. A client whose sessions cannot be listed is left out, and its
 // error returned with the others'.
 func AllSessions(getenv func(string) string, root string) ([]SessionFile, error) {
+	return AllSessionsListed(getenv, root, nil)
+}
+
+// AllSessionsListed is AllSessions with Claude Code's project folder listed
+// through l (a copy kept in cairn's state), when l is not nil.
+func AllSessionsListed(getenv func(string) string, root string, l *claudecode.Listing) ([]SessionFile, error) {
 	var out []SessionFile
 	var errs []error
 	for _, a := range Agents() {
-		fs, err := a.Sessions(getenv, root)
+		if a.sessions == nil {
+			continue
+		}
+		fs, err := a.sessions(getenv, root, l)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s sessions: %w", a.Title(), err))
 		}

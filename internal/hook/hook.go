@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/config"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/pressure"
@@ -223,6 +224,13 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 	defer k.Close()
 	cfg := r.configure(event, p.SessionID, project)
 	path := p.TranscriptPath
+	if ag.listed {
+		// The transcript grew: the saved listing of its folder orders it
+		// again (claudecode.Listing).
+		if err := (claudecode.Listing{Dir: claudecode.ListingDir(r.Dir)}).Touched(path); err != nil && k.Warn != nil {
+			k.Warn(err)
+		}
+	}
 	kn := knowledge{cfg: cfg, project: project, now: r.Now()}
 	warn := k.Warn
 	if warn == nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/pressure"
 	"github.com/cairn-agent/cairn/internal/state"
@@ -725,4 +726,33 @@ func (w *world) checkpoints() int {
 		return 0
 	}
 	return n
+}
+
+// TestHookMarksItsTranscript: every Claude Code hook marks its transcript
+// for the saved listing of its folder (claudecode.Listing), which then
+// orders the session again without stating every transcript.
+func TestHookMarksItsTranscript(t *testing.T) {
+	w := newWorld(t)
+	folder := filepath.Join(w.dir, "projects", "-proj")
+	os.MkdirAll(folder, 0o700)
+	a, b := w.session("a"), w.session("b")
+	a.path, b.path = filepath.Join(folder, "a.jsonl"), filepath.Join(folder, "b.jsonl")
+	a.prompt("first")
+	b.prompt("second")
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(a.path, old, old)
+	os.Chtimes(b.path, old.Add(time.Minute), old.Add(time.Minute))
+	os.Chtimes(folder, old, old)
+	l := claudecode.Listing{Dir: claudecode.ListingDir(w.stateDir()), Now: time.Now}
+	if fs, err := l.Sessions(folder); err != nil || len(fs) != 2 || fs[0].ID != "b" {
+		t.Fatalf("first listing: %v %v", fs, err)
+	}
+	a.prompt("more") // a's transcript grows now: its mtime is the newest
+	w.run("UserPromptSubmit", a.payload("UserPromptSubmit", map[string]any{"prompt": "more"}))
+	if fs, err := l.Sessions(folder); err != nil || len(fs) != 2 || fs[0].ID != "a" {
+		t.Errorf("after a's hook, a is not first: %v %v", fs, err)
+	}
+	if log := w.log(); log != "" {
+		t.Errorf("logged: %s", log)
+	}
 }

@@ -350,7 +350,7 @@ func onlyLooks(cmd string) bool {
 		return true
 	}
 	for _, w := range works {
-		if !looking[strings.ReplaceAll(w, " ", "-")] && !looking[strings.Fields(w)[0]] {
+		if !looking()[strings.ReplaceAll(w, " ", "-")] && !looking()[strings.Fields(w)[0]] {
 			return false
 		}
 	}
@@ -462,12 +462,19 @@ func pathsIn(s string, changed []string) []string {
 	return out
 }
 
-var extensions = map[string]bool{"go": true, "ex": true, "exs": true, "heex": true, "eex": true, "js": true, "jsx": true,
-	"ts": true, "tsx": true, "mjs": true, "py": true, "rb": true, "rs": true, "java": true, "kt": true, "c": true,
-	"h": true, "cc": true, "cpp": true, "hpp": true, "cs": true, "swift": true, "php": true, "sh": true, "sql": true,
-	"md": true, "json": true, "yaml": true, "yml": true, "toml": true, "lock": true, "css": true, "scss": true,
-	"html": true, "vue": true, "svelte": true, "proto": true, "txt": true, "conf": true, "ini": true, "mod": true,
-	"sum": true, "jsonl": true, "tf": true, "gradle": true, "xml": true, "env": true}
+// knownExtension says whether ext (without its dot) is a source or
+// document file's. (A switch, not a package-level map: Go builds those in
+// every process at start, the hooks' included.)
+func knownExtension(ext string) bool {
+	switch ext {
+	case "go", "ex", "exs", "heex", "eex", "js", "jsx", "ts", "tsx", "mjs", "py", "rb", "rs", "java", "kt", "c",
+		"h", "cc", "cpp", "hpp", "cs", "swift", "php", "sh", "sql", "md", "json", "yaml", "yml", "toml", "lock",
+		"css", "scss", "html", "vue", "svelte", "proto", "txt", "conf", "ini", "mod", "sum", "jsonl", "tf",
+		"gradle", "xml", "env":
+		return true
+	}
+	return false
+}
 
 // pathShaped says whether a word reads as a file path: dir/name, or a
 // name with an extension cairn knows. "e.g" and "v1.2" are not.
@@ -484,7 +491,7 @@ func pathShaped(w string) bool {
 	if i := strings.LastIndexByte(w, '.'); i > 0 && i < len(w)-1 {
 		ext = strings.ToLower(w[i+1:])
 	}
-	if extensions[ext] {
+	if knownExtension(ext) {
 		return true
 	}
 	return strings.Contains(strings.Trim(w, "/"), "/") && strings.IndexFunc(w, func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0

@@ -40,8 +40,8 @@ const maxNameScan = 16 << 10
 // maxNames is how many names one edit's observation lists.
 const maxNames = 24
 
-// editTools are the tools that change a file with text in their input.
-var editTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true}
+// editTool says whether a tool changes a file with text in its input.
+func editTool(name string) bool { return name == "Edit" || name == "Write" || name == "MultiEdit" }
 
 // sessionEdits are the session's edits, one observation each: the file,
 // the names the edit defined or brought in, the assistant's sentence just
@@ -56,7 +56,7 @@ func sessionEdits(base Observation, s *transcript.Session) []Observation {
 func sessionEditsWithin(base Observation, s *transcript.Session, limit int64) []Observation {
 	var calls []transcript.ToolCall
 	for _, tc := range s.ToolCalls {
-		if editTools[tc.Name] && tc.Done && !tc.IsError && !tc.Sidechain && tc.FilePath != "" && tc.Line > 0 {
+		if editTool(tc.Name) && tc.Done && !tc.IsError && !tc.Sidechain && tc.FilePath != "" && tc.Line > 0 {
 			calls = append(calls, tc)
 		}
 	}
@@ -292,10 +292,10 @@ var (
 func defined(line string) string {
 	fs := strings.Fields(line)
 	i := 0
-	for i < len(fs) && modifiers[fs[i]] {
+	for i < len(fs) && modifiers()[fs[i]] {
 		i++
 	}
-	if i+1 >= len(fs) || !defining[fs[i]] {
+	if i+1 >= len(fs) || !defining()[fs[i]] {
 		return ""
 	}
 	i++

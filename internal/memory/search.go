@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -254,27 +255,30 @@ func rerank(hits []Hit, kinds []string) {
 
 // cues are words of a question that say which kind of observation
 // answers it. They are matched on the words as written, lower-cased.
-var cues = map[string][]string{
-	KindDecision:   {"decide", "decided", "decision", "decisions", "chose", "choose", "chosen", "choice", "why", "approach", "instead", "prefer", "preferred", "rationale"},
-	KindErrorFix:   {"fix", "fixed", "fixes", "fixing", "error", "errors", "fail", "failed", "failing", "failure", "failures", "broke", "broken", "crash", "crashed", "bug", "exception", "resolve", "resolved", "solved"},
-	KindCommand:    {"command", "commands", "run", "runs", "running", "invoke", "script"},
-	KindCheckpoint: {"doing", "working", "worked", "task", "session", "progress", "status", "checkpoint", "checkpoints"},
-	KindOpenItem:   {"todo", "todos", "left", "remaining", "open", "pending", "unfinished", "outstanding"},
-	KindConstraint: {"must", "never", "always", "rule", "rules", "constraint", "constraints", "allowed"},
-	KindCompaction: {"compaction", "compacted", "summary", "summarised", "summarized"},
-	KindNote:       {"remember", "remembered", "note", "noted"},
+var cues = []struct {
+	kind  string
+	words []string
+}{
+	{KindDecision, []string{"decide", "decided", "decision", "decisions", "chose", "choose", "chosen", "choice", "why", "approach", "instead", "prefer", "preferred", "rationale"}},
+	{KindErrorFix, []string{"fix", "fixed", "fixes", "fixing", "error", "errors", "fail", "failed", "failing", "failure", "failures", "broke", "broken", "crash", "crashed", "bug", "exception", "resolve", "resolved", "solved"}},
+	{KindCommand, []string{"command", "commands", "run", "runs", "running", "invoke", "script"}},
+	{KindCheckpoint, []string{"doing", "working", "worked", "task", "session", "progress", "status", "checkpoint", "checkpoints"}},
+	{KindOpenItem, []string{"todo", "todos", "left", "remaining", "open", "pending", "unfinished", "outstanding"}},
+	{KindConstraint, []string{"must", "never", "always", "rule", "rules", "constraint", "constraints", "allowed"}},
+	{KindCompaction, []string{"compaction", "compacted", "summary", "summarised", "summarized"}},
+	{KindNote, []string{"remember", "remembered", "note", "noted"}},
 	// A name asked for by what it is or does: an edit defined it.
-	KindEdit: {"function", "functions", "helper", "helpers", "module", "modules", "define", "defined", "defines", "named",
-		"called", "class", "component", "variable", "field"},
+	{KindEdit, []string{"function", "functions", "helper", "helpers", "module", "modules", "define", "defined", "defines", "named",
+		"called", "class", "component", "variable", "field"}},
 }
 
 // intents are the kinds a question's cue words ask about.
 func intents(q string) []string {
 	var out []string
 	for _, w := range words(q) {
-		for kind, ws := range cues {
-			if slices.Contains(ws, w) && !slices.Contains(out, kind) {
-				out = append(out, kind)
+		for _, c := range cues {
+			if slices.Contains(c.words, w) && !slices.Contains(out, c.kind) {
+				out = append(out, c.kind)
 			}
 		}
 	}
@@ -295,7 +299,7 @@ func words(s string) []string {
 func terms(s string) []string {
 	var out []string
 	for _, w := range words(s) {
-		if stopwords[w] || slices.Contains(out, w) {
+		if stopwords()[w] || slices.Contains(out, w) {
 			continue
 		}
 		out = append(out, w)
@@ -334,10 +338,14 @@ var stopwords = wordSet(`a an the and or but if then else of to in on at by for 
 	any some all each every other such than up down out over under again once only own same both few more most
 	s t d ll m re ve y get got let lets didn doesn wasn weren`)
 
-func wordSet(s string) map[string]bool {
-	m := make(map[string]bool)
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
+// wordSet is the set of s's words, built on first use: a package-level
+// map is built in every cairn process at start, the hooks' included.
+func wordSet(s string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := make(map[string]bool)
+		for _, w := range strings.Fields(s) {
+			m[w] = true
+		}
+		return m
+	})
 }

@@ -316,30 +316,55 @@ func firstArg(args []string, valued ...string) (string, int) {
 
 func has(args []string, flag string) bool { return slices.Contains(args, flag) }
 
-// Build and test tools by program, with the subcommands that make them
-// one. The kind of a subcommand not listed is the program's default.
-var toolSubcommands = map[string]map[string]kind{
-	"go":     {"test": tests, "build": checks, "vet": checks, "install": checks, "run": runner, "generate": runner},
-	"cargo":  {"test": tests, "nextest": tests, "build": checks, "check": checks, "clippy": checks, "doc": checks, "bench": tests, "run": runner},
-	"dotnet": {"test": tests, "build": checks, "run": runner},
-	"swift":  {"test": tests, "build": checks, "run": runner},
-	"deno":   {"test": tests, "check": checks, "lint": checks, "run": runner},
-	"bun":    {"test": tests, "run": runner},
-	"zig":    {"build": checks, "test": tests},
-	"rake":   {"test": tests, "spec": tests},
+// toolSubcommands are the build and test tools by program, with the
+// subcommands that make them one. The kind of a subcommand not listed is
+// the program's default. (Slices and switches, not package-level maps: Go
+// builds those in every process at start, the hooks' included.)
+var toolSubcommands = []struct {
+	prog string
+	subs []subcommand
+}{
+	{"go", []subcommand{{"test", tests}, {"build", checks}, {"vet", checks}, {"install", checks}, {"run", runner}, {"generate", runner}}},
+	{"cargo", []subcommand{{"test", tests}, {"nextest", tests}, {"build", checks}, {"check", checks}, {"clippy", checks}, {"doc", checks}, {"bench", tests}, {"run", runner}}},
+	{"dotnet", []subcommand{{"test", tests}, {"build", checks}, {"run", runner}}},
+	{"swift", []subcommand{{"test", tests}, {"build", checks}, {"run", runner}}},
+	{"deno", []subcommand{{"test", tests}, {"check", checks}, {"lint", checks}, {"run", runner}}},
+	{"bun", []subcommand{{"test", tests}, {"run", runner}}},
+	{"zig", []subcommand{{"build", checks}, {"test", tests}}},
+	{"rake", []subcommand{{"test", tests}, {"spec", tests}}},
 }
 
-// Programs that are build or test tools whatever their arguments.
-var toolPrograms = map[string]kind{
-	"pytest": tests, "py.test": tests, "unittest": tests, "tox": tests, "nox": tests, "jest": tests, "vitest": tests, "mocha": tests,
-	"ava": tests, "karma": tests, "rspec": tests, "phpunit": tests, "ctest": tests, "gotestsum": tests,
-	"tsc": checks, "vue-tsc": checks, "eslint": checks, "biome": checks, "prettier": checks, "ruff": checks,
-	"mypy": checks, "pyright": checks, "flake8": checks, "pylint": checks, "black": checks, "isort": checks,
-	"golangci-lint": checks, "staticcheck": checks, "shellcheck": checks, "rubocop": checks, "stylelint": checks,
-	"gcc": checks, "g++": checks, "cc": checks, "c++": checks, "clang": checks, "clang++": checks, "rustc": checks,
-	"javac": checks, "kotlinc": checks, "swiftc": checks, "ninja": checks, "cmake": checks,
-	"make": runner, "gmake": runner, "just": runner, "task": runner,
-	"gradle": runner, "mvn": runner,
+type subcommand struct {
+	name string
+	kind kind
+}
+
+// toolSubcommandsOf are prog's subcommands if it is one of
+// toolSubcommands.
+func toolSubcommandsOf(prog string) ([]subcommand, bool) {
+	for _, t := range toolSubcommands {
+		if t.prog == prog {
+			return t.subs, true
+		}
+	}
+	return nil, false
+}
+
+// toolProgram is the kind of a program that is a build or test tool
+// whatever its arguments.
+func toolProgram(prog string) (kind, bool) {
+	switch prog {
+	case "pytest", "py.test", "unittest", "tox", "nox", "jest", "vitest", "mocha", "ava", "karma", "rspec",
+		"phpunit", "ctest", "gotestsum":
+		return tests, true
+	case "tsc", "vue-tsc", "eslint", "biome", "prettier", "ruff", "mypy", "pyright", "flake8", "pylint",
+		"black", "isort", "golangci-lint", "staticcheck", "shellcheck", "rubocop", "stylelint", "gcc", "g++", "cc",
+		"c++", "clang", "clang++", "rustc", "javac", "kotlinc", "swiftc", "ninja", "cmake":
+		return checks, true
+	case "make", "gmake", "just", "task", "gradle", "mvn":
+		return runner, true
+	}
+	return 0, false
 }
 
 // classify names the work a simple command does.
@@ -424,21 +449,21 @@ func classify(words []string) work {
 	}
 	if strings.HasPrefix(words[0], "./") || strings.HasPrefix(words[0], "/") || strings.Contains(words[0], "/") {
 		// ./node_modules/.bin/jest, ./gradlew, bin/test, scripts/check.sh
-		if k, ok := toolPrograms[prog]; ok {
+		if k, ok := toolProgram(prog); ok {
 			return toolWork(prog, args, k)
 		}
-		if _, ok := toolSubcommands[prog]; !ok && prog != "gradle" && prog != "mvn" {
+		if _, ok := toolSubcommandsOf(prog); !ok && prog != "gradle" && prog != "mvn" {
 			return work{key: prog, kind: runner}
 		}
 	}
-	if subs, ok := toolSubcommands[prog]; ok {
+	if subs, ok := toolSubcommandsOf(prog); ok {
 		sub, _ := firstArg(args)
 		if strings.HasPrefix(sub, "+") { // cargo +nightly test
 			sub, _ = firstArg(args[1:])
 		}
-		k, known := subs[sub]
 		w := work{key: prog + " " + sub, kind: other}
-		if known {
+		if i := slices.IndexFunc(subs, func(s subcommand) bool { return s.name == sub }); i >= 0 {
+			k := subs[i].kind
 			w.kind = k
 			if k != runner {
 				w.tool = w.key
@@ -446,7 +471,7 @@ func classify(words []string) work {
 		}
 		return w
 	}
-	if k, ok := toolPrograms[prog]; ok {
+	if k, ok := toolProgram(prog); ok {
 		return toolWork(prog, args, k)
 	}
 	sub, _ := firstArg(args)

@@ -17,28 +17,28 @@ const (
 	nounPass
 )
 
-var nouns = map[string]int{
-	"failed": nounFail, "failures": nounFail, "failure": nounFail, "failing": nounFail, "fail": nounFail, "fails": nounFail,
-	"errors": nounFail, "error": nounFail, "errored": nounFail, "broken": nounFail, "invalid": nounFail,
-	"total errors": nounFail, "offenses detected": nounFail, "offense detected": nounFail, "tests failed": nounFail,
-	"failed tests": nounFail, "failed examples": nounFail, "test failures": nounFail,
-
-	"passed": nounPass, "passing": nounPass, "valid": nounPass, "pass": nounPass, "passes": nounPass, "succeeded": nounPass, "successful": nounPass,
-
-	"tests": nounNeutral, "test": nounNeutral, "doctests": nounNeutral, "doctest": nounNeutral, "examples": nounNeutral,
-	"example": nounNeutral, "properties": nounNeutral, "property": nounNeutral, "skipped": nounNeutral, "skip": nounNeutral,
-	"skips": nounNeutral, "pending": nounNeutral, "ignored": nounNeutral, "measured": nounNeutral, "filtered out": nounNeutral,
-	"total": nounNeutral, "todo": nounNeutral, "todos": nounNeutral, "excluded": nounNeutral, "deselected": nounNeutral,
-	"warnings": nounNeutral, "warning": nounNeutral, "xfailed": nounNeutral, "xpassed": nounNeutral, "rerun": nounNeutral,
-	"reruns": nounNeutral, "tests run": nounNeutral, "tests completed": nounNeutral, "runs": nounNeutral, "assertions": nounNeutral,
-	"assertion": nounNeutral, "snapshots": nounNeutral, "snapshot": nounNeutral, "suites": nounNeutral, "suite": nounNeutral,
-	"test suites": nounNeutral, "test files": nounNeutral, "files": nounNeutral, "file": nounNeutral, "problems": nounNeutral,
-	"problem": nounNeutral, "unnecessary skips": nounNeutral, "obsolete": nounNeutral, "written": nounNeutral,
-	"updated": nounNeutral, "checks": nounNeutral, "expectations": nounNeutral, "benchmarks": nounNeutral,
-	"incomplete": nounNeutral, "risky": nounNeutral, "notices": nounNeutral, "deprecations": nounNeutral,
-	"informations": nounNeutral, "information": nounNeutral, "files inspected": nounNeutral, "file inspected": nounNeutral,
-	"cancelled": nounNeutral, "flaky": nounNeutral, "retried": nounNeutral, "ok": nounNeutral, "changed": nounNeutral,
-	"unreachable": nounFail, "rescued": nounNeutral,
+// nounClass is what a count's noun says of the run, and whether it is one
+// of a summary's nouns. (A switch, not a package-level map: Go builds
+// those in every process at start, the hooks' included.)
+func nounClass(noun string) (class int, known bool) {
+	switch noun {
+	case "failed", "failures", "failure", "failing", "fail", "fails", "errors", "error", "errored", "broken",
+		"invalid", "total errors", "offenses detected", "offense detected", "tests failed", "failed tests",
+		"failed examples", "test failures", "unreachable":
+		return nounFail, true
+	case "passed", "passing", "valid", "pass", "passes", "succeeded", "successful":
+		return nounPass, true
+	case "tests", "test", "doctests", "doctest", "examples", "example", "properties", "property", "skipped",
+		"skip", "skips", "pending", "ignored", "measured", "filtered out", "total", "todo", "todos", "excluded",
+		"deselected", "warnings", "warning", "xfailed", "xpassed", "rerun", "reruns", "tests run",
+		"tests completed", "runs", "assertions", "assertion", "snapshots", "snapshot", "suites", "suite",
+		"test suites", "test files", "files", "file", "problems", "problem", "unnecessary skips", "obsolete",
+		"written", "updated", "checks", "expectations", "benchmarks", "incomplete", "risky", "notices",
+		"deprecations", "informations", "information", "files inspected", "file inspected", "cancelled", "flaky",
+		"retried", "ok", "changed", "rescued":
+		return nounNeutral, true
+	}
+	return 0, false
 }
 
 // maxSummary is the longest line read as a summary: cargo's "test result:"
@@ -109,7 +109,7 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 				return "", false, false
 			}
 		}
-		class, known := nouns[noun]
+		class, known := nounClass(noun)
 		if !known {
 			return "", false, false
 		}

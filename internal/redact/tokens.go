@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // A family is a vendor credential recognised by a fixed prefix and a body
 // of a known alphabet and minimum length. Vendors chose these prefixes so
@@ -113,8 +116,9 @@ var families = []family{
 // text than the letters prefixes start with, so an IndexByte loop over each
 // skips most of the text. Within a group, the families are listed by the
 // byte before the anchor, which rejects most hits (snake_case, UUIDs) at
-// once.
-var byAnchor = func() map[byte]*[256][]anchored {
+// once. Built on first use, not at start: cairn's hooks start a process
+// each, and most never redact.
+var byAnchor = sync.OnceValue(func() map[byte]*[256][]anchored {
 	m := map[byte]*[256][]anchored{}
 	for i := range families {
 		f := &families[i]
@@ -133,7 +137,7 @@ var byAnchor = func() map[byte]*[256][]anchored {
 		m[a][before] = append(m[a][before], anchored{f, o})
 	}
 	return m
-}()
+})
 
 type anchored struct {
 	*family
@@ -149,7 +153,7 @@ type anchored struct {
 // redacted whole even when it is longer than its vendor's current format.
 func prefixedTokens(s string) (string, bool) {
 	var edits []edit
-	for a, byBefore := range byAnchor {
+	for a, byBefore := range byAnchor() {
 		for i := 0; ; {
 			j := strings.IndexByte(s[i:], a)
 			if j < 0 {

@@ -253,6 +253,9 @@ func decodeHeader(line string) (*transcript.Session, error) {
 	s.Carry.Compacted = r.num() == 1
 	s.Carry.Snapshot = r.str()
 	n := r.count()
+	if n > 0 { // sized once: every hook decodes the head (count bounds n by the bytes left)
+		s.Turns = make([]transcript.Turn, 0, n)
+	}
 	for i := 0; i < n && r.err == nil; i++ {
 		var t transcript.Turn
 		t.Line = int(r.num())

@@ -56,7 +56,7 @@ func Decisions(body string) []string {
 	// most texts have none and are not split into sentences at all. The
 	// gate is case-sensitive on purpose (cheap, and the words are nearly
 	// always written in lower case or capitalised).
-	if !containsAny(body, gateCues) && !containsAny(body, refusalGate) {
+	if !containsAnyOf(body, gateCues) && !containsAny(body, refusalGate) {
 		return nil
 	}
 	var out []string
@@ -203,7 +203,10 @@ var (
 	// course down (refuses).
 	refusalGate = []string{"I did", "I didn", "We did", "We didn", "I won", "We won", "I will not", "We will not",
 		"I chose", "We chose", "I decided", "We decided", "I am not", "We are not", "I kept", "We kept", "I stayed", "We stayed", "I avoided", "We avoided"}
-	gateCues = append(append(append(append([]string{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd ", "onsider", "Alternative", "Option"}, reasonCues...), alternativeCues...), decisionCues...), weighCues...)
+	// gateCues are lists, not one list appended together: that would be
+	// built in every cairn process at start, the hooks' included.
+	gateCues = [][]string{{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd ", "onsider", "Alternative", "Option"},
+		reasonCues, alternativeCues, decisionCues, weighCues}
 )
 
 // Findings picks the sentences of an assistant's text that state a
@@ -222,7 +225,7 @@ func Findings(body string) []string { return findings(body, nil) }
 // findings is Findings without the sentences in decided, which are
 // decisions: a finding is not joined to one.
 func findings(body string, decided []string) []string {
-	if !strings.ContainsAny(body, "0123456789`/") && !containsAny(strings.ToLower(body), shapeGate) {
+	if !strings.ContainsAny(body, "0123456789`/") && !containsAnyOf(strings.ToLower(body), shapeGate) {
 		return nil
 	}
 	var out []string
@@ -265,7 +268,7 @@ var (
 	// denials are the verbs of "X does not Y": a negated auxiliary, or
 	// "no longer"/"never" after a subject.
 	denials   = []string{" does not ", " doesn't ", " do not ", " don't ", " is not ", " isn't ", " are not ", " aren't ", " was not ", " wasn't ", " were not ", " weren't ", " cannot ", " can't ", " will not ", " won't ", " did not ", " didn't ", " has not ", " hasn't ", " have not ", " haven't ", " no longer ", " never "}
-	shapeGate = append(append([]string{"n't ", " not ", " never ", " no longer "}, contraryCues...), denials...)
+	shapeGate = [][]string{{"n't ", " not ", " never ", " no longer "}, contraryCues, denials}
 )
 
 // denial says whether a sentence (lower case) says of a thing that it
@@ -322,6 +325,16 @@ func hasDatum(s string) bool {
 	for _, w := range strings.Fields(s) {
 		w = strings.Trim(w, ".,;:()\"'")
 		if i := strings.IndexByte(w, '/'); i > 0 && i < len(w)-1 && !strings.Contains(w, "://") {
+			return true
+		}
+	}
+	return false
+}
+
+// containsAnyOf says whether s contains a string of one of the lists.
+func containsAnyOf(s string, lists [][]string) bool {
+	for _, subs := range lists {
+		if containsAny(s, subs) {
 			return true
 		}
 	}
