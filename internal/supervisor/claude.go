@@ -3,38 +3,32 @@ package supervisor
 import (
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // Claude Code's options that take a value, as `claude --help` gives them
 // in 2.1.328 (and the few it leaves out there: --system-prompt-file,
 // --append-system-prompt-file, --permission-prompt-tool, --max-turns).
-// Knowing them is what tells a positional prompt from an option's value:
+// Slices, not maps: a map would be built in every process, hooks too, at
+// start-up. Knowing them is what tells a positional prompt from an option's value:
 // in `claude --model opus "fix the bug"`, "opus" is not a prompt.
 var (
 	// claudeValue take one value, always.
-	claudeValue = set("--agent", "--agents", "--append-system-prompt", "--append-system-prompt-file", "--autocompact",
+	claudeValue = []string{"--agent", "--agents", "--append-system-prompt", "--append-system-prompt-file", "--autocompact",
 		"--debug-file", "--effort", "--environment", "--fallback-model", "--input-format", "--json-schema",
 		"--max-budget-usd", "--max-turns", "--model", "-n", "--name", "--output-format", "--permission-mode",
 		"--permission-prompt-tool", "--permission-prompts", "--plugin-dir", "--plugin-url",
 		"--remote-control-session-name-prefix", "--session-id", "--setting-sources", "--settings", "--system-prompt",
-		"--system-prompt-file", "--system-prompt-snapshot")
+		"--system-prompt-file", "--system-prompt-snapshot"}
 	// claudeValues take one value or more: every argument up to the next
 	// option (commander's variadic options).
-	claudeValues = set("--add-dir", "--allowedTools", "--allowed-tools", "--betas", "--disallowedTools",
-		"--disallowed-tools", "--file", "--mcp-config", "--tools")
+	claudeValues = []string{"--add-dir", "--allowedTools", "--allowed-tools", "--betas", "--disallowedTools",
+		"--disallowed-tools", "--file", "--mcp-config", "--tools"}
 	// claudeMaybe take a value when the next argument is not an option.
-	claudeMaybe = set("--cloud", "-d", "--debug", "--from-pr", "--prompt-suggestions", "--remote-control", "-r",
-		"--resume", "--teleport", "-w", "--worktree")
+	claudeMaybe = []string{"--cloud", "-d", "--debug", "--from-pr", "--prompt-suggestions", "--remote-control", "-r",
+		"--resume", "--teleport", "-w", "--worktree"}
 )
-
-func set(names ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
 
 // claudeArg is one of Claude Code's arguments: an option with its values
 // (Name set), or a positional argument, the prompt (Name empty).
@@ -74,15 +68,15 @@ func parseClaude(args []string) []claudeArg {
 		arg := claudeArg{Name: name, Tokens: []string{a}}
 		if !inline {
 			switch {
-			case claudeValue[name] && i+1 < len(args):
+			case slices.Contains(claudeValue, name) && i+1 < len(args):
 				i++
 				arg.Tokens = append(arg.Tokens, args[i])
-			case claudeValues[name]:
+			case slices.Contains(claudeValues, name):
 				for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 					i++
 					arg.Tokens = append(arg.Tokens, args[i])
 				}
-			case claudeMaybe[name] && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
+			case slices.Contains(claudeMaybe, name) && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
 				i++
 				arg.Tokens = append(arg.Tokens, args[i])
 			}
