@@ -237,8 +237,11 @@ const intentBoost = 1.5
 // stably, so the index's order stays where nothing is asked.
 func rerank(hits []Hit, kinds []string) {
 	for i := range hits {
-		if slices.Contains(kinds, hits[i].Kind) {
+		switch {
+		case slices.Contains(kinds, hits[i].Kind):
 			hits[i].Score *= intentBoost
+		case kindPrior[hits[i].Kind] != 0:
+			hits[i].Score *= kindPrior[hits[i].Kind]
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
@@ -252,12 +255,19 @@ func rerank(hits []Hit, kinds []string) {
 	})
 }
 
+// kindPrior multiplies the score of a hit of a kind the question does not
+// ask about; 1 when unlisted. A count names many commands and files around
+// its run, so it matches questions about any of them: it is worth
+// reading first only when a count is asked for.
+var kindPrior = map[string]float64{KindCount: 0.5}
+
 // cues are words of a question that say which kind of observation
 // answers it. They are matched on the words as written, lower-cased.
 var cues = map[string][]string{
 	KindDecision:   {"decide", "decided", "decision", "decisions", "chose", "choose", "chosen", "choice", "why", "approach", "instead", "prefer", "preferred", "rationale"},
 	KindErrorFix:   {"fix", "fixed", "fixes", "fixing", "error", "errors", "fail", "failed", "failing", "failure", "failures", "broke", "broken", "crash", "crashed", "bug", "exception", "resolve", "resolved", "solved"},
 	KindCommand:    {"command", "commands", "run", "runs", "running", "invoke", "script"},
+	KindCount:      {"many", "much", "count", "counts", "number", "total"},
 	KindCheckpoint: {"doing", "working", "worked", "task", "session", "progress", "status", "checkpoint", "checkpoints"},
 	KindOpenItem:   {"todo", "todos", "left", "remaining", "open", "pending", "unfinished", "outstanding"},
 	KindConstraint: {"must", "never", "always", "rule", "rules", "constraint", "constraints", "allowed"},
