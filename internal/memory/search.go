@@ -71,7 +71,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if !s.plainRanking {
 		for i := range hits {
 			ws := words(texts[hits[i].ID])
-			hits[i].Score *= coverage(ws, ts) * (1 + proximity(ws, ts))
+			hits[i].Score *= coverage(ws, ts) * (1 + proximity(ws, ts)) * (1 + namedWeight*named(texts[hits[i].ID], ts))
 		}
 		rerank(hits, intents(q.Text))
 	}
@@ -223,6 +223,55 @@ func proximity(ws, ts []string) float64 {
 		}
 	}
 	return float64(found) / float64(len(ts)-1)
+}
+
+// namedWeight is how much a text whose names hold every term counts more
+// than one that only says them. (The dev questions score the same from
+// 0 to 1; 0.5 is the middle of that.)
+const namedWeight = 0.5
+
+// named is the share of the terms that are parts of a name in the text
+// (compute_expand_groups, TranscriptTailSupervisor, debug-grid): a
+// question that describes a thing by what its name says ("which function
+// works out the expand groups") is answered by the name.
+func named(text string, ts []string) float64 {
+	var parts []string
+	for _, w := range identifiers(text) {
+		w = strings.Trim(w, ".:-?!@")
+		if !compound(w) {
+			continue
+		}
+		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			for _, c := range camelParts(p) {
+				parts = append(parts, strings.ToLower(c))
+			}
+		}
+	}
+	found := 0
+	for _, t := range ts {
+		if slices.ContainsFunc(parts, func(p string) bool { return sameWord(p, t) }) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(ts))
+}
+
+// camelParts splits a word where a lower-case letter or a digit meets an
+// upper-case one, and before the last capital of a run followed by a
+// lower-case letter ("HTTPServer": HTTP, Server).
+func camelParts(w string) []string {
+	rs := []rune(w)
+	var out []string
+	start := 0
+	for i := 1; i < len(rs); i++ {
+		up := unicode.IsUpper(rs[i])
+		if up && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])) ||
+			up && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) {
+			out = append(out, string(rs[start:i]))
+			start = i
+		}
+	}
+	return append(out, string(rs[start:]))
 }
 
 // candidates is how many hits the index ranks for the reranking at least.
