@@ -235,7 +235,7 @@ const namedWeight = 0.5
 // question that describes a thing by what its name says ("which function
 // works out the expand groups") is answered by the name.
 func named(text string, ts []string) float64 {
-	var parts []string
+	parts := make(map[string]bool)
 	for _, w := range identifiers(text) {
 		w = strings.Trim(w, ".:-?!@")
 		if !compound(w) {
@@ -243,14 +243,21 @@ func named(text string, ts []string) float64 {
 		}
 		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 			for _, c := range camelParts(p) {
-				parts = append(parts, strings.ToLower(c))
+				parts[strings.ToLower(c)] = true
 			}
 		}
 	}
 	found := 0
 	for _, t := range ts {
-		if slices.ContainsFunc(parts, func(p string) bool { return sameWord(p, t) }) {
+		if parts[t] {
 			found++
+			continue
+		}
+		for p := range parts {
+			if sameWord(p, t) {
+				found++
+				break
+			}
 		}
 	}
 	return float64(found) / float64(len(ts))
