@@ -110,6 +110,7 @@ func FromCheckpoint(c checkpoint.Checkpoint, s *transcript.Session) []Observatio
 	}
 	if s != nil {
 		out = append(out, sessionCommands(base, s)...)
+		out = append(out, sessionCounts(base, s)...)
 		out = append(out, sessionEdits(base, s)...)
 	} else {
 		for _, cmd := range c.Commands {
@@ -335,6 +336,86 @@ func sessionCommands(base Observation, s *transcript.Session) []Observation {
 		out = append(out, o)
 	}
 	return out
+}
+
+// countContext is how many of the calls that changed something before a
+// counted run, and after it, its observation names: what the run came
+// after ("once gqc.7 was done") is said by the calls around it, not by it.
+const countBefore, countAfter = 5, 3
+
+// sessionCounts are the session's runs that reported counts (tests passed
+// and failed, issues found), one observation each: a command's own
+// observation keeps only its latest counts, and a question asks for the
+// count at a moment ("how many tests passed after the badges were
+// added"). Each names the calls that changed something around it (their
+// descriptions, the files edited) for the moment it was taken at.
+func sessionCounts(base Observation, s *transcript.Session) []Observation {
+	var out []Observation
+	for i, tc := range s.ToolCalls {
+		if tc.Name != "Bash" || !tc.Done || tc.Sidechain || tc.Outcome == nil ||
+			!strings.ContainsAny(tc.Outcome.Counts, "0123456789") {
+			continue // "no issues" is the command's own observation
+		}
+		o := base
+		o.Kind = KindCount
+		if !tc.Time.IsZero() {
+			o.Time = tc.Time
+		}
+		c := checkpoint.Command{Command: tc.Command, ExitCode: tc.ExitCode, Outcome: tc.Outcome}
+		o.Title = tc.Outcome.Counts + ": `" + text.ClipLine(tc.Command, 80) + "` " + commandEnd(c)
+		var b strings.Builder
+		b.WriteString("`" + tc.Command + "`")
+		if tc.Description != "" {
+			b.WriteString(" (" + tc.Description + ")")
+		}
+		b.WriteString(" " + commandEnd(c) + "\n")
+		before, after := callsAround(s.ToolCalls, i)
+		if len(before) > 0 {
+			b.WriteString("After: " + strings.Join(before, "; ") + "\n")
+		}
+		if len(after) > 0 {
+			b.WriteString("Then: " + strings.Join(after, "; ") + "\n")
+		}
+		o.Body = b.String()
+		o.Files = pathsIn(tc.Command, nil)
+		o.key = "count " + tc.Command + " " + tc.Time.UTC().Format(time.RFC3339Nano)
+		// A later checkpoint sees the calls after the run that an earlier
+		// one could not.
+		o.replace = len(after) < countAfter
+		out = append(out, o)
+	}
+	return out
+}
+
+// callsAround says what the calls that changed something just before the
+// i-th call and just after it did, in order: a command's description (or
+// the command), an edited file's name.
+func callsAround(calls []transcript.ToolCall, i int) (before, after []string) {
+	say := func(tc transcript.ToolCall) string {
+		switch {
+		case tc.Sidechain || !tc.Done || tc.IsError:
+		case tc.Name == "Bash" && tc.Command != "" && !onlyLooks(tc.Command):
+			if tc.Description != "" {
+				return tc.Description + ": `" + text.ClipLine(tc.Command, 160) + "`"
+			}
+			return "`" + text.ClipLine(tc.Command, 160) + "`"
+		case editTool(tc.Name) && tc.FilePath != "":
+			return "edited " + path.Base(tc.FilePath)
+		}
+		return ""
+	}
+	for j := i - 1; j >= 0 && len(before) < countBefore; j-- {
+		if w := say(calls[j]); w != "" && !slices.Contains(before, w) {
+			before = append(before, w)
+		}
+	}
+	slices.Reverse(before)
+	for j := i + 1; j < len(calls) && len(after) < countAfter; j++ {
+		if w := say(calls[j]); w != "" && !slices.Contains(after, w) {
+			after = append(after, w)
+		}
+	}
+	return before, after
 }
 
 // looking are the programs (and git and bd subcommands) that only read.

@@ -40,8 +40,17 @@ const maxNameScan = 16 << 10
 // maxNames is how many names one edit's observation lists.
 const maxNames = 24
 
-// editTool says whether a tool changes a file with text in its input.
-func editTool(name string) bool { return name == "Edit" || name == "Write" || name == "MultiEdit" }
+// editTool says whether a tool changes a file with text in its input:
+// Claude Code's, Gemini CLI's write_file and replace (which the session
+// names Write and Edit), Codex's apply_patch. A switch, not a map built
+// at every process's start.
+func editTool(name string) bool {
+	switch name {
+	case "Edit", "Write", "MultiEdit", "apply_patch":
+		return true
+	}
+	return false
+}
 
 // sessionEdits are the session's edits, one observation each: the file,
 // the names the edit defined or brought in, the assistant's sentence just
@@ -75,7 +84,14 @@ func sessionEditsWithin(base Observation, s *transcript.Session, limit int64) []
 	}
 	var out []Observation
 	for _, tc := range calls {
+		if tc.Name == "apply_patch" {
+			out = append(out, patchEdits(base, tc, at(tc.Line), at(tc.Line-1))...)
+			continue
+		}
 		e, ok := decodeEdit(at(tc.Line), tc.ID)
+		if !ok {
+			e, ok = decodeGeminiEdit(at(tc.Line), tc.ID)
+		}
 		if !ok {
 			continue
 		}
@@ -200,6 +216,162 @@ func decodeEdit(line []byte, id string) (edit, bool) {
 		}
 	}
 	return edit{}, false
+}
+
+// geminiLine is a Gemini CLI chat record: a reply says its text and
+// calls its tools in one.
+type geminiLine struct {
+	Type      string          `json:"type"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+		Args struct {
+			Content   string `json:"content"`
+			OldString string `json:"old_string"`
+			NewString string `json:"new_string"`
+			// Instruction is what replace was asked to do, in words.
+			Instruction string `json:"instruction"`
+		} `json:"args"`
+	} `json:"toolCalls"`
+}
+
+// decodeGeminiEdit finds the write_file or replace call id in a Gemini
+// CLI chat line.
+func decodeGeminiEdit(line []byte, id string) (edit, bool) {
+	if !bytes.Contains(line, []byte(id)) {
+		return edit{}, false
+	}
+	var g geminiLine
+	if json.Unmarshal(line, &g) != nil || g.Type != "gemini" {
+		return edit{}, false
+	}
+	var e edit
+	_ = json.Unmarshal(g.Content, &e.said) // a string when the reply says something
+	for _, c := range g.ToolCalls {
+		if c.ID != id {
+			continue
+		}
+		switch c.Name {
+		case "write_file":
+			e.write, e.new = true, c.Args.Content
+		case "replace":
+			e.old, e.new = c.Args.OldString, c.Args.NewString
+			if strings.TrimSpace(e.said) == "" {
+				e.said = c.Args.Instruction
+			}
+		default:
+			return edit{}, false
+		}
+		return e, true
+	}
+	return edit{}, false
+}
+
+// codexLine is a Codex rollout line: an apply_patch call (freeform, its
+// patch in input; or a function call, in its arguments' input), or an
+// assistant message.
+type codexLine struct {
+	Type    string `json:"type"`
+	Payload struct {
+		Type      string `json:"type"`
+		Role      string `json:"role"`
+		CallID    string `json:"call_id"`
+		Input     string `json:"input"`
+		Arguments string `json:"arguments"`
+		Content   []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	} `json:"payload"`
+}
+
+// patchEdits are the edits of a Codex apply_patch call, one per file it
+// adds or updates: its + lines the new text, its - lines the old. prev
+// is the line before the call, where the assistant's message that says
+// what the patch is for would be.
+func patchEdits(base Observation, tc transcript.ToolCall, line, prev []byte) []Observation {
+	if !bytes.Contains(line, []byte(tc.ID)) {
+		return nil
+	}
+	var c codexLine
+	if json.Unmarshal(line, &c) != nil || c.Payload.CallID != tc.ID {
+		return nil
+	}
+	patch := c.Payload.Input
+	if patch == "" && c.Payload.Arguments != "" {
+		var args struct {
+			Input string `json:"input"`
+		}
+		if json.Unmarshal([]byte(c.Payload.Arguments), &args) != nil {
+			return nil
+		}
+		patch = args.Input
+	}
+	said := ""
+	var p codexLine
+	if json.Unmarshal(prev, &p) == nil && p.Payload.Type == "message" && p.Payload.Role == "assistant" {
+		for _, b := range p.Payload.Content {
+			said = strings.TrimSpace(said + " " + b.Text)
+		}
+	}
+	files := append([]string{tc.FilePath}, tc.Paths...)
+	var out []Observation
+	for _, f := range patchFiles(patch) {
+		// The session has the patch's paths made absolute, in its order.
+		i := slices.IndexFunc(files, func(p string) bool { return p == f.path || strings.HasSuffix(p, "/"+f.path) })
+		if i < 0 {
+			continue
+		}
+		one := tc
+		one.FilePath = files[i]
+		f.edit.said = said
+		o := editObservation(base, one, f.edit)
+		o.key = "edit " + tc.ID + " " + files[i]
+		out = append(out, o)
+	}
+	return out
+}
+
+// patchFile is one file's part of an apply_patch patch.
+type patchFile struct {
+	path string
+	edit edit
+}
+
+// patchFiles reads the files a patch adds and updates ("*** Add File:",
+// "*** Update File:"), each with its added and removed lines; a deleted
+// file has no new text and is left out.
+func patchFiles(patch string) []patchFile {
+	var out []patchFile
+	var old, new []string
+	cur := -1
+	flush := func() {
+		if cur >= 0 {
+			out[cur].edit.old, out[cur].edit.new = strings.Join(old, "\n"), strings.Join(new, "\n")
+		}
+		old, new = nil, nil
+	}
+	for _, l := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "*** Add File: "), strings.HasPrefix(l, "*** Update File: "):
+			flush()
+			add := strings.HasPrefix(l, "*** Add File: ")
+			_, p, _ := strings.Cut(l, ": ")
+			out = append(out, patchFile{path: strings.TrimSpace(p), edit: edit{write: add}})
+			cur = len(out) - 1
+		case strings.HasPrefix(l, "*** Delete File: "), strings.HasPrefix(l, "*** End Patch"):
+			flush()
+			cur = -1
+		case cur < 0:
+		case strings.HasPrefix(l, "+"):
+			new = append(new, l[1:])
+		case strings.HasPrefix(l, "-"):
+			old = append(old, l[1:])
+		}
+	}
+	flush()
+	return slices.DeleteFunc(out, func(f patchFile) bool { return f.edit.new == "" })
 }
 
 // assistantText is the text an assistant line says, "" for any other.

@@ -183,3 +183,55 @@ func TestCutAtSpace(t *testing.T) {
 		})
 	}
 }
+
+// Codex's apply_patch and Gemini CLI's write_file and replace are edits
+// too: one observation for each file a patch adds or updates, from the
+// real clients' transcripts (internal/transcript/testdata).
+func TestAgentEdits(t *testing.T) {
+	tests := []struct {
+		name, file string
+		titles     []string
+		files      []string
+	}{
+		{"codex", "codex/tools-compactions.jsonl", []string{"Wrote hello.py", "Edited notes.txt"},
+			[]string{"/tmp/probe/cx/proj/hello.py", "/tmp/probe/cx/proj/notes.txt"}},
+		{"gemini", "gemini/tools-compress.jsonl", []string{"Wrote notes.txt", "Edited notes.txt"},
+			[]string{"/tmp/probe/gm/proj/notes.txt", "/tmp/probe/gm/proj/notes.txt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := transcript.New(filepath.Join("..", "transcript", "testdata", tt.file))
+			var p transcript.Parser
+			if _, err := s.Update(&p); err != nil {
+				t.Fatal(err)
+			}
+			obs := sessionEdits(Observation{Project: "/p", SessionID: s.SessionID}, s)
+			var titles, files []string
+			for _, o := range obs {
+				if o.Kind != KindEdit || o.Time.IsZero() || !strings.HasPrefix(o.key, "edit ") || !strings.Contains(o.Body, "New text: ") {
+					t.Errorf("%s %q: key %q, time %v, body %q", o.Kind, o.Title, o.key, o.Time, o.Body)
+				}
+				titles, files = append(titles, o.Title), append(files, o.Files...)
+			}
+			if tt.name == "gemini" && !strings.HasPrefix(obs[len(obs)-1].Body, "set x to 2\n") {
+				t.Errorf("the replace's instruction is not what it was for: %q", obs[len(obs)-1].Body)
+			}
+			if !slices.Equal(titles, tt.titles) || !slices.Equal(files, tt.files) {
+				t.Errorf("titles %q, files %q; want %q, %q", titles, files, tt.titles, tt.files)
+			}
+		})
+	}
+}
+
+// A patch's files, each with its added lines as the new text and its
+// removed lines as the old; a deleted file has none and is left out.
+func TestPatchFiles(t *testing.T) {
+	got := patchFiles("*** Begin Patch\n*** Add File: a.go\n+package a\n+func New() {}\n*** Update File: b/c.ex\n@@ defmodule C\n-  def old_name, do: 1\n+  def new_name, do: 2\n   end\n*** Delete File: gone.txt\n*** End Patch\n")
+	want := []patchFile{
+		{"a.go", edit{write: true, new: "package a\nfunc New() {}"}},
+		{"b/c.ex", edit{old: "  def old_name, do: 1", new: "  def new_name, do: 2"}},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("patchFiles:\n got %+v\nwant %+v", got, want)
+	}
+}

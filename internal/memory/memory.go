@@ -62,6 +62,10 @@ const (
 	KindConstraint = "constraint"
 	// KindCommand is a build, test or check command and how it ended.
 	KindCommand = "command"
+	// KindCount is a run that reported counts (tests passed and failed,
+	// issues found) and what the session did around it: the count at a
+	// moment ("how many tests passed after X").
+	KindCount = "count"
 	// KindSubagent is what a subagent was asked and reported.
 	KindSubagent = "subagent"
 	// KindReply is a substantive reply of the agent's: often the account
@@ -83,7 +87,7 @@ const (
 
 // Kinds lists every kind, for validating filters.
 var Kinds = []string{KindCheckpoint, KindCompaction, KindDecision, KindErrorFix, KindOpenItem, KindClosedItem,
-	KindFinding, KindAnswer, KindConstraint, KindCommand, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote}
+	KindFinding, KindAnswer, KindConstraint, KindCommand, KindCount, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote}
 
 // Observation is one thing remembered.
 type Observation struct {

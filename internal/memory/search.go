@@ -72,7 +72,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if !s.plainRanking {
 		for i := range hits {
 			ws := words(texts[hits[i].ID])
-			hits[i].Score *= coverage(ws, ts) * (1 + proximity(ws, ts))
+			hits[i].Score *= coverage(ws, ts) * (1 + proximity(ws, ts)) * (1 + namedWeight*named(texts[hits[i].ID], ts))
 		}
 		rerank(hits, intents(q.Text))
 	}
@@ -226,6 +226,62 @@ func proximity(ws, ts []string) float64 {
 	return float64(found) / float64(len(ts)-1)
 }
 
+// namedWeight is how much a text whose names hold every term counts more
+// than one that only says them. (The dev questions score the same from
+// 0 to 1; 0.5 is the middle of that.)
+const namedWeight = 0.5
+
+// named is the share of the terms that are parts of a name in the text
+// (compute_expand_groups, TranscriptTailSupervisor, debug-grid): a
+// question that describes a thing by what its name says ("which function
+// works out the expand groups") is answered by the name.
+func named(text string, ts []string) float64 {
+	parts := make(map[string]bool)
+	for _, w := range identifiers(text) {
+		w = strings.Trim(w, ".:-?!@")
+		if !compound(w) {
+			continue
+		}
+		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			for _, c := range camelParts(p) {
+				parts[strings.ToLower(c)] = true
+			}
+		}
+	}
+	found := 0
+	for _, t := range ts {
+		if parts[t] {
+			found++
+			continue
+		}
+		for p := range parts {
+			if sameWord(p, t) {
+				found++
+				break
+			}
+		}
+	}
+	return float64(found) / float64(len(ts))
+}
+
+// camelParts splits a word where a lower-case letter or a digit meets an
+// upper-case one, and before the last capital of a run followed by a
+// lower-case letter ("HTTPServer": HTTP, Server).
+func camelParts(w string) []string {
+	rs := []rune(w)
+	var out []string
+	start := 0
+	for i := 1; i < len(rs); i++ {
+		up := unicode.IsUpper(rs[i])
+		if up && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])) ||
+			up && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) {
+			out = append(out, string(rs[start:i]))
+			start = i
+		}
+	}
+	return append(out, string(rs[start:]))
+}
+
 // candidates is how many hits the index ranks for the reranking at least.
 const candidates = 40
 
@@ -238,8 +294,11 @@ const intentBoost = 1.5
 // stably, so the index's order stays where nothing is asked.
 func rerank(hits []Hit, kinds []string) {
 	for i := range hits {
-		if slices.Contains(kinds, hits[i].Kind) {
+		switch {
+		case slices.Contains(kinds, hits[i].Kind):
 			hits[i].Score *= intentBoost
+		case hits[i].Kind == KindCount:
+			hits[i].Score *= countPrior
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
@@ -253,6 +312,12 @@ func rerank(hits []Hit, kinds []string) {
 	})
 }
 
+// countPrior multiplies the score of a count the question does not ask
+// about. A count names many commands and files around its run, so it
+// matches questions about any of them: it is worth reading first only
+// when a count is asked for.
+const countPrior = 0.5
+
 // cues are words of a question that say which kind of observation
 // answers it. They are matched on the words as written, lower-cased.
 var cues = []struct {
@@ -262,6 +327,7 @@ var cues = []struct {
 	{KindDecision, []string{"decide", "decided", "decision", "decisions", "chose", "choose", "chosen", "choice", "why", "approach", "instead", "prefer", "preferred", "rationale"}},
 	{KindErrorFix, []string{"fix", "fixed", "fixes", "fixing", "error", "errors", "fail", "failed", "failing", "failure", "failures", "broke", "broken", "crash", "crashed", "bug", "exception", "resolve", "resolved", "solved"}},
 	{KindCommand, []string{"command", "commands", "run", "runs", "running", "invoke", "script"}},
+	{KindCount, []string{"many", "much", "count", "counts", "number", "total"}},
 	{KindCheckpoint, []string{"doing", "working", "worked", "task", "session", "progress", "status", "checkpoint", "checkpoints"}},
 	{KindOpenItem, []string{"todo", "todos", "left", "remaining", "open", "pending", "unfinished", "outstanding"}},
 	{KindConstraint, []string{"must", "never", "always", "rule", "rules", "constraint", "constraints", "allowed"}},
