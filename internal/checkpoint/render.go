@@ -45,16 +45,17 @@ type section struct {
 // finding that is the open item above it. A budget spent twice on one
 // sentence is a budget that drops another.
 func dedupe(head string, secs []section) {
-	shown := sameText(head)
+	var shown strings.Builder
+	shown.WriteString(sameText(head))
 	for i := range secs {
 		kept := secs[i].items[:0]
 		for _, it := range secs[i].items {
 			c := core(it)
-			if secs[i].repeats && len(c) >= minRepeat && strings.Contains(shown, c) {
+			if secs[i].repeats && len(c) >= minRepeat && strings.Contains(shown.String(), c) {
 				continue
 			}
 			kept = append(kept, it)
-			shown += "\n" + c
+			shown.WriteString("\n" + c)
 		}
 		secs[i].items = kept
 	}
@@ -65,30 +66,43 @@ func dedupe(head string, secs []section) {
 // items): a finding whose numbers the command lines above already give, a
 // recap of open items, an acknowledgement, rather than the measurement or
 // the cause found once and said nowhere else. The oldest of equals.
-func leastNews(head string, secs []section, i int) int {
-	var rest strings.Builder
-	rest.WriteString(head)
-	for k, s := range secs {
-		if k != i {
-			for _, it := range s.items {
-				rest.WriteString("\n" + it)
+//
+// The rest of the text holds a word of item j when any text but j holds
+// it, so each text's words are counted once (ws keeps them between the
+// calls of one fit): a word j shares with another text is counted more
+// than once. A set of the rest's words for each item cost a fit on a long
+// session most of a PreCompact hook.
+func leastNews(head string, secs []section, i int, ws wordSets) int {
+	count := make(map[string]int)
+	for _, w := range ws.of(head) {
+		count[w]++
+	}
+	for _, s := range secs {
+		for _, it := range s.items {
+			for _, w := range ws.of(it) {
+				count[w]++
 			}
 		}
 	}
-	known := words(rest.String())
 	best, low := 0, math.Inf(1)
 	for j, it := range secs[i].items {
-		others := maps.Clone(known)
-		for k, o := range secs[i].items {
-			if k != j {
-				maps.Copy(others, words(o))
-			}
-		}
-		if n := news(it, others); n < low {
+		if n := news(it, ws.of(it), func(w string) bool { return count[w] > 1 }); n < low {
 			best, low = j, n
 		}
 	}
 	return best
+}
+
+// wordSets keeps each text's words (see words), as a list.
+type wordSets map[string][]string
+
+func (ws wordSets) of(s string) []string {
+	if l, ok := ws[s]; ok {
+		return l
+	}
+	l := slices.Collect(maps.Keys(words(s)))
+	ws[s] = l
+	return l
 }
 
 // news says how much a text tells that known does not: first the numbers
@@ -96,12 +110,12 @@ func leastNews(head string, secs []section, i int) int {
 // back without redoing the work), then whether it says that something
 // does not hold (what contradicts an expectation is what the model would
 // otherwise assume), then the share of its other words that known does
-// not hold.
-func news(s string, known map[string]bool) float64 {
+// not hold. ws are the words of s.
+func news(s string, ws []string, known func(string) bool) float64 {
 	var all, unknown, numbers float64
-	for w := range words(s) {
+	for _, w := range ws {
 		switch {
-		case known[w]:
+		case known(w):
 		case len(w) >= 2 && strings.ContainsAny(w, "0123456789"):
 			numbers++
 		default:
@@ -175,11 +189,12 @@ func core(it string) string {
 func fit(head string, secs []section, tail string, budget int, render func(string, []section, string) string) string {
 	dedupe(head, secs)
 	out := render(head, secs, tail)
+	ws := make(wordSets)
 	shrink := func(floor func(section) int) bool {
 		for i := len(secs) - 1; i >= 0; i-- {
 			if len(secs[i].items) > floor(secs[i]) {
 				if secs[i].byNews {
-					j := leastNews(head, secs, i)
+					j := leastNews(head, secs, i, ws)
 					secs[i].items = slices.Delete(secs[i].items, j, j+1)
 				} else if secs[i].dropFront {
 					secs[i].items = secs[i].items[1:]
