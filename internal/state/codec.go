@@ -97,6 +97,27 @@ func encodeValue(b []byte, v reflect.Value) []byte {
 type decoder struct {
 	b   []byte
 	err error
+	// fields are the indexes of each struct type's exported fields:
+	// reflect's Field copies a StructField on every call, which cost a
+	// PreCompact hook more than the rest of the decoding.
+	fields map[reflect.Type][]int
+}
+
+func (d *decoder) exported(t reflect.Type) []int {
+	if f, ok := d.fields[t]; ok {
+		return f
+	}
+	var f []int
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			f = append(f, i)
+		}
+	}
+	if d.fields == nil {
+		d.fields = make(map[reflect.Type][]int)
+	}
+	d.fields[t] = f
+	return f
 }
 
 func (d *decoder) fail() {
@@ -211,11 +232,8 @@ func (d *decoder) value(v reflect.Value) {
 			v.Set(reflect.ValueOf(t))
 			return
 		}
-		t := v.Type()
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() {
-				d.value(v.Field(i))
-			}
+		for _, i := range d.exported(v.Type()) {
+			d.value(v.Field(i))
 		}
 	default:
 		d.fail()
