@@ -109,7 +109,7 @@ func TestLeastNews(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			secs := []section{{title: "Rest", items: []string{tt.rest}}, {title: "Findings", items: tt.findings, byNews: true}}
-			if got := secs[1].items[leastNews("# head", secs, 1, make(wordSets))]; got != tt.want {
+			if got := secs[1].items[(&newsIndex{ws: make(wordSets)}).leastNews("# head", secs, 1)]; got != tt.want {
 				t.Errorf("dropped %q first, want %q", got, tt.want)
 			}
 		})
@@ -117,8 +117,8 @@ func TestLeastNews(t *testing.T) {
 }
 
 // leastNews counts words rather than build the rest's words for each
-// item: on real sessions' sections, item by item as fit drops them, it
-// picks what the definition picks (the words of the head, the other
+// item, and keeps the counts as items go: on real sessions' sections,
+// item by item as fit drops them, it picks what the definition picks (the words of the head, the other
 // sections and the section's other items are what is known).
 func TestLeastNewsAsDefined(t *testing.T) {
 	defined := func(head string, secs []section, i int) int {
@@ -140,7 +140,8 @@ func TestLeastNewsAsDefined(t *testing.T) {
 					maps.Copy(others, words(o))
 				}
 			}
-			if n := news(it, slices.Collect(maps.Keys(words(it))), func(w string) bool { return others[w] }); n < low {
+			t := &textWords{words: slices.Collect(maps.Keys(words(it))), negates: negates(it)}
+			if n := news(t, func(w string) bool { return others[w] }); n < low {
 				best, low = j, n
 			}
 		}
@@ -166,13 +167,20 @@ func TestLeastNewsAsDefined(t *testing.T) {
 					continue
 				}
 				t.Run(fx.Session[:8]+"/"+secs[i].title, func(t *testing.T) {
-					ws := make(wordSets)
+					// As fit asks: the counts kept as items go, from
+					// this section and from the first (the task).
+					news := newsIndex{ws: make(wordSets)}
 					for len(secs[i].items) > 0 {
 						want := defined("# head", secs, i)
-						if got := leastNews("# head", secs, i, ws); got != want {
+						if got := news.leastNews("# head", secs, i); got != want {
 							t.Fatalf("leastNews = %d (%q), the definition %d (%q)", got, secs[i].items[got], want, secs[i].items[want])
 						}
+						news.dropped(secs[i].items[want])
 						secs[i].items = slices.Delete(secs[i].items, want, want+1)
+						if len(secs[0].items) > 0 {
+							news.dropped(secs[0].items[0])
+							secs[0].items = secs[0].items[1:]
+						}
 					}
 				})
 			}

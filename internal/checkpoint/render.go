@@ -47,10 +47,11 @@ type section struct {
 func dedupe(head string, secs []section) {
 	var shown strings.Builder
 	shown.WriteString(sameText(head))
+	unquote := strings.NewReplacer("“", "", "”", "", "…", "")
 	for i := range secs {
 		kept := secs[i].items[:0]
 		for _, it := range secs[i].items {
-			c := core(it)
+			c := core(it, unquote)
 			if secs[i].repeats && len(c) >= minRepeat && strings.Contains(shown.String(), c) {
 				continue
 			}
@@ -68,41 +69,69 @@ func dedupe(head string, secs []section) {
 // the cause found once and said nowhere else. The oldest of equals.
 //
 // The rest of the text holds a word of item j when any text but j holds
-// it, so each text's words are counted once (ws keeps them between the
-// calls of one fit): a word j shares with another text is counted more
-// than once. A set of the rest's words for each item cost a fit on a long
-// session most of a PreCompact hook.
-func leastNews(head string, secs []section, i int, ws wordSets) int {
-	count := make(map[string]int)
-	for _, w := range ws.of(head) {
-		count[w]++
-	}
-	for _, s := range secs {
-		for _, it := range s.items {
-			for _, w := range ws.of(it) {
-				count[w]++
+// it, so each text's words are counted once, and the counts kept as fit
+// drops items (dropped): a word j shares with another text is counted
+// more than once. A set of the rest's words for each item cost a fit on a
+// long session most of a PreCompact hook.
+func (x *newsIndex) leastNews(head string, secs []section, i int) int {
+	if x.count == nil {
+		x.count = make(map[string]int)
+		for _, w := range x.ws.of(head).words {
+			x.count[w]++
+		}
+		for _, s := range secs {
+			for _, it := range s.items {
+				for _, w := range x.ws.of(it).words {
+					x.count[w]++
+				}
 			}
 		}
 	}
 	best, low := 0, math.Inf(1)
 	for j, it := range secs[i].items {
-		if n := news(it, ws.of(it), func(w string) bool { return count[w] > 1 }); n < low {
+		if n := news(x.ws.of(it), func(w string) bool { return x.count[w] > 1 }); n < low {
 			best, low = j, n
 		}
 	}
 	return best
 }
 
-// wordSets keeps each text's words (see words), as a list.
-type wordSets map[string][]string
+// newsIndex is what leastNews keeps between its calls in one fit: each
+// text's words, and how many of the texts (the head, the items) hold
+// each word, counted at the first call. The texts must not change after
+// it but by the items dropped, which fit tells it of.
+type newsIndex struct {
+	ws    wordSets
+	count map[string]int
+}
 
-func (ws wordSets) of(s string) []string {
-	if l, ok := ws[s]; ok {
-		return l
+// dropped takes an item that was left out off the counts.
+func (x *newsIndex) dropped(it string) {
+	if x.count == nil {
+		return
 	}
-	l := slices.Collect(maps.Keys(words(s)))
-	ws[s] = l
-	return l
+	for _, w := range x.ws.of(it).words {
+		x.count[w]--
+	}
+}
+
+// wordSets keeps what news reads of each text.
+type wordSets map[string]*textWords
+
+// textWords is what news reads of a text: its words (see words), as a
+// list, and whether it denies something (negates).
+type textWords struct {
+	words   []string
+	negates bool
+}
+
+func (ws wordSets) of(s string) *textWords {
+	if t, ok := ws[s]; ok {
+		return t
+	}
+	t := &textWords{words: slices.Collect(maps.Keys(words(s))), negates: negates(s)}
+	ws[s] = t
+	return t
 }
 
 // news says how much a text tells that known does not: first the numbers
@@ -110,10 +139,10 @@ func (ws wordSets) of(s string) []string {
 // back without redoing the work), then whether it says that something
 // does not hold (what contradicts an expectation is what the model would
 // otherwise assume), then the share of its other words that known does
-// not hold. ws are the words of s.
-func news(s string, ws []string, known func(string) bool) float64 {
+// not hold.
+func news(t *textWords, known func(string) bool) float64 {
 	var all, unknown, numbers float64
-	for _, w := range ws {
+	for _, w := range t.words {
 		switch {
 		case known(w):
 		case len(w) >= 2 && strings.ContainsAny(w, "0123456789"):
@@ -127,7 +156,7 @@ func news(s string, ws []string, known func(string) bool) float64 {
 		return 0
 	}
 	n := numbers + unknown/all
-	if negates(s) {
+	if t.negates {
 		n++
 	}
 	return n
@@ -172,14 +201,15 @@ const clipStatement = 240
 const minRepeat = 24
 
 // core is an item's text as compared for repeats: without the label an
-// open item starts with, quotation marks and a clip's ellipsis.
-func core(it string) string {
+// open item starts with, quotation marks and a clip's ellipsis (what
+// unquote takes out).
+func core(it string, unquote *strings.Replacer) string {
 	if strings.HasPrefix(it, "(") {
 		if i := strings.Index(it, ") "); i > 0 && i < 40 {
 			it = it[i+2:]
 		}
 	}
-	it = strings.NewReplacer("“", "", "”", "", "…", "").Replace(it)
+	it = unquote.Replace(it)
 	return sameText(it)
 }
 
@@ -189,17 +219,20 @@ func core(it string) string {
 func fit(head string, secs []section, tail string, budget int, render func(string, []section, string) string) string {
 	dedupe(head, secs)
 	out := render(head, secs, tail)
-	ws := make(wordSets)
+	news := newsIndex{ws: make(wordSets)}
 	shrink := func(floor func(section) int) bool {
 		for i := len(secs) - 1; i >= 0; i-- {
-			if len(secs[i].items) > floor(secs[i]) {
+			if n := len(secs[i].items); n > floor(secs[i]) {
 				if secs[i].byNews {
-					j := leastNews(head, secs, i, ws)
+					j := news.leastNews(head, secs, i)
+					news.dropped(secs[i].items[j])
 					secs[i].items = slices.Delete(secs[i].items, j, j+1)
 				} else if secs[i].dropFront {
+					news.dropped(secs[i].items[0])
 					secs[i].items = secs[i].items[1:]
 				} else {
-					secs[i].items = secs[i].items[:len(secs[i].items)-1]
+					news.dropped(secs[i].items[n-1])
+					secs[i].items = secs[i].items[:n-1]
 				}
 				return true
 			}
