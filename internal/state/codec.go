@@ -97,6 +97,11 @@ func encodeValue(b []byte, v reflect.Value) []byte {
 type decoder struct {
 	b   []byte
 	err error
+	// src is what b was at the start, as one string: the strings decoded
+	// are parts of it rather than a copy each (a body holds tens of
+	// thousands), which the compaction-time hooks paid in allocations
+	// and fresh pages.
+	src string
 	// fields are the indexes of each struct type's exported fields:
 	// reflect's Field copies a StructField on every call, which cost a
 	// PreCompact hook more than the rest of the decoding.
@@ -181,7 +186,11 @@ func (d *decoder) value(v reflect.Value) {
 			v.SetFloat(math.Float64frombits(binary.LittleEndian.Uint64(p)))
 		}
 	case reflect.String:
-		v.SetString(string(d.take(d.uvarint())))
+		n := d.uvarint()
+		at := len(d.src) - len(d.b)
+		if d.take(n) != nil || n == 0 {
+			v.SetString(d.src[at : at+int(n)])
+		}
 	case reflect.Slice:
 		n := d.length()
 		if n < 0 {

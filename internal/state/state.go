@@ -149,7 +149,7 @@ func decodeBody(data []byte) (*transcript.Session, error) {
 		return nil, fmt.Errorf("%w: written by a cairn of other types", errCodec)
 	}
 	s := new(transcript.Session)
-	d := decoder{b: rest}
+	d := decoder{b: rest, src: string(rest)}
 	d.value(reflect.ValueOf(s).Elem())
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errCodec
