@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"math"
@@ -17,7 +18,10 @@ import (
 // Tokens estimates the tokens a text costs the model. Paths, code and
 // numbers tokenize denser than prose; 3.5 bytes a token errs on the side of
 // counting too many, so a budget holds.
-func Tokens(s string) int { return int(math.Ceil(float64(len(s)) / 3.5)) }
+func Tokens(s string) int { return tokens(len(s)) }
+
+// tokens is Tokens of a text of n bytes.
+func tokens(n int) int { return int(math.Ceil(float64(n) / 3.5)) }
 
 // section is a titled list whose items can be dropped to fit a budget.
 type section struct {
@@ -216,9 +220,17 @@ func core(it string, unquote *strings.Replacer) string {
 // fit renders head, the sections and tail within budget tokens: the
 // lowest-priority sections (last) shrink first, down to their minimum,
 // then lose their minimum too, and as a last resort long items are cut.
-func fit(head string, secs []section, tail string, budget int, render func(string, []section, string) string) string {
+func fit(head string, secs []section, tail string, budget int, render renderer) string {
 	dedupe(head, secs)
-	out := render(head, secs, tail)
+	// Each step renders the text into the same buffer, to weigh it: a
+	// long session's fit takes many steps, and a new string for each was
+	// most of what its hook allocated.
+	var buf bytes.Buffer
+	over := func() bool {
+		buf.Reset()
+		render(&buf, head, secs, tail)
+		return tokens(buf.Len()) > budget
+	}
 	news := newsIndex{ws: make(wordSets)}
 	shrink := func(floor func(section) int) bool {
 		for i := len(secs) - 1; i >= 0; i-- {
@@ -242,7 +254,7 @@ func fit(head string, secs []section, tail string, budget int, render func(strin
 	// Over budget, the long statements (quoted answers, findings,
 	// decisions) lose their tails before whole items go: the point of a
 	// sentence is rarely in its last third.
-	if Tokens(out) > budget {
+	if over() {
 		for i := range secs {
 			if secs[i].repeats {
 				for j := range secs[i].items {
@@ -250,34 +262,34 @@ func fit(head string, secs []section, tail string, budget int, render func(strin
 				}
 			}
 		}
-		out = render(head, secs, tail)
 	}
-	for Tokens(out) > budget && shrink(func(s section) int { return s.min }) {
-		out = render(head, secs, tail)
+	for over() && shrink(func(s section) int { return s.min }) {
 	}
-	for Tokens(out) > budget && shrink(func(section) int { return 0 }) {
-		out = render(head, secs, tail)
+	for over() && shrink(func(section) int { return 0 }) {
 	}
-	for n := 200; Tokens(out) > budget && n >= 40; n /= 2 {
+	for n := 200; over() && n >= 40; n /= 2 {
 		for i := range secs {
 			for j := range secs[i].items {
 				secs[i].items[j] = text.Clip(secs[i].items[j], n)
 			}
 		}
 		head = text.Clip(head, n*2)
-		out = render(head, secs, tail)
 	}
-	return out
+	return buf.String()
 }
 
-func renderMarkdownSections(head string, secs []section, tail string) string {
-	var b strings.Builder
+// A renderer writes head, the sections and tail as one text.
+type renderer func(b *bytes.Buffer, head string, secs []section, tail string)
+
+func renderMarkdownSections(b *bytes.Buffer, head string, secs []section, tail string) {
 	b.WriteString(head)
 	for _, s := range secs {
 		if len(s.items) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n\n## %s\n", s.title)
+		b.WriteString("\n\n## ")
+		b.WriteString(s.title)
+		b.WriteByte('\n')
 		for i, it := range s.items {
 			if i > 0 {
 				b.WriteByte('\n')
@@ -293,24 +305,29 @@ func renderMarkdownSections(head string, secs []section, tail string) string {
 		b.WriteString(tail)
 	}
 	b.WriteByte('\n')
-	return b.String()
 }
 
-func renderSteerLines(head string, secs []section, tail string) string {
-	var b strings.Builder
+func renderSteerLines(b *bytes.Buffer, head string, secs []section, tail string) {
 	b.WriteString(head)
 	for _, s := range secs {
 		if len(s.items) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n- %s: %s", s.title, strings.Join(s.items, "; "))
+		b.WriteString("\n- ")
+		b.WriteString(s.title)
+		b.WriteString(": ")
+		for i, it := range s.items {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(it)
+		}
 	}
 	if tail != "" {
 		b.WriteString("\n")
 		b.WriteString(tail)
 	}
 	b.WriteByte('\n')
-	return b.String()
 }
 
 // Compaction describes the compaction a restore follows.
