@@ -135,7 +135,8 @@ func encodeBody(s *transcript.Session) ([]byte, error) {
 	}
 	b := make([]byte, 0, 64<<10)
 	b = append(b, bodyKind+" "+shape+"\n"...)
-	return encodeValue(b, reflect.ValueOf(s).Elem()), nil
+	var e encoder
+	return e.value(b, reflect.ValueOf(s).Elem()), nil
 }
 
 // decodeBody reads what encodeBody wrote after the kind.
