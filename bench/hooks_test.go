@@ -105,8 +105,13 @@ func (h *hookBench) appendLines(data []byte) {
 //
 // With dir set, it first waits for the jobs of the hooks run with
 // XDG_DATA_HOME=dir/data (untimed).
+//
+// It also reports the median CPU time of each process (user and system,
+// with what the process waited for, such as git; not the detached jobs):
+// on a loaded machine the wall times move with the load, the CPU times
+// much less.
 func interleaved(b *testing.B, dir string, before func(), hook func()) {
-	var hello, hooks []time.Duration
+	var hello, hooks, helloCPU, hookCPU []time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		if before != nil {
@@ -117,22 +122,38 @@ func interleaved(b *testing.B, dir string, before func(), hook func()) {
 		}
 		// The baseline is run the way the hook is: a payload on stdin,
 		// stdout collected.
-		t := time.Now()
+		t, c := time.Now(), childrenCPU(b)
 		cmd := exec.Command(work.hello)
 		cmd.Stdin = bytes.NewReader(helloPayload)
 		if _, err := cmd.Output(); err != nil {
 			b.Fatal(err)
 		}
-		hello = append(hello, time.Since(t))
+		hello, helloCPU = append(hello, time.Since(t)), append(helloCPU, childrenCPU(b)-c)
 		b.StartTimer()
-		t = time.Now()
+		t, c = time.Now(), childrenCPU(b)
 		hook()
-		hooks = append(hooks, time.Since(t))
+		hooks, hookCPU = append(hooks, time.Since(t)), append(hookCPU, childrenCPU(b)-c)
 	}
 	h, k := median(hello), median(hooks)
 	b.ReportMetric(float64(h.Microseconds()), "hello-µs")
 	b.ReportMetric(float64(k.Microseconds()), "hook-µs")
 	b.ReportMetric(float64(k)/float64(h), "x-hello")
+	hc, kc := median(helloCPU), median(hookCPU)
+	b.ReportMetric(float64(hc.Microseconds()), "hello-cpu-µs")
+	b.ReportMetric(float64(kc.Microseconds()), "hook-cpu-µs")
+	if hc > 0 {
+		b.ReportMetric(float64(kc)/float64(hc), "cpu-x-hello")
+	}
+}
+
+// childrenCPU is the CPU time of the benchmark's children that ended and
+// were waited for, so far.
+func childrenCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 }
 
 // helloPayload is as long as a UserPromptSubmit payload.

@@ -1,8 +1,16 @@
 package checkpoint
 
 import (
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cairn-agent/cairn/internal/fixtures"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // A statement a section above already shows is not said again: the
@@ -101,10 +109,82 @@ func TestLeastNews(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			secs := []section{{title: "Rest", items: []string{tt.rest}}, {title: "Findings", items: tt.findings, byNews: true}}
-			if got := secs[1].items[leastNews("# head", secs, 1)]; got != tt.want {
+			if got := secs[1].items[(&newsIndex{ws: make(wordSets)}).leastNews("# head", secs, 1)]; got != tt.want {
 				t.Errorf("dropped %q first, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// leastNews counts words rather than build the rest's words for each
+// item, and keeps the counts as items go: on real sessions' sections,
+// item by item as fit drops them, it picks what the definition picks (the words of the head, the other
+// sections and the section's other items are what is known).
+func TestLeastNewsAsDefined(t *testing.T) {
+	defined := func(head string, secs []section, i int) int {
+		var rest strings.Builder
+		rest.WriteString(head)
+		for k, s := range secs {
+			if k != i {
+				for _, it := range s.items {
+					rest.WriteString("\n" + it)
+				}
+			}
+		}
+		known := words(rest.String())
+		best, low := 0, math.Inf(1)
+		for j, it := range secs[i].items {
+			others := maps.Clone(known)
+			for k, o := range secs[i].items {
+				if k != j {
+					maps.Copy(others, words(o))
+				}
+			}
+			t := &textWords{words: slices.Collect(maps.Keys(words(it))), negates: negates(it)}
+			if n := news(t, func(w string) bool { return others[w] }); n < low {
+				best, low = j, n
+			}
+		}
+		return best
+	}
+	dir, err := fixtures.Extract(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range fixtures.Compactions {
+		s := transcript.New(filepath.Join(dir, fx.Session+".jsonl"))
+		var p transcript.Parser
+		if _, err := s.Update(&p); err != nil {
+			t.Fatal(err)
+		}
+		c := Build(s, Input{Project: "/p", Trigger: "precompact-auto", Now: time.Now()})
+		for _, forRestore := range []bool{false, true} {
+			secs := c.sections(forRestore)
+			// A repeated item: its words are known from its twin.
+			secs[0].items = append(secs[0].items, secs[0].items...)
+			for i := range secs {
+				if !secs[i].byNews {
+					continue
+				}
+				t.Run(fx.Session[:8]+"/"+secs[i].title, func(t *testing.T) {
+					// As fit asks: the counts kept as items go, from
+					// this section and from the first (the task).
+					news := newsIndex{ws: make(wordSets)}
+					for len(secs[i].items) > 0 {
+						want := defined("# head", secs, i)
+						if got := news.leastNews("# head", secs, i); got != want {
+							t.Fatalf("leastNews = %d (%q), the definition %d (%q)", got, secs[i].items[got], want, secs[i].items[want])
+						}
+						news.dropped(secs[i].items[want])
+						secs[i].items = slices.Delete(secs[i].items, want, want+1)
+						if len(secs[0].items) > 0 {
+							news.dropped(secs[0].items[0])
+							secs[0].items = secs[0].items[1:]
+						}
+					}
+				})
+			}
+		}
 	}
 }
 

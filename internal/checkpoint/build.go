@@ -548,6 +548,10 @@ func (c *Checkpoint) redact(f func(string) string) {
 	all(c.Subagents)
 	c.LastReply = f(c.LastReply)
 	all(c.LastReplies)
+	c.redactGit(f)
+}
+
+func (c *Checkpoint) redactGit(f func(string) string) {
 	c.GitError = f(c.GitError)
 	if c.Git != nil {
 		g := *c.Git
@@ -557,5 +561,19 @@ func (c *Checkpoint) redact(f func(string) string) {
 		}
 		g.Upstream = f(g.Upstream)
 		c.Git = &g
+	}
+}
+
+// SetGit sets the work tree's state (or why it could not be read) in a
+// checkpoint built without it, as Build sets in.Git and in.GitErr:
+// PreCompact leaves git to the job that stores the checkpoint. redact is
+// Build's in.Redact.
+func (c *Checkpoint) SetGit(st *git.Status, err error, redact func(string) string) {
+	c.Git, c.GitError = withoutTooling(st), ""
+	if err != nil {
+		c.GitError = err.Error()
+	}
+	if redact != nil {
+		c.redactGit(redact)
 	}
 }

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -31,7 +32,9 @@ func (c *Checkpoint) Markdown() string {
 	}
 	secs := c.sections(true)
 	// In full, every error and the resolved ones too, and every command.
-	out := renderMarkdownSections(strings.TrimRight(b.String(), "\n"), secs, "")
+	var md bytes.Buffer
+	renderMarkdownSections(&md, strings.TrimRight(b.String(), "\n"), secs, "")
+	out := md.String()
 	var extra strings.Builder
 	if len(c.Closed) > 0 {
 		extra.WriteString("\n## Recently closed\n")

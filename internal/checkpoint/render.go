@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"math"
@@ -17,7 +18,10 @@ import (
 // Tokens estimates the tokens a text costs the model. Paths, code and
 // numbers tokenize denser than prose; 3.5 bytes a token errs on the side of
 // counting too many, so a budget holds.
-func Tokens(s string) int { return int(math.Ceil(float64(len(s)) / 3.5)) }
+func Tokens(s string) int { return tokens(len(s)) }
+
+// tokens is Tokens of a text of n bytes.
+func tokens(n int) int { return int(math.Ceil(float64(n) / 3.5)) }
 
 // section is a titled list whose items can be dropped to fit a budget.
 type section struct {
@@ -45,16 +49,18 @@ type section struct {
 // finding that is the open item above it. A budget spent twice on one
 // sentence is a budget that drops another.
 func dedupe(head string, secs []section) {
-	shown := sameText(head)
+	var shown strings.Builder
+	shown.WriteString(sameText(head))
+	unquote := strings.NewReplacer("“", "", "”", "", "…", "")
 	for i := range secs {
 		kept := secs[i].items[:0]
 		for _, it := range secs[i].items {
-			c := core(it)
-			if secs[i].repeats && len(c) >= minRepeat && strings.Contains(shown, c) {
+			c := core(it, unquote)
+			if secs[i].repeats && len(c) >= minRepeat && strings.Contains(shown.String(), c) {
 				continue
 			}
 			kept = append(kept, it)
-			shown += "\n" + c
+			shown.WriteString("\n" + c)
 		}
 		secs[i].items = kept
 	}
@@ -65,30 +71,71 @@ func dedupe(head string, secs []section) {
 // items): a finding whose numbers the command lines above already give, a
 // recap of open items, an acknowledgement, rather than the measurement or
 // the cause found once and said nowhere else. The oldest of equals.
-func leastNews(head string, secs []section, i int) int {
-	var rest strings.Builder
-	rest.WriteString(head)
-	for k, s := range secs {
-		if k != i {
+//
+// The rest of the text holds a word of item j when any text but j holds
+// it, so each text's words are counted once, and the counts kept as fit
+// drops items (dropped): a word j shares with another text is counted
+// more than once. A set of the rest's words for each item cost a fit on a
+// long session most of a PreCompact hook.
+func (x *newsIndex) leastNews(head string, secs []section, i int) int {
+	if x.count == nil {
+		x.count = make(map[string]int)
+		for _, w := range x.ws.of(head).words {
+			x.count[w]++
+		}
+		for _, s := range secs {
 			for _, it := range s.items {
-				rest.WriteString("\n" + it)
+				for _, w := range x.ws.of(it).words {
+					x.count[w]++
+				}
 			}
 		}
 	}
-	known := words(rest.String())
 	best, low := 0, math.Inf(1)
 	for j, it := range secs[i].items {
-		others := maps.Clone(known)
-		for k, o := range secs[i].items {
-			if k != j {
-				maps.Copy(others, words(o))
-			}
-		}
-		if n := news(it, others); n < low {
+		if n := news(x.ws.of(it), func(w string) bool { return x.count[w] > 1 }); n < low {
 			best, low = j, n
 		}
 	}
 	return best
+}
+
+// newsIndex is what leastNews keeps between its calls in one fit: each
+// text's words, and how many of the texts (the head, the items) hold
+// each word, counted at the first call. The texts must not change after
+// it but by the items dropped, which fit tells it of.
+type newsIndex struct {
+	ws    wordSets
+	count map[string]int
+}
+
+// dropped takes an item that was left out off the counts.
+func (x *newsIndex) dropped(it string) {
+	if x.count == nil {
+		return
+	}
+	for _, w := range x.ws.of(it).words {
+		x.count[w]--
+	}
+}
+
+// wordSets keeps what news reads of each text.
+type wordSets map[string]*textWords
+
+// textWords is what news reads of a text: its words (see words), as a
+// list, and whether it denies something (negates).
+type textWords struct {
+	words   []string
+	negates bool
+}
+
+func (ws wordSets) of(s string) *textWords {
+	if t, ok := ws[s]; ok {
+		return t
+	}
+	t := &textWords{words: slices.Collect(maps.Keys(words(s))), negates: negates(s)}
+	ws[s] = t
+	return t
 }
 
 // news says how much a text tells that known does not: first the numbers
@@ -97,11 +144,11 @@ func leastNews(head string, secs []section, i int) int {
 // does not hold (what contradicts an expectation is what the model would
 // otherwise assume), then the share of its other words that known does
 // not hold.
-func news(s string, known map[string]bool) float64 {
+func news(t *textWords, known func(string) bool) float64 {
 	var all, unknown, numbers float64
-	for w := range words(s) {
+	for _, w := range t.words {
 		switch {
-		case known[w]:
+		case known(w):
 		case len(w) >= 2 && strings.ContainsAny(w, "0123456789"):
 			numbers++
 		default:
@@ -113,7 +160,7 @@ func news(s string, known map[string]bool) float64 {
 		return 0
 	}
 	n := numbers + unknown/all
-	if negates(s) {
+	if t.negates {
 		n++
 	}
 	return n
@@ -158,33 +205,46 @@ const clipStatement = 240
 const minRepeat = 24
 
 // core is an item's text as compared for repeats: without the label an
-// open item starts with, quotation marks and a clip's ellipsis.
-func core(it string) string {
+// open item starts with, quotation marks and a clip's ellipsis (what
+// unquote takes out).
+func core(it string, unquote *strings.Replacer) string {
 	if strings.HasPrefix(it, "(") {
 		if i := strings.Index(it, ") "); i > 0 && i < 40 {
 			it = it[i+2:]
 		}
 	}
-	it = strings.NewReplacer("“", "", "”", "", "…", "").Replace(it)
+	it = unquote.Replace(it)
 	return sameText(it)
 }
 
 // fit renders head, the sections and tail within budget tokens: the
 // lowest-priority sections (last) shrink first, down to their minimum,
 // then lose their minimum too, and as a last resort long items are cut.
-func fit(head string, secs []section, tail string, budget int, render func(string, []section, string) string) string {
+func fit(head string, secs []section, tail string, budget int, render renderer) string {
 	dedupe(head, secs)
-	out := render(head, secs, tail)
+	// Each step renders the text into the same buffer, to weigh it: a
+	// long session's fit takes many steps, and a new string for each was
+	// most of what its hook allocated.
+	var buf bytes.Buffer
+	over := func() bool {
+		buf.Reset()
+		render(&buf, head, secs, tail)
+		return tokens(buf.Len()) > budget
+	}
+	news := newsIndex{ws: make(wordSets)}
 	shrink := func(floor func(section) int) bool {
 		for i := len(secs) - 1; i >= 0; i-- {
-			if len(secs[i].items) > floor(secs[i]) {
+			if n := len(secs[i].items); n > floor(secs[i]) {
 				if secs[i].byNews {
-					j := leastNews(head, secs, i)
+					j := news.leastNews(head, secs, i)
+					news.dropped(secs[i].items[j])
 					secs[i].items = slices.Delete(secs[i].items, j, j+1)
 				} else if secs[i].dropFront {
+					news.dropped(secs[i].items[0])
 					secs[i].items = secs[i].items[1:]
 				} else {
-					secs[i].items = secs[i].items[:len(secs[i].items)-1]
+					news.dropped(secs[i].items[n-1])
+					secs[i].items = secs[i].items[:n-1]
 				}
 				return true
 			}
@@ -194,7 +254,7 @@ func fit(head string, secs []section, tail string, budget int, render func(strin
 	// Over budget, the long statements (quoted answers, findings,
 	// decisions) lose their tails before whole items go: the point of a
 	// sentence is rarely in its last third.
-	if Tokens(out) > budget {
+	if over() {
 		for i := range secs {
 			if secs[i].repeats {
 				for j := range secs[i].items {
@@ -202,34 +262,34 @@ func fit(head string, secs []section, tail string, budget int, render func(strin
 				}
 			}
 		}
-		out = render(head, secs, tail)
 	}
-	for Tokens(out) > budget && shrink(func(s section) int { return s.min }) {
-		out = render(head, secs, tail)
+	for over() && shrink(func(s section) int { return s.min }) {
 	}
-	for Tokens(out) > budget && shrink(func(section) int { return 0 }) {
-		out = render(head, secs, tail)
+	for over() && shrink(func(section) int { return 0 }) {
 	}
-	for n := 200; Tokens(out) > budget && n >= 40; n /= 2 {
+	for n := 200; over() && n >= 40; n /= 2 {
 		for i := range secs {
 			for j := range secs[i].items {
 				secs[i].items[j] = text.Clip(secs[i].items[j], n)
 			}
 		}
 		head = text.Clip(head, n*2)
-		out = render(head, secs, tail)
 	}
-	return out
+	return buf.String()
 }
 
-func renderMarkdownSections(head string, secs []section, tail string) string {
-	var b strings.Builder
+// A renderer writes head, the sections and tail as one text.
+type renderer func(b *bytes.Buffer, head string, secs []section, tail string)
+
+func renderMarkdownSections(b *bytes.Buffer, head string, secs []section, tail string) {
 	b.WriteString(head)
 	for _, s := range secs {
 		if len(s.items) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n\n## %s\n", s.title)
+		b.WriteString("\n\n## ")
+		b.WriteString(s.title)
+		b.WriteByte('\n')
 		for i, it := range s.items {
 			if i > 0 {
 				b.WriteByte('\n')
@@ -245,24 +305,29 @@ func renderMarkdownSections(head string, secs []section, tail string) string {
 		b.WriteString(tail)
 	}
 	b.WriteByte('\n')
-	return b.String()
 }
 
-func renderSteerLines(head string, secs []section, tail string) string {
-	var b strings.Builder
+func renderSteerLines(b *bytes.Buffer, head string, secs []section, tail string) {
 	b.WriteString(head)
 	for _, s := range secs {
 		if len(s.items) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n- %s: %s", s.title, strings.Join(s.items, "; "))
+		b.WriteString("\n- ")
+		b.WriteString(s.title)
+		b.WriteString(": ")
+		for i, it := range s.items {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(it)
+		}
 	}
 	if tail != "" {
 		b.WriteString("\n")
 		b.WriteString(tail)
 	}
 	b.WriteByte('\n')
-	return b.String()
 }
 
 // Compaction describes the compaction a restore follows.

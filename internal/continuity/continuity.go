@@ -143,16 +143,23 @@ func (k *Keeper) Build(ctx context.Context, project, path, trigger string) (chec
 // build is Build that also returns the session it read, for the
 // observations stored with the checkpoint.
 func (k *Keeper) build(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, *transcript.Session, error) {
+	return k.buildWith(ctx, project, path, trigger, true)
+}
+
+// buildWith is build, with the work tree's state read only when withGit
+// is set.
+func (k *Keeper) buildWith(ctx context.Context, project, path, trigger string, withGit bool) (checkpoint.Checkpoint, *transcript.Session, error) {
 	// git runs while the session loads: the work tree's state is in the
 	// checkpoint, and its processes take as long as the load.
 	type gitResult struct {
 		st  git.Status
 		err error
 	}
+	withGit = withGit && project != ""
 	gitDone := make(chan gitResult, 1)
 	gctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
 	defer cancel()
-	if project != "" {
+	if withGit {
 		go func() {
 			st, err := git.Read(gctx, project)
 			gitDone <- gitResult{st, err}
@@ -167,15 +174,35 @@ func (k *Keeper) build(ctx context.Context, project, path, trigger string) (chec
 	}
 	reading, _ := meter.Measure(s, k.rules())
 	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
-	if project != "" {
+	if withGit {
 		g := <-gitDone
-		if g.err == nil {
-			in.Git = &g.st
-		} else if !errors.Is(g.err, git.ErrNotRepo) {
-			in.GitErr = g.err
-		}
+		in.Git, in.GitErr = gitStatus(g.st, g.err)
 	}
 	return checkpoint.Build(s, in), s, nil
+}
+
+// gitStatus is what a checkpoint keeps of git.Read's answer: outside a
+// repository, nothing.
+func gitStatus(st git.Status, err error) (*git.Status, error) {
+	switch {
+	case err == nil:
+		return &st, nil
+	case errors.Is(err, git.ErrNotRepo):
+		return nil, nil
+	}
+	return nil, err
+}
+
+// readGit sets the state of the work tree of c's project in c, which was
+// built without it.
+func (k *Keeper) readGit(ctx context.Context, c *checkpoint.Checkpoint) {
+	if c.Project == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, k.gitTimeout())
+	defer cancel()
+	st, err := gitStatus(git.Read(ctx, c.Project))
+	c.SetGit(st, err, redact.String)
 }
 
 // Capture builds a checkpoint of the session at path and stores it, with

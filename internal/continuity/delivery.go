@@ -178,6 +178,11 @@ type pending struct {
 	// Observed says the checkpoint's observations are stored (its ID
 	// says it is).
 	Observed bool `json:"observed,omitempty"`
+	// GitDue says the checkpoint still lacks the work tree's state: git
+	// is read by the job that stores it (or whatever stores it first),
+	// not by PreCompact, whose process the client waits on. The summary
+	// takes seconds, and the agent changes nothing meanwhile.
+	GitDue bool `json:"git_due,omitempty"`
 }
 
 func (k *Keeper) pendingFile(path string) string { return k.State.File(path) + ".pending" }

@@ -310,10 +310,12 @@ func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Dete
 			// Its job has not stored it (yet): the restore points at
 			// `cairn show checkpoint`, so store it now, unless the job
 			// does it first. Without a database it restores all the same.
-			if q, err := k.storePending(ctx, path); err != nil {
+			q, err := k.storePending(ctx, path)
+			if err != nil {
 				k.warn("could not store the checkpoint of %s: %w", d.Key, err)
-			} else if q != nil && q.Key == p.Key && q.Checkpoint != nil {
-				p = q
+			}
+			if q != nil && q.Key == p.Key && q.Checkpoint != nil {
+				p = q // with its ID, and the work tree's state if it was due
 			}
 		}
 		turns := s.NumTurns() // at SessionStart the boundary is still to come
@@ -342,7 +344,9 @@ func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Dete
 // anything is stored: they need only the transcript. It returns the
 // checkpoint, for what else is kept at a compaction.
 func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, steer Deliver) (checkpoint.Checkpoint, error) {
-	c, s, err := k.build(ctx, project, path, "precompact-"+trigger)
+	// Without git: the steering does not show it, and the job reads it
+	// (GitDue).
+	c, s, err := k.buildWith(ctx, project, path, "precompact-"+trigger, false)
 	if err != nil {
 		return c, err
 	}
@@ -358,10 +362,11 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	}
 	// The announcement carries the checkpoint; its copy in the database
 	// and its observations are a job's (settle.go), which fills in its ID.
-	p := pending{Key: boundaryKey(c.Compactions + 1), Trigger: trigger, PreTokens: c.Context.Tokens, Turns: turns, Checkpoint: &c}
+	p := pending{Key: boundaryKey(c.Compactions + 1), Trigger: trigger, PreTokens: c.Context.Tokens, Turns: turns, Checkpoint: &c, GitDue: c.Project != ""}
 	if err := k.savePending(path, p); err != nil {
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
 		// No job can find it: store it now.
+		k.readGit(ctx, &c)
 		if err := k.store(ctx, path, &c, turns); err != nil {
 			errs = append(errs, err)
 		} else {
@@ -375,7 +380,8 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	}
 	if k.Detach == nil {
 		if q := k.loadPending(path); q != nil && q.Checkpoint != nil && q.Key == p.Key {
-			c.ID = q.Checkpoint.ID // the job ran here
+			// The job ran here.
+			c.ID, c.Git, c.GitError = q.Checkpoint.ID, q.Checkpoint.Git, q.Checkpoint.GitError
 		}
 	}
 	return c, errors.Join(errs...)

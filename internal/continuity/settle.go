@@ -89,8 +89,8 @@ func (k *Keeper) settlePending(ctx context.Context, path string) error {
 }
 
 // storePending stores the checkpoint .pending holds, unless it is stored
-// already, and returns the announcement with its ID; nil when there is
-// none. The session's settle lock keeps two processes (a job and a
+// already, with the work tree's state when it is due, and returns the
+// announcement with its ID; nil when there is none. The session's settle lock keeps two processes (a job and a
 // SessionStart that could not wait for it) from storing it both.
 func (k *Keeper) storePending(ctx context.Context, path string) (*pending, error) {
 	p := k.loadPending(path)
@@ -104,6 +104,16 @@ func (k *Keeper) storePending(ctx context.Context, path string) (*pending, error
 	defer unlock()
 	if p = k.loadPending(path); p == nil || p.Checkpoint == nil || p.Checkpoint.ID != 0 {
 		return p, nil // stored meanwhile
+	}
+	if p.GitDue {
+		k.readGit(ctx, p.Checkpoint)
+		p.GitDue = false
+		// Kept in .pending first: a restore without a database shows it.
+		if err := k.updatePending(path, p, func(q *pending) {
+			q.Checkpoint.Git, q.Checkpoint.GitError, q.GitDue = p.Checkpoint.Git, p.Checkpoint.GitError, false
+		}); err != nil {
+			return p, err
+		}
 	}
 	c := *p.Checkpoint
 	if err := k.storeDB(ctx, &c); err != nil {

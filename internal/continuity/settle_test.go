@@ -3,6 +3,9 @@ package continuity
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +144,63 @@ func TestDBWaitsForJobs(t *testing.T) {
 		}
 	case <-time.After(dbWait):
 		t.Fatal("the database did not open once the job ended")
+	}
+}
+
+// PreCompact leaves git to the job: its checkpoint is announced without
+// the work tree's state, and whatever stores it (the job, or a restore
+// that finds the job has not) reads git first, so that the stored
+// checkpoint and the restore show it.
+func TestPreCompactLeavesGitToTheJob(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		settle func(f *fixture, j Job) string // returns the restore
+	}{
+		{"the job", func(f *fixture, j Job) string {
+			if err := f.k.Settle(ctx, j); err != nil {
+				t.Fatal(err)
+			}
+			var got collect
+			f.k.Restore(ctx, f.project, f.path, AtSessionStart, got.deliver)
+			return strings.Join(got, "")
+		}},
+		{"the restore, before the job", func(f *fixture, j Job) string {
+			var got collect
+			f.k.Restore(ctx, f.project, f.path, AtSessionStart, got.deliver)
+			return strings.Join(got, "")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			git := exec.Command("git", "init", "-q", "-b", "wt-branch", f.project)
+			if out, err := git.CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			os.WriteFile(filepath.Join(f.project, "notes.txt"), []byte("x"), 0o644)
+			jobs := f.detached()
+			f.prompt("Fix JOB-4.")
+			f.reply("Working.", 150000)
+			c, err := f.k.PreCompact(ctx, f.project, f.path, "auto", func(string) error { return nil })
+			if err != nil || c.Git != nil {
+				t.Fatalf("PreCompact = git %+v, %v", c.Git, err)
+			}
+			if p := f.k.loadPending(f.path); p == nil || !p.GitDue || p.Checkpoint.Git != nil {
+				t.Fatalf("pending %+v", p)
+			}
+			restore := tc.settle(f, (*jobs)[0])
+			p := f.k.loadPending(f.path)
+			if p == nil || p.GitDue || p.Checkpoint.Git == nil || p.Checkpoint.Git.Branch != "wt-branch" || len(p.Checkpoint.Git.Changes) != 1 {
+				t.Fatalf("pending after: %+v", p)
+			}
+			db, _ := f.k.DB(ctx)
+			stored, err := db.Checkpoint(ctx, p.Checkpoint.ID)
+			if err != nil || !strings.Contains(string(stored.Body), `"branch":"wt-branch"`) {
+				t.Errorf("stored %s, %v", stored.Body, err)
+			}
+			if !strings.Contains(restore, "## Git") || !strings.Contains(restore, "wt-branch") {
+				t.Errorf("restore without the work tree:\n%s", restore)
+			}
+		})
 	}
 }

@@ -32,7 +32,12 @@ var timeType = reflect.TypeFor[time.Time]()
 // errCodec is a body that does not decode.
 var errCodec = errors.New("malformed session state")
 
-func encodeValue(b []byte, v reflect.Value) []byte {
+// encoder writes values in the binary form.
+type encoder struct {
+	fields exportedFields
+}
+
+func (e *encoder) value(b []byte, v reflect.Value) []byte {
 	switch v.Kind() {
 	case reflect.Bool:
 		if v.Bool() {
@@ -58,7 +63,7 @@ func encodeValue(b []byte, v reflect.Value) []byte {
 			return append(b, v.Bytes()...)
 		}
 		for i := range v.Len() {
-			b = encodeValue(b, v.Index(i))
+			b = e.value(b, v.Index(i))
 		}
 		return b
 	case reflect.Map:
@@ -67,36 +72,62 @@ func encodeValue(b []byte, v reflect.Value) []byte {
 		}
 		b = binary.AppendUvarint(b, uint64(v.Len())+1)
 		for it := v.MapRange(); it.Next(); {
-			b = encodeValue(b, it.Key())
-			b = encodeValue(b, it.Value())
+			b = e.value(b, it.Key())
+			b = e.value(b, it.Value())
 		}
 		return b
 	case reflect.Pointer:
 		if v.IsNil() {
 			return append(b, 0)
 		}
-		return encodeValue(append(b, 1), v.Elem())
+		return e.value(append(b, 1), v.Elem())
 	case reflect.Struct:
 		if v.Type() == timeType {
 			t, _ := v.Interface().(time.Time).MarshalBinary()
 			b = append(b, byte(len(t)))
 			return append(b, t...)
 		}
-		t := v.Type()
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() {
-				b = encodeValue(b, v.Field(i))
-			}
+		for _, i := range e.fields.of(v.Type()) {
+			b = e.value(b, v.Field(i))
 		}
 		return b
 	}
 	panic("state: cannot encode a " + v.Type().String()) // shapeOf refuses it first
 }
 
-// decoder reads what encodeValue wrote.
+// decoder reads what encoder wrote.
 type decoder struct {
 	b   []byte
 	err error
+	// src is what b was at the start, as one string: the strings decoded
+	// are parts of it rather than a copy each (a body holds tens of
+	// thousands), which the compaction-time hooks paid in allocations
+	// and fresh pages.
+	src    string
+	fields exportedFields
+}
+
+// exportedFields are the indexes of each struct type's exported fields,
+// as the codec comes across the types: reflect's Field copies a
+// StructField on every call, which cost a PreCompact hook more than the
+// rest of the decoding.
+type exportedFields map[reflect.Type][]int
+
+func (x *exportedFields) of(t reflect.Type) []int {
+	if f, ok := (*x)[t]; ok {
+		return f
+	}
+	var f []int
+	for i := range t.NumField() {
+		if t.Field(i).IsExported() {
+			f = append(f, i)
+		}
+	}
+	if *x == nil {
+		*x = make(exportedFields)
+	}
+	(*x)[t] = f
+	return f
 }
 
 func (d *decoder) fail() {
@@ -160,7 +191,11 @@ func (d *decoder) value(v reflect.Value) {
 			v.SetFloat(math.Float64frombits(binary.LittleEndian.Uint64(p)))
 		}
 	case reflect.String:
-		v.SetString(string(d.take(d.uvarint())))
+		n := d.uvarint()
+		at := len(d.src) - len(d.b)
+		if d.take(n) != nil || n == 0 {
+			v.SetString(d.src[at : at+int(n)])
+		}
 	case reflect.Slice:
 		n := d.length()
 		if n < 0 {
@@ -211,11 +246,8 @@ func (d *decoder) value(v reflect.Value) {
 			v.Set(reflect.ValueOf(t))
 			return
 		}
-		t := v.Type()
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() {
-				d.value(v.Field(i))
-			}
+		for _, i := range d.fields.of(v.Type()) {
+			d.value(v.Field(i))
 		}
 	default:
 		d.fail()

@@ -135,7 +135,8 @@ func encodeBody(s *transcript.Session) ([]byte, error) {
 	}
 	b := make([]byte, 0, 64<<10)
 	b = append(b, bodyKind+" "+shape+"\n"...)
-	return encodeValue(b, reflect.ValueOf(s).Elem()), nil
+	var e encoder
+	return e.value(b, reflect.ValueOf(s).Elem()), nil
 }
 
 // decodeBody reads what encodeBody wrote after the kind.
@@ -149,7 +150,7 @@ func decodeBody(data []byte) (*transcript.Session, error) {
 		return nil, fmt.Errorf("%w: written by a cairn of other types", errCodec)
 	}
 	s := new(transcript.Session)
-	d := decoder{b: rest}
+	d := decoder{b: rest, src: string(rest)}
 	d.value(reflect.ValueOf(s).Elem())
 	if d.err == nil && len(d.b) != 0 {
 		d.err = errCodec
