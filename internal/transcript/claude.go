@@ -17,6 +17,7 @@ import (
 // buffers between lines, so one decoder serves one goroutine.
 type claudeDecoder struct {
 	full   bool // !Parser.Light
+	head   bool // Parser.Head
 	sc     jsonscan.Scanner
 	sub    jsonscan.Scanner
 	e      entry
@@ -414,6 +415,26 @@ func (p *claudeDecoder) input(in *toolInput) {
 
 // apply folds the scanned entry into the session.
 func (p *claudeDecoder) apply(s *Session, lineNo int) {
+	var ts time.Time
+	if mainLine(&p.e) {
+		ts = parseTime(p.e.timestamp)
+	}
+	p.applyAt(s, lineNo, ts)
+}
+
+// mainLine says whether the entry is a line of the conversation, whose
+// time counts.
+func mainLine(e *entry) bool {
+	switch string(e.typ) {
+	case "assistant", "user", "system":
+		return true
+	}
+	return false
+}
+
+// applyAt is apply with the entry's time already parsed (parseTime of its
+// timestamp): the parallel read parses it on the workers.
+func (p *claudeDecoder) applyAt(s *Session, lineNo int, ts time.Time) {
 	e := &p.e
 	switch string(e.typ) {
 	case "assistant", "user", "system":
@@ -431,7 +452,14 @@ func (p *claudeDecoder) apply(s *Session, lineNo int) {
 		s.Skipped++
 		return
 	}
-	ts := s.seen(e.timestamp)
+	s.saw(ts)
+	p.applyMain(s, ts, lineNo)
+}
+
+// applyMain is apply for a line of the conversation (assistant, user,
+// system) whose time was seen.
+func (p *claudeDecoder) applyMain(s *Session, ts time.Time, lineNo int) {
+	e := &p.e
 	setStr(&s.SessionID, e.sessID)
 	if s.IsSubagent {
 		e.sidechain = false
@@ -443,9 +471,17 @@ func (p *claudeDecoder) apply(s *Session, lineNo int) {
 	}
 	switch string(e.typ) {
 	case "assistant":
-		p.assistant(s, ts, lineNo)
+		if p.head {
+			p.assistantHead(s, ts, lineNo)
+		} else {
+			p.assistant(s, ts, lineNo)
+		}
 	case "user":
-		p.user(s, ts, lineNo)
+		if p.head {
+			p.userHead(s, ts, lineNo)
+		} else {
+			p.user(s, ts, lineNo)
+		}
 	case "system":
 		if string(e.subtype) == "compact_boundary" {
 			s.compacted(Compaction{
@@ -482,6 +518,33 @@ func (p *claudeDecoder) assistant(s *Session, ts time.Time, lineNo int) {
 		}
 		c := ToolCall{ID: string(b.id), Name: jsonscan.Unescape(b.name), Time: ts, Line: lineNo, Sidechain: e.sidechain}
 		s.toolCall(c, &b.in, jsonscan.Unescape(e.cwd), &p.sub, p.full)
+	}
+}
+
+// assistantHead is assistant for the head: the reply's usage and model.
+func (p *claudeDecoder) assistantHead(s *Session, ts time.Time, lineNo int) {
+	e := &p.e
+	m := &e.msg
+	if !e.sidechain && m.hasUsage && string(m.model) != "<synthetic>" {
+		s.reply(m.id, ts, lineNo, m.usage)
+		setStr(&s.Model, m.model)
+	}
+}
+
+// userHead is user for the head: a compaction's summary, and the first
+// prompt (the head keeps no other; deciding what is a prompt strips and
+// cleans the text, so once one is found the rest are not looked at).
+func (p *claudeDecoder) userHead(s *Session, ts time.Time, lineNo int) {
+	e := &p.e
+	if e.compactSummary {
+		s.compactSummary(p.text())
+		return
+	}
+	if len(s.Prompts) > 0 || e.sidechain || e.meta || e.visibleOnly {
+		return
+	}
+	if typed, ok := promptText(p.text(), &e.msg); ok {
+		s.prompt(typed, ts, lineNo, false)
 	}
 }
 

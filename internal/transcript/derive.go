@@ -27,12 +27,25 @@ import (
 // seen notes a record's RFC 3339 timestamp (raw) and returns it, zero when
 // there is none or it does not parse.
 func (s *Session) seen(raw []byte) time.Time {
+	ts := parseTime(raw)
+	s.saw(ts)
+	return ts
+}
+
+// parseTime is an RFC 3339 timestamp (raw), zero when there is none or it
+// does not parse.
+func parseTime(raw []byte) time.Time {
 	if len(raw) == 0 {
 		return time.Time{}
 	}
 	ts, _ := time.Parse(time.RFC3339Nano, string(raw))
+	return ts
+}
+
+// saw notes a record's time, unless it is zero.
+func (s *Session) saw(ts time.Time) {
 	if ts.IsZero() {
-		return ts
+		return
 	}
 	if s.FirstTime.IsZero() {
 		s.FirstTime = ts
@@ -40,7 +53,6 @@ func (s *Session) seen(raw []byte) time.Time {
 	if ts.After(s.LastTime) {
 		s.LastTime = ts
 	}
-	return ts
 }
 
 // setStr sets dst to the unescaped raw string when there is one.

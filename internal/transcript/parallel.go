@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"time"
 )
 
 // A cold read of a large transcript is split into chunks of whole lines.
@@ -31,6 +32,7 @@ type scanned struct {
 	bad  string // reason, when the line could not be read
 	skip bool   // a line of a type cairn does not read
 	e    entry
+	ts   time.Time // the entry's time, parsed here rather than in order
 }
 
 type chunk struct {
@@ -120,7 +122,7 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 					s.bad(line, it.off, it.bad)
 				default:
 					p.e = it.e
-					p.apply(s, line)
+					p.applyAt(s, line, it.ts)
 				}
 			}
 			s.Skipped += c.skipped
@@ -175,7 +177,11 @@ func (c *chunk) scan(f *os.File, p *claudeDecoder) {
 		case !interesting(&p.e):
 			c.skipped++
 		default:
-			c.items = append(c.items, scanned{rel: rel, off: off, e: p.e})
+			var ts time.Time
+			if mainLine(&p.e) {
+				ts = parseTime(p.e.timestamp)
+			}
+			c.items = append(c.items, scanned{rel: rel, off: off, e: p.e, ts: ts})
 			// The walker reuses its block slice: give this entry its own,
 			// from the chunk's arena (earlier entries keep the old array
 			// when the arena grows).
