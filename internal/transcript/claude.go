@@ -22,6 +22,69 @@ type claudeDecoder struct {
 	sub    jsonscan.Scanner
 	e      entry
 	walked int // how much of the last line scan looked at
+	// sayings are the entry's texts analysed ahead (full, parallel
+	// read), one for each text block with text: assistant uses them
+	// instead of working them out.
+	sayings []saying
+	// judged are the entry's Bash results judged ahead (full, parallel
+	// read).
+	judged []judgement
+}
+
+// judgedAt is the judgement ahead of the result in block i, nil when
+// there is none.
+func (p *claudeDecoder) judgedAt(i int) *judgement {
+	for k := range p.judged {
+		if p.judged[k].block == i {
+			return &p.judged[k]
+		}
+	}
+	return nil
+}
+
+// judgeAhead judges the entry's results of Bash calls whose commands are
+// in cmds (by raw id), as toolResult would for a full read, and notes the
+// commands of the entry's own Bash calls in cmds.
+func (p *claudeDecoder) judgeAhead(cmds map[string]string, out []judgement) []judgement {
+	e := &p.e
+	switch string(e.typ) {
+	case "assistant":
+		for i := range e.msg.blocks {
+			b := &e.msg.blocks[i]
+			if string(b.typ) == "tool_use" && len(b.id) > 0 && string(b.name) == "Bash" {
+				cmds[string(b.id)] = keep(jsonscan.Unescape(b.in.command), maxCommandBytes)
+			}
+		}
+	case "user":
+		for i := range e.msg.blocks {
+			b := &e.msg.blocks[i]
+			if string(b.typ) != "tool_result" {
+				continue
+			}
+			if cmd, ok := cmds[string(b.toolUseID)]; ok {
+				exit := claudeExit(b)
+				out = append(out, judgement{block: i, command: cmd, exit: exit, outcome: judge(cmd, b.result, exit)})
+			}
+		}
+	}
+	return out
+}
+
+// analyseAhead works out what the entry's texts say, as assistant would
+// for a full read, when the entry is a reply whose texts it reads.
+// Whether it is on the main chain is decided in order, with the session:
+// a sidechain reply's texts are analysed too and not used.
+func (p *claudeDecoder) analyseAhead(out []saying) []saying {
+	e := &p.e
+	if string(e.typ) != "assistant" || string(e.msg.model) == "<synthetic>" {
+		return out
+	}
+	for i := range e.msg.blocks {
+		if b := &e.msg.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
+			out = append(out, analyse(jsonscan.Unescape(b.text)))
+		}
+	}
+	return out
 }
 
 // entry is the part of one line cairn looks at. Byte slices point into the
@@ -505,9 +568,15 @@ func (p *claudeDecoder) assistant(s *Session, ts time.Time, lineNo int) {
 		setStr(&s.Model, m.model)
 	}
 	if !e.sidechain && !synthetic {
+		k := 0
 		for i := range m.blocks {
 			if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
-				s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, p.full)
+				if k < len(p.sayings) {
+					s.said(p.sayings[k], ts, lineNo)
+				} else {
+					s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, p.full)
+				}
+				k++
 			}
 		}
 	}
@@ -562,7 +631,11 @@ func (p *claudeDecoder) user(s *Session, ts time.Time, lineNo int) {
 		}
 		r := result{isError: b.isError, raw: b.result}
 		if c.Name == "Bash" {
-			r.exit = claudeExit(b)
+			if j := p.judgedAt(i); j != nil {
+				r.exit, r.judged = j.exit, j
+			} else {
+				r.exit = claudeExit(b)
+			}
 		}
 		s.toolResult(c, &r, lineNo, p.full)
 	}
