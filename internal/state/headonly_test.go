@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -165,6 +166,10 @@ func TestColdLightLoadSavesHeadOnly(t *testing.T) {
 	}
 	if headOf(s) != headOf(full) {
 		t.Errorf("the light session returned differs from the full read's head")
+	}
+	light := readWith(t, path, transcript.Parser{Light: true}, false)
+	if len(s.LastTexts) == 0 || !reflect.DeepEqual(s.LastTexts, light.LastTexts) {
+		t.Errorf("latest texts %+v, the light read's %+v", s.LastTexts, light.LastTexts)
 	}
 	again, err := st.Session(path, false)
 	if err != nil {

@@ -87,7 +87,8 @@ const headOnlyMin = 32 << 20
 
 // coldHead is the light load of a large transcript without saved state:
 // it reads the head's part of the session, saves the head (no body) and
-// returns the light session a later load would. It declines (false) for
+// returns the light session a later load would, with the latest texts. It
+// declines (false) for
 // a smaller transcript, one with a body saved, or another client's.
 func (st Store) coldHead(path string) (*transcript.Session, bool, error) {
 	fi, err := os.Stat(path)
@@ -108,7 +109,11 @@ func (st Store) coldHead(path string) (*transcript.Session, bool, error) {
 		return s, true, nil
 	}
 	st.saved(st.SaveHead(s))
-	return Lite(s), true, nil
+	// The latest texts too, as a light load finds them in what was
+	// appended: the Stop hook looks for its reply there.
+	l := Lite(s)
+	l.LastTexts = s.LastTexts
+	return l, true, nil
 }
 
 func (st Store) warn(err error) {

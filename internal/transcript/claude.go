@@ -590,13 +590,23 @@ func (p *claudeDecoder) assistant(s *Session, ts time.Time, lineNo int) {
 	}
 }
 
-// assistantHead is assistant for the head: the reply's usage and model.
+// assistantHead is assistant for the head: the reply's usage and model,
+// and its texts as the light read keeps them (the latest few, which the
+// head does not save but the Stop hook looks for its reply in).
 func (p *claudeDecoder) assistantHead(s *Session, ts time.Time, lineNo int) {
 	e := &p.e
 	m := &e.msg
-	if !e.sidechain && m.hasUsage && string(m.model) != "<synthetic>" {
+	if e.sidechain || string(m.model) == "<synthetic>" {
+		return
+	}
+	if m.hasUsage {
 		s.reply(m.id, ts, lineNo, m.usage)
 		setStr(&s.Model, m.model)
+	}
+	for i := range m.blocks {
+		if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
+			s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, false)
+		}
 	}
 }
 

@@ -36,9 +36,10 @@ type Parser struct {
 	Light bool
 	// Head reads only what the saved state's head keeps (the meter's
 	// inputs: turns, compactions, the first prompt, the session's facts
-	// and counts), for a cold read of a large Claude Code transcript that
-	// nothing needs more of yet. What it derives is what a full read
-	// derives, less the rest: tool calls, files, texts, later prompts.
+	// and counts) and the latest texts as Light keeps them, for a cold
+	// read of a large Claude Code transcript that nothing needs more of
+	// yet. What it derives is what a full read derives, less the rest:
+	// tool calls, files, the ledger, notes, later prompts.
 	// The other clients' transcripts are a few megabytes; their decoders
 	// read them as they would without it (HeadOnly says which was done).
 	Head bool
