@@ -135,10 +135,11 @@ func TestHeadOnlyEqualsFullOnBigTranscript(t *testing.T) {
 	}
 }
 
-// A light load of a large transcript without state reads it for the head
-// only: it saves the head the full read saves and no body, answers as a
-// later light load does, and a full load afterwards reads it all and
-// saves what it would have saved without it.
+// With ColdHead, a light load of a large transcript without state reads
+// it for the head only: it saves the head the full read saves and no
+// body, answers as a later light load does, and a full load afterwards
+// reads it all and saves what it would have saved without it. Without
+// ColdHead it reads and saves the whole session, as before.
 func TestColdLightLoadSavesHeadOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 40 MB transcript")
@@ -151,7 +152,15 @@ func TestColdLightLoadSavesHeadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st := Store{Dir: filepath.Join(dir, "new"), Warn: func(err error) { t.Error(err) }}
+	plain := Store{Dir: filepath.Join(dir, "plain")}
+	if _, err := plain.Session(path, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(plain.bodyFile(path)); err != nil {
+		t.Errorf("without ColdHead no body was saved: %v", err)
+	}
+
+	st := Store{Dir: filepath.Join(dir, "new"), Warn: func(err error) { t.Error(err) }, ColdHead: true}
 	s, err := st.Session(path, false)
 	if err != nil {
 		t.Fatal(err)
@@ -194,15 +203,16 @@ func TestColdLightLoadSavesHeadOnly(t *testing.T) {
 	}
 }
 
-// Below the size, a cold light load reads and saves the whole session,
-// as before: the body it saves lets the first checkpoint go on from it.
+// Below the size, a cold light load reads and saves the whole session
+// even with ColdHead: the body it saves lets the first checkpoint go on
+// from it.
 func TestColdLightLoadOfSmallTranscriptSavesBody(t *testing.T) {
 	fx, err := fixtures.Extract(filepath.Join(t.TempDir(), "fixtures"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(fx, fixtures.Small[2]+".jsonl")
-	st := Store{Dir: t.TempDir()}
+	st := Store{Dir: t.TempDir(), ColdHead: true}
 	if _, err := st.Session(path, false); err != nil {
 		t.Fatal(err)
 	}

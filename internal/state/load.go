@@ -76,21 +76,24 @@ func (st Store) Session(path string, full bool) (*transcript.Session, error) {
 }
 
 // headOnlyMin is the size from which a light load without any saved state
-// reads only what the head keeps. Below it the whole session is read and
-// saved, so that a later full load (a checkpoint) goes on from there; a
-// session starts small, so that is the usual way. A large transcript
-// without state (cairn installed mid-session, its state removed or of an
-// older version) is read in full only when something needs all of it:
-// `cairn status` and the hooks need the head, which reads it 3-4 times
-// faster (docs/benchmarks.md, issue 15).
+// may read only what the head keeps (Store.ColdHead). Below it the whole
+// session is read and saved, so that a later full load (a checkpoint)
+// goes on from there; a session starts small, so that is the usual way. A
+// large transcript without state (cairn installed mid-session, its state
+// removed or of an older version) is then read in full only when
+// something needs all of it: `cairn status` needs the head, which reads
+// it with a third of the CPU (docs/benchmarks.md, issue 15).
 const headOnlyMin = 32 << 20
 
-// coldHead is the light load of a large transcript without saved state:
-// it reads the head's part of the session, saves the head (no body) and
-// returns the light session a later load would, with the latest texts. It
-// declines (false) for
-// a smaller transcript, one with a body saved, or another client's.
+// coldHead is the light load of a large transcript without saved state,
+// with ColdHead: it reads the head's part of the session, saves the head
+// (no body) and returns the light session a later load would, with the
+// latest texts. It declines (false) without ColdHead, for a smaller
+// transcript, one with a body saved, or another client's.
 func (st Store) coldHead(path string) (*transcript.Session, bool, error) {
+	if !st.ColdHead {
+		return nil, false, nil
+	}
 	fi, err := os.Stat(path)
 	if err != nil || fi.Size() < headOnlyMin {
 		return nil, false, nil
