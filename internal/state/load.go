@@ -113,7 +113,7 @@ func (st Store) coldHead(path string) (*transcript.Session, bool, error) {
 	}
 	st.saved(st.SaveHead(s))
 	// The latest texts too, as a light load finds them in what was
-	// appended: the Stop hook looks for its reply there.
+	// appended.
 	l := Lite(s)
 	l.LastTexts = s.LastTexts
 	return l, true, nil
