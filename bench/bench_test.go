@@ -184,6 +184,35 @@ func BenchmarkColdParseSerial(b *testing.B) {
 	}
 }
 
+// BenchmarkColdParseHead reads the whole transcript for the state's head
+// only, as a light load without saved state does (internal/state).
+func BenchmarkColdParseHead(b *testing.B) {
+	b.SetBytes(work.big)
+	for b.Loop() {
+		s := transcript.New(work.bigPath)
+		p := transcript.Parser{Head: true}
+		if _, err := s.Update(&p); err != nil {
+			b.Fatal(err)
+		}
+		if s.NumTurns() == 0 {
+			b.Fatal("no turns")
+		}
+	}
+}
+
+// BenchmarkColdParseLight reads the whole transcript as the hot hooks
+// read what was appended (Parser.Light), for comparison.
+func BenchmarkColdParseLight(b *testing.B) {
+	b.SetBytes(work.big)
+	for b.Loop() {
+		s := transcript.New(work.bigPath)
+		p := transcript.Parser{Light: true}
+		if _, err := s.Update(&p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkIncremental appends one turn to a transcript already read and
 // reads it: the cost follows the appended bytes, not the file's size.
 func BenchmarkIncremental(b *testing.B) {

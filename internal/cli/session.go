@@ -238,12 +238,20 @@ func (e *env) withWindow(window int64) meter.Settings {
 // environment read and the transcript of the session the flags name. The
 // caller closes e.keeper.
 func (a *App) locateSession(f sessionFlags) (e *env, path string, err error) {
+	return a.locateSessionFor(f, false)
+}
+
+// locateSessionFor is locateSession; with headOnly, for a command that
+// needs no more of the session than its head, a large transcript without
+// state is read for the head only (state.Store.ColdHead).
+func (a *App) locateSessionFor(f sessionFlags, headOnly bool) (e *env, path string, err error) {
 	if err := f.check(); err != nil {
 		return nil, "", err
 	}
 	if e, err = a.env(); err != nil {
 		return nil, "", err
 	}
+	e.keeper.State.ColdHead = headOnly
 	if path, err = e.locate(*f.id, *f.path); err != nil {
 		e.keeper.Close()
 		return nil, "", err
@@ -262,7 +270,7 @@ func (a *App) locateSession(f sessionFlags) (e *env, path string, err error) {
 // full reads everything the report needs, not only the head. The caller
 // closes e.keeper.
 func (a *App) readSession(f sessionFlags, full bool) (*env, *transcript.Session, error) {
-	e, path, err := a.locateSession(f)
+	e, path, err := a.locateSessionFor(f, !full)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -48,6 +48,9 @@ func (st Store) Session(path string, full bool) (*transcript.Session, error) {
 			}
 			return h, nil
 		}
+		if s, ok, err := st.coldHead(path); ok || err != nil {
+			return s, err
+		}
 	}
 	var p transcript.Parser
 	s := st.LoadBody(path)
@@ -70,6 +73,50 @@ func (st Store) Session(path string, full bool) (*transcript.Session, error) {
 		st.saved(st.Save(s))
 	}
 	return s, nil
+}
+
+// headOnlyMin is the size from which a light load without any saved state
+// may read only what the head keeps (Store.ColdHead). Below it the whole
+// session is read and saved, so that a later full load (a checkpoint)
+// goes on from there; a session starts small, so that is the usual way. A
+// large transcript without state (cairn installed mid-session, its state
+// removed or of an older version) is then read in full only when
+// something needs all of it: `cairn status` needs the head, which reads
+// it with a third of the CPU (docs/benchmarks.md, issue 15).
+const headOnlyMin = 32 << 20
+
+// coldHead is the light load of a large transcript without saved state,
+// with ColdHead: it reads the head's part of the session, saves the head
+// (no body) and returns the light session a later load would, with the
+// latest texts. It declines (false) without ColdHead, for a smaller
+// transcript, one with a body saved, or another client's.
+func (st Store) coldHead(path string) (*transcript.Session, bool, error) {
+	if !st.ColdHead {
+		return nil, false, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() < headOnlyMin {
+		return nil, false, nil
+	}
+	if _, err := os.Stat(st.bodyFile(path)); !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	s := transcript.New(path)
+	p := transcript.Parser{Head: true}
+	if _, err := s.Update(&p); err != nil {
+		return nil, true, fmt.Errorf("read transcript: %w", err)
+	}
+	if !p.HeadOnly(s) {
+		// Another client's transcript, read in full.
+		st.saved(st.Save(s))
+		return s, true, nil
+	}
+	st.saved(st.SaveHead(s))
+	// The latest texts too, as a light load finds them in what was
+	// appended.
+	l := Lite(s)
+	l.LastTexts = s.LastTexts
+	return l, true, nil
 }
 
 func (st Store) warn(err error) {

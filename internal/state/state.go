@@ -62,6 +62,11 @@ type Store struct {
 	// that could not be written: the next run reads more of the
 	// transcript). Nil drops it.
 	Warn func(error)
+	// ColdHead lets a light load of a large transcript without any state
+	// read it for the head only (load.go): for a caller that needs no
+	// more of the session (`cairn status`). A caller that may go on to a
+	// full load leaves it unset: it would read the transcript twice.
+	ColdHead bool
 }
 
 // File is where the state of the transcript at path lives, without its

@@ -17,10 +17,74 @@ import (
 // buffers between lines, so one decoder serves one goroutine.
 type claudeDecoder struct {
 	full   bool // !Parser.Light
+	head   bool // Parser.Head
 	sc     jsonscan.Scanner
 	sub    jsonscan.Scanner
 	e      entry
 	walked int // how much of the last line scan looked at
+	// sayings are the entry's texts analysed ahead (full, parallel
+	// read), one for each text block with text: assistant uses them
+	// instead of working them out.
+	sayings []saying
+	// judged are the entry's Bash results judged ahead (full, parallel
+	// read).
+	judged []judgement
+}
+
+// judgedAt is the judgement ahead of the result in block i, nil when
+// there is none.
+func (p *claudeDecoder) judgedAt(i int) *judgement {
+	for k := range p.judged {
+		if p.judged[k].block == i {
+			return &p.judged[k]
+		}
+	}
+	return nil
+}
+
+// judgeAhead judges the entry's results of Bash calls whose commands are
+// in cmds (by raw id), as toolResult would for a full read, and notes the
+// commands of the entry's own Bash calls in cmds.
+func (p *claudeDecoder) judgeAhead(cmds map[string]string, out []judgement) []judgement {
+	e := &p.e
+	switch string(e.typ) {
+	case "assistant":
+		for i := range e.msg.blocks {
+			b := &e.msg.blocks[i]
+			if string(b.typ) == "tool_use" && len(b.id) > 0 && string(b.name) == "Bash" {
+				cmds[string(b.id)] = keep(jsonscan.Unescape(b.in.command), maxCommandBytes)
+			}
+		}
+	case "user":
+		for i := range e.msg.blocks {
+			b := &e.msg.blocks[i]
+			if string(b.typ) != "tool_result" {
+				continue
+			}
+			if cmd, ok := cmds[string(b.toolUseID)]; ok {
+				exit := claudeExit(b)
+				out = append(out, judgement{block: i, command: cmd, exit: exit, outcome: judge(cmd, b.result, exit)})
+			}
+		}
+	}
+	return out
+}
+
+// analyseAhead works out what the entry's texts say, as assistant would
+// for a full read, when the entry is a reply whose texts it reads.
+// Whether it is on the main chain is decided in order, with the session:
+// a sidechain reply's texts are analysed too and not used.
+func (p *claudeDecoder) analyseAhead(out []saying) []saying {
+	e := &p.e
+	if string(e.typ) != "assistant" || string(e.msg.model) == "<synthetic>" {
+		return out
+	}
+	for i := range e.msg.blocks {
+		if b := &e.msg.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
+			out = append(out, analyse(jsonscan.Unescape(b.text)))
+		}
+	}
+	return out
 }
 
 // entry is the part of one line cairn looks at. Byte slices point into the
@@ -414,6 +478,26 @@ func (p *claudeDecoder) input(in *toolInput) {
 
 // apply folds the scanned entry into the session.
 func (p *claudeDecoder) apply(s *Session, lineNo int) {
+	var ts time.Time
+	if mainLine(&p.e) {
+		ts = parseTime(p.e.timestamp)
+	}
+	p.applyAt(s, lineNo, ts)
+}
+
+// mainLine says whether the entry is a line of the conversation, whose
+// time counts.
+func mainLine(e *entry) bool {
+	switch string(e.typ) {
+	case "assistant", "user", "system":
+		return true
+	}
+	return false
+}
+
+// applyAt is apply with the entry's time already parsed (parseTime of its
+// timestamp): the parallel read parses it on the workers.
+func (p *claudeDecoder) applyAt(s *Session, lineNo int, ts time.Time) {
 	e := &p.e
 	switch string(e.typ) {
 	case "assistant", "user", "system":
@@ -431,7 +515,14 @@ func (p *claudeDecoder) apply(s *Session, lineNo int) {
 		s.Skipped++
 		return
 	}
-	ts := s.seen(e.timestamp)
+	s.saw(ts)
+	p.applyMain(s, ts, lineNo)
+}
+
+// applyMain is apply for a line of the conversation (assistant, user,
+// system) whose time was seen.
+func (p *claudeDecoder) applyMain(s *Session, ts time.Time, lineNo int) {
+	e := &p.e
 	setStr(&s.SessionID, e.sessID)
 	if s.IsSubagent {
 		e.sidechain = false
@@ -443,9 +534,17 @@ func (p *claudeDecoder) apply(s *Session, lineNo int) {
 	}
 	switch string(e.typ) {
 	case "assistant":
-		p.assistant(s, ts, lineNo)
+		if p.head {
+			p.assistantHead(s, ts, lineNo)
+		} else {
+			p.assistant(s, ts, lineNo)
+		}
 	case "user":
-		p.user(s, ts, lineNo)
+		if p.head {
+			p.userHead(s, ts, lineNo)
+		} else {
+			p.user(s, ts, lineNo)
+		}
 	case "system":
 		if string(e.subtype) == "compact_boundary" {
 			s.compacted(Compaction{
@@ -469,9 +568,15 @@ func (p *claudeDecoder) assistant(s *Session, ts time.Time, lineNo int) {
 		setStr(&s.Model, m.model)
 	}
 	if !e.sidechain && !synthetic {
+		k := 0
 		for i := range m.blocks {
 			if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
-				s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, p.full)
+				if k < len(p.sayings) {
+					s.said(p.sayings[k], ts, lineNo)
+				} else {
+					s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, p.full)
+				}
+				k++
 			}
 		}
 	}
@@ -482,6 +587,43 @@ func (p *claudeDecoder) assistant(s *Session, ts time.Time, lineNo int) {
 		}
 		c := ToolCall{ID: string(b.id), Name: jsonscan.Unescape(b.name), Time: ts, Line: lineNo, Sidechain: e.sidechain}
 		s.toolCall(c, &b.in, jsonscan.Unescape(e.cwd), &p.sub, p.full)
+	}
+}
+
+// assistantHead is assistant for the head: the reply's usage and model,
+// and its texts as the light read keeps them (the latest few, which the
+// head does not save but the Stop hook looks for its reply in).
+func (p *claudeDecoder) assistantHead(s *Session, ts time.Time, lineNo int) {
+	e := &p.e
+	m := &e.msg
+	if e.sidechain || string(m.model) == "<synthetic>" {
+		return
+	}
+	if m.hasUsage {
+		s.reply(m.id, ts, lineNo, m.usage)
+		setStr(&s.Model, m.model)
+	}
+	for i := range m.blocks {
+		if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
+			s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, false)
+		}
+	}
+}
+
+// userHead is user for the head: a compaction's summary, and the first
+// prompt (the head keeps no other; deciding what is a prompt strips and
+// cleans the text, so once one is found the rest are not looked at).
+func (p *claudeDecoder) userHead(s *Session, ts time.Time, lineNo int) {
+	e := &p.e
+	if e.compactSummary {
+		s.compactSummary(p.text())
+		return
+	}
+	if len(s.Prompts) > 0 || e.sidechain || e.meta || e.visibleOnly {
+		return
+	}
+	if typed, ok := promptText(p.text(), &e.msg); ok {
+		s.prompt(typed, ts, lineNo, false)
 	}
 }
 
@@ -499,7 +641,11 @@ func (p *claudeDecoder) user(s *Session, ts time.Time, lineNo int) {
 		}
 		r := result{isError: b.isError, raw: b.result}
 		if c.Name == "Bash" {
-			r.exit = claudeExit(b)
+			if j := p.judgedAt(i); j != nil {
+				r.exit, r.judged = j.exit, j
+			} else {
+				r.exit = claudeExit(b)
+			}
 		}
 		s.toolResult(c, &r, lineNo, p.full)
 	}

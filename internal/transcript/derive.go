@@ -27,12 +27,25 @@ import (
 // seen notes a record's RFC 3339 timestamp (raw) and returns it, zero when
 // there is none or it does not parse.
 func (s *Session) seen(raw []byte) time.Time {
+	ts := parseTime(raw)
+	s.saw(ts)
+	return ts
+}
+
+// parseTime is an RFC 3339 timestamp (raw), zero when there is none or it
+// does not parse.
+func parseTime(raw []byte) time.Time {
 	if len(raw) == 0 {
 		return time.Time{}
 	}
 	ts, _ := time.Parse(time.RFC3339Nano, string(raw))
+	return ts
+}
+
+// saw notes a record's time, unless it is zero.
+func (s *Session) saw(ts time.Time) {
 	if ts.IsZero() {
-		return ts
+		return
 	}
 	if s.FirstTime.IsZero() {
 		s.FirstTime = ts
@@ -40,7 +53,6 @@ func (s *Session) seen(raw []byte) time.Time {
 	if ts.After(s.LastTime) {
 		s.LastTime = ts
 	}
-	return ts
 }
 
 // setStr sets dst to the unescaped raw string when there is one.
@@ -117,6 +129,38 @@ type result struct {
 	// exit is a command's exit code where the client records one, nil
 	// where it does not (rejected, interrupted, still running).
 	exit *int
+	// judged is how the command ended, judged ahead (the parallel read),
+	// nil when it was not.
+	judged *judgement
+}
+
+// judgement is a Bash result judged on the parallel read's workers, as
+// toolResult would judge it: the costliest part of applying a result,
+// and it needs of the session only the command, which the worker took
+// from the call in the same chunk. It stands if the session's call has
+// that command.
+type judgement struct {
+	block   int // the result's block in its message
+	command string
+	exit    *int
+	outcome outcome.Outcome
+}
+
+// judge is how a Bash command ended, judged from its exit code and its
+// output (raw, JSON-escaped), with what it keeps cleaned and cut.
+func judge(command string, raw []byte, exit *int) outcome.Outcome {
+	out := bashOutput(raw)
+	o := outcome.Judge(command, out, exit)
+	if len(o.Errors) > 0 {
+		// Error lines are kept: take them from the output cleaned
+		// as a whole, where a secret's context is still there.
+		o = outcome.Judge(command, clean(out), exit)
+	}
+	o.Tool, o.Counts = keep(o.Tool, maxNoteBytes), keep(o.Counts, maxNoteBytes)
+	for i := range o.Errors {
+		o.Errors[i] = keep(o.Errors[i], outcome.MaxErrorBytes)
+	}
+	return o
 }
 
 // changesFiles says whether a call of this name changes the files it
@@ -140,16 +184,11 @@ func (s *Session) toolResult(c *ToolCall, r *result, lineNo int, full bool) {
 	if c.Name == "Bash" {
 		c.ExitCode = r.exit
 		if full {
-			out := bashOutput(r.raw)
-			o := outcome.Judge(c.Command, out, c.ExitCode)
-			if len(o.Errors) > 0 {
-				// Error lines are kept: take them from the output cleaned
-				// as a whole, where a secret's context is still there.
-				o = outcome.Judge(c.Command, clean(out), c.ExitCode)
-			}
-			o.Tool, o.Counts = keep(o.Tool, maxNoteBytes), keep(o.Counts, maxNoteBytes)
-			for i := range o.Errors {
-				o.Errors[i] = keep(o.Errors[i], outcome.MaxErrorBytes)
+			var o outcome.Outcome
+			if r.judged != nil && r.judged.command == c.Command {
+				o = r.judged.outcome
+			} else {
+				o = judge(c.Command, r.raw, c.ExitCode)
 			}
 			c.Outcome = &o
 			s.Ledger.CommandEnded(s.NumTurns(), lineNo, c.Command, o.Status == outcome.Passed)

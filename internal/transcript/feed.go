@@ -34,6 +34,15 @@ type Parser struct {
 	// command outcomes): the hooks that run on every prompt and tool
 	// call work on the light session, which keeps neither.
 	Light bool
+	// Head reads only what the saved state's head keeps (the meter's
+	// inputs: turns, compactions, the first prompt, the session's facts
+	// and counts) and the latest texts as Light keeps them, for a cold
+	// read of a large Claude Code transcript that nothing needs more of
+	// yet. What it derives is what a full read derives, less the rest:
+	// tool calls, files, the ledger, notes, later prompts.
+	// The other clients' transcripts are a few megabytes; their decoders
+	// read them as they would without it (HeadOnly says which was done).
+	Head bool
 
 	claude claudeDecoder
 	codex  codexDecoder
@@ -77,8 +86,16 @@ func (p *Parser) decoder(s *Session) decoder {
 		p.gemini.full = !p.Light
 		return &p.gemini
 	}
-	p.claude.full = !p.Light
+	p.claude.full = !p.Light && !p.Head
+	p.claude.head = p.Head
 	return &p.claude
+}
+
+// HeadOnly says whether p reads s for the head only (Head, on a Claude
+// Code transcript): a session it read then holds nothing past what the
+// head keeps, and must not be saved as a whole.
+func (p *Parser) HeadOnly(s *Session) bool {
+	return p.Head && (s.Client == ClaudeCode || s.Client == "")
 }
 
 // Sniff tells which client wrote a transcript from its first line: a

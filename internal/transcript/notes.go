@@ -17,33 +17,63 @@ import (
 // the end of the update that brought them (cleanTexts).
 func (s *Session) assistantText(body string, ts time.Time, line int, full bool) {
 	if full {
-		body = clean(body)
+		s.said(analyse(body), ts, line)
+		return
 	}
 	body = strings.TrimSpace(body)
 	if body == "" {
 		return
 	}
-	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: text.Truncate(body, maxTextBytes)})
-	s.rawTexts = s.rawTexts || !full
-	if len(s.LastTexts) > maxLastTexts {
-		s.LastTexts = append(s.LastTexts[:0], s.LastTexts[len(s.LastTexts)-maxLastTexts:]...)
+	s.lastText(body, ts, line)
+	s.rawTexts = true
+}
+
+// saying is what a full read takes from an assistant's text before it
+// folds it into the session: the text cleaned, its decisions and
+// findings. Working it out needs nothing of the session, so the parallel
+// read does it on its workers (parallel.go).
+type saying struct {
+	body      string // cleaned and trimmed; "" for a text with nothing in it
+	decisions []string
+	findings  []string
+}
+
+// analyse works out what an assistant's text (unescaped) says.
+func analyse(body string) saying {
+	body = strings.TrimSpace(clean(body))
+	if body == "" {
+		return saying{}
 	}
-	if !full {
+	d := Decisions(body)
+	return saying{body: body, decisions: d, findings: findings(body, d)}
+}
+
+// said folds an analysed assistant text into the session (full).
+func (s *Session) said(a saying, ts time.Time, line int) {
+	if a.body == "" {
 		return
 	}
-	s.Ledger.Assistant(s.NumTurns(), line, ts, body)
-	decisions := Decisions(body)
-	for _, d := range decisions {
+	s.lastText(a.body, ts, line)
+	s.Ledger.Assistant(s.NumTurns(), line, ts, a.body)
+	for _, d := range a.decisions {
 		s.Decisions = append(s.Decisions, Note{Time: ts, Line: line, Text: d})
 	}
 	if len(s.Decisions) > maxDecisions {
 		s.Decisions = append(s.Decisions[:0], s.Decisions[len(s.Decisions)-maxDecisions:]...)
 	}
-	for _, f := range findings(body, decisions) {
+	for _, f := range a.findings {
 		s.Findings = append(s.Findings, Note{Time: ts, Line: line, Text: f})
 	}
 	if len(s.Findings) > maxFindings {
 		s.Findings = append(s.Findings[:0], s.Findings[len(s.Findings)-maxFindings:]...)
+	}
+}
+
+// lastText keeps body as the latest text.
+func (s *Session) lastText(body string, ts time.Time, line int) {
+	s.LastTexts = append(s.LastTexts, Note{Time: ts, Line: line, Text: text.Truncate(body, maxTextBytes)})
+	if len(s.LastTexts) > maxLastTexts {
+		s.LastTexts = append(s.LastTexts[:0], s.LastTexts[len(s.LastTexts)-maxLastTexts:]...)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"time"
 )
 
 // A cold read of a large transcript is split into chunks of whole lines.
@@ -31,6 +32,11 @@ type scanned struct {
 	bad  string // reason, when the line could not be read
 	skip bool   // a line of a type cairn does not read
 	e    entry
+	ts   time.Time // the entry's time, parsed here rather than in order
+	// sayings are the reply's texts analysed here (a full read): the
+	// costliest part of applying a reply, and it needs no session.
+	sayings []saying
+	judged  []judgement // the line's Bash results judged here (a full read)
 }
 
 type chunk struct {
@@ -93,7 +99,7 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 					c.buf, c.items, c.blocks = old.buf, old.items[:0], old.blocks[:0]
 				default:
 				}
-				c.scan(f, &wp)
+				c.scan(f, &wp, p.full)
 				close(c.done)
 			}
 		}()
@@ -119,8 +125,8 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 				case it.bad != "":
 					s.bad(line, it.off, it.bad)
 				default:
-					p.e = it.e
-					p.apply(s, line)
+					p.e, p.sayings, p.judged = it.e, it.sayings, it.judged
+					p.applyAt(s, line, it.ts)
 				}
 			}
 			s.Skipped += c.skipped
@@ -135,7 +141,7 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 		c.buf, c.items, c.blocks = nil, nil, nil
 		<-slots
 	}
-	p.e = entry{}
+	p.e, p.sayings, p.judged = entry{}, nil, nil
 	if firstErr != nil {
 		return true, firstErr
 	}
@@ -145,8 +151,9 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 	return true, nil
 }
 
-// scan reads the chunk and walks each of its lines.
-func (c *chunk) scan(f *os.File, p *claudeDecoder) {
+// scan reads the chunk and walks each of its lines; for a full read it
+// also analyses the replies' texts.
+func (c *chunk) scan(f *os.File, p *claudeDecoder, full bool) {
 	size := int(c.end - c.start)
 	if cap(c.buf) < size {
 		c.buf = make([]byte, size, size+size/8)
@@ -157,6 +164,7 @@ func (c *chunk) scan(f *os.File, p *claudeDecoder) {
 		return
 	}
 	c.tail = append([]byte(nil), buf[max(0, len(buf)-tailKeep):]...)
+	var cmds map[string]string // the chunk's Bash commands by call id (full)
 	for pos := 0; pos < len(buf); {
 		i := bytes.IndexByte(buf[pos:], '\n')
 		if i < 0 {
@@ -175,7 +183,20 @@ func (c *chunk) scan(f *os.File, p *claudeDecoder) {
 		case !interesting(&p.e):
 			c.skipped++
 		default:
-			c.items = append(c.items, scanned{rel: rel, off: off, e: p.e})
+			var ts time.Time
+			if mainLine(&p.e) {
+				ts = parseTime(p.e.timestamp)
+			}
+			var said []saying
+			var judged []judgement
+			if full {
+				said = p.analyseAhead(nil)
+				if cmds == nil {
+					cmds = map[string]string{}
+				}
+				judged = p.judgeAhead(cmds, nil)
+			}
+			c.items = append(c.items, scanned{rel: rel, off: off, e: p.e, ts: ts, sayings: said, judged: judged})
 			// The walker reuses its block slice: give this entry its own,
 			// from the chunk's arena (earlier entries keep the old array
 			// when the arena grows).
