@@ -221,6 +221,7 @@ func (r *reading) line(l string) {
 	if strings.IndexByte(l, 0x1b) >= 0 {
 		l = stripANSI(l)
 	}
+	l = withoutClock(l)
 	t := strings.TrimSpace(l)
 	if t == "" {
 		if r.pend.kind == pendExUnit || r.pend.kind == pendPanic {
@@ -970,4 +971,41 @@ func stripANSI(s string) string {
 		i++ // a two-byte escape
 	}
 	return b.String()
+}
+
+// withoutClock drops the time of day a tool's log puts in front of each
+// line ("20:11:56  Done. PASS=3 ...", "[12:00:01.5] FAIL ...", "2026-11-24
+// 20:11:56,123 ERROR ..."): the line is read as the tool wrote it, its
+// indentation after the time kept.
+func withoutClock(l string) string {
+	s := strings.TrimLeft(l, " \t")
+	bracket := strings.HasPrefix(s, "[")
+	if bracket {
+		s = s[1:]
+	}
+	// A date first: "2026-11-24 " or "2026-11-24T".
+	if len(s) > 11 && isDigits(s[:4]) && s[4] == '-' && isDigits(s[5:7]) && s[7] == '-' && isDigits(s[8:10]) && (s[10] == ' ' || s[10] == 'T') {
+		s = s[11:]
+	}
+	if len(s) < 8 || !isDigits(s[:2]) || s[2] != ':' || !isDigits(s[3:5]) || s[5] != ':' || !isDigits(s[6:8]) {
+		return l
+	}
+	i := 8
+	for i < len(s) && (s[i] == '.' || s[i] == ',' || s[i] >= '0' && s[i] <= '9' || s[i] == 'Z') {
+		i++
+	}
+	if bracket {
+		if i >= len(s) || s[i] != ']' {
+			return l
+		}
+		i++
+	}
+	if i >= len(s) || (s[i] != ' ' && s[i] != '\t') {
+		return l
+	}
+	rest := s[i+1:]
+	if strings.TrimSpace(rest) == "" {
+		return l
+	}
+	return rest
 }
