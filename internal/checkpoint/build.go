@@ -63,8 +63,14 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.Open = append(c.Open, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn})
 	}
 	for _, it := range s.Ledger.Closed() {
-		if it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer" {
+		switch {
+		case it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer":
 			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence)})
+		case it.Kind == "question" && it.By == "user" && it.Closed.By == "reply" && it.Closed.Later && hasWords(it.Text):
+			// A question the user left open for later, answered turns
+			// after: the reply is gone from the context with the
+			// compaction, and only the question would be remembered.
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), By: "user"})
 		}
 	}
 	c.Answers = last(c.Answers, maxAnswers)
@@ -577,3 +583,6 @@ func (c *Checkpoint) SetGit(st *git.Status, err error, redact func(string) strin
 		c.redactGit(redact)
 	}
 }
+
+// hasWords: a text with a word of four letters or more ("and?" has none).
+func hasWords(s string) bool { return len(words(s)) > 0 }

@@ -87,10 +87,13 @@ type Task struct {
 	Tickets []string `json:"tickets"`
 }
 
-// Answer is a question of the assistant's and the user's answer to it.
+// Answer is a question of the assistant's and the user's answer to it,
+// or (By "user") a question the user asked that the assistant answered
+// turns later.
 type Answer struct {
 	Question string `json:"question"`
 	Answer   string `json:"answer"`
+	By       string `json:"by,omitempty"`
 }
 
 // OpenItem is one item of the open thread.

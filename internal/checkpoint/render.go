@@ -426,8 +426,10 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	var open []string
 	shown := make(map[string]bool)
 	for _, o := range c.Open {
-		// The user's requests are their prompts, quoted in full below.
-		if o.By == "user" && o.Kind == "request" && !strings.Contains(o.Text, "→") {
+		// The user's requests are their prompts, quoted below, unless
+		// the quote is cut before them: a request or a question in the
+		// middle of a long prompt.
+		if o.By == "user" && o.Kind == "request" && !strings.Contains(o.Text, "→") && c.quoteShows(o.Text) {
 			continue
 		}
 		open = append(open, "("+o.Label()+") "+o.Text)
@@ -439,6 +441,10 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	secs = append(secs, section{title: "Open items", items: open, min: min(len(open), 4), dropFront: true, repeats: true})
 	var answers []string
 	for _, a := range c.Answers {
+		if a.By == "user" {
+			answers = append(answers, "the user asked "+quote(a.Question)+" → you found: "+quote(a.Answer))
+			continue
+		}
 		answers = append(answers, quote(a.Question)+" → the user: "+quote(a.Answer))
 	}
 	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true, repeats: true})
@@ -517,6 +523,18 @@ func (c *Checkpoint) quotesPrompt(text string) bool {
 	t := sameText(text)
 	for _, p := range append([]string{c.Task.First}, c.Task.Latest...) {
 		if p != "" && (sameText(p) == t || strings.HasPrefix(sameText(p), t) || strings.HasPrefix(t, sameText(p))) {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteShows reports whether the Task section's quote of a prompt (the
+// first or one of the latest, as quote cuts them) shows text whole.
+func (c *Checkpoint) quoteShows(text string) bool {
+	t := sameText(text)
+	for _, p := range append([]string{c.Task.First}, c.Task.Latest...) {
+		if p != "" && strings.Contains(sameText(quote(p)), t) {
 			return true
 		}
 	}
