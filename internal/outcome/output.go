@@ -129,13 +129,15 @@ func (r *reading) complete() bool {
 
 // errors returns the error lines of a failed run: those recognised, else
 // the lines that mention an error, else the last line, but none when a
-// summary already says what failed.
+// test tool's summary already says what failed (a summary of pairs, as
+// Ansible's recap, says how many failed, not what: the lines that
+// mention an error still come).
 func (r *reading) errors() []string {
 	if len(r.errs) > 0 {
 		return r.errs
 	}
-	if r.failCounts != "" {
-		return nil
+	if r.failCounts != "" && r.tool != "" {
+		return nil // a test tool's summary: its counts say it
 	}
 	// The last resort reads the output again, which is rare enough (a
 	// failure no rule explains) to keep it off the common path.
@@ -150,12 +152,20 @@ func (r *reading) errors() []string {
 		if strings.IndexByte(l, 0x1b) >= 0 {
 			l = stripANSI(l)
 		}
-		if mentionsError(l) {
-			r.addErr(l)
-			n++
+		l = withoutClock(l)
+		if r.failCounts != "" {
+			// Behind a summary of pairs: the lines that say what failed
+			// ("Failure in test x"), not the summary again.
+			if _, _, ok := countsLine(strings.TrimSpace(l)); ok || !mentionsError(l) && !containsFold(l, "fail") {
+				continue
+			}
+		} else if !mentionsError(l) {
+			continue
 		}
+		r.addErr(l)
+		n++
 	}
-	if len(r.errs) == 0 && r.last != "" {
+	if len(r.errs) == 0 && r.last != "" && r.failCounts == "" {
 		r.addErr(r.last)
 	}
 	return r.errs
