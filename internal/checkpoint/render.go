@@ -258,7 +258,7 @@ func fit(head string, secs []section, tail string, budget int, render renderer) 
 		for i := range secs {
 			if secs[i].repeats {
 				for j := range secs[i].items {
-					secs[i].items[j] = text.Clip(secs[i].items[j], clipStatement)
+					secs[i].items[j] = gist(secs[i].items[j], clipStatement)
 				}
 			}
 		}
@@ -270,7 +270,7 @@ func fit(head string, secs []section, tail string, budget int, render renderer) 
 	for n := 200; over() && n >= 40; n /= 2 {
 		for i := range secs {
 			for j := range secs[i].items {
-				secs[i].items[j] = text.Clip(secs[i].items[j], n)
+				secs[i].items[j] = gist(secs[i].items[j], n)
 			}
 		}
 		head = text.Clip(head, n*2)
@@ -377,7 +377,7 @@ func (c *Checkpoint) Steer() string {
 	for _, s := range secs {
 		if keep[s.title] {
 			for i := range s.items {
-				s.items[i] = text.Clip(s.items[i], 160)
+				s.items[i] = gist(s.items[i], 160)
 			}
 			steer = append(steer, s)
 		}
@@ -409,7 +409,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		task = append(task, "Ticket: "+strings.Join(c.Task.Tickets, ", "))
 	}
 	if c.Task.First != "" {
-		task = append(task, "Asked first: "+quote(c.Task.First))
+		task = append(task, "Asked first: "+quoteHead(c.Task.First))
 	}
 	// The user's words in between: answers, corrections, decisions made
 	// in a sentence. Under a short budget the oldest go first, the
@@ -533,8 +533,11 @@ func (c *Checkpoint) quotesPrompt(text string) bool {
 // first or one of the latest, as quote cuts them) shows text whole.
 func (c *Checkpoint) quoteShows(text string) bool {
 	t := sameText(text)
-	for _, p := range append([]string{c.Task.First}, c.Task.Latest...) {
-		if p != "" && strings.Contains(sameText(quote(p)), t) {
+	if c.Task.First != "" && strings.Contains(sameText(quoteHead(c.Task.First)), t) {
+		return true
+	}
+	for _, p := range c.Task.Latest {
+		if strings.Contains(sameText(quote(p)), t) {
 			return true
 		}
 	}
@@ -656,7 +659,29 @@ func gitLines(c *Checkpoint) []string {
 	return lines
 }
 
-func quote(s string) string { return "“" + text.ClipLine(s, 400) + "”" }
+// quote quotes the user's words, cut to their gist when long: a
+// constraint or a question at the end of a long prompt is what the quote
+// is for.
+func quote(s string) string { return "“" + text.Gist(text.OneLine(s), 400) + "”" }
+
+// quoteHead quotes the first prompt from its head: how the user put the
+// task is in its first sentences; what the cut leaves out is listed as
+// open items and constraints.
+func quoteHead(s string) string { return "“" + text.ClipLine(s, 400) + "”" }
+
+// gist cuts an item to n bytes around what it carries most (text.Gist),
+// the quotation marks of a quote kept.
+func gist(it string, n int) string {
+	if len(it) <= n {
+		return it
+	}
+	if inner, ok := strings.CutPrefix(it, "“"); ok {
+		if inner, ok := strings.CutSuffix(inner, "”"); ok {
+			return "“" + text.Gist(inner, n-len("“”")) + "”"
+		}
+	}
+	return text.Gist(it, n)
+}
 
 func quoteAll(xs []string) []string {
 	out := make([]string, len(xs))
