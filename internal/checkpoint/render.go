@@ -610,7 +610,7 @@ func errorLine(e Error) string {
 	if e.Times > 0 {
 		times = fmt.Sprintf(", %d times", e.Times+1)
 	}
-	return fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, text.ClipLine(e.Message, 200))
+	return fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, text.ClipLine(e.Message, 240))
 }
 
 func gitLines(c *Checkpoint) []string {

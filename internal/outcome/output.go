@@ -172,7 +172,7 @@ func (r *reading) errors() []string {
 }
 
 func (r *reading) addErr(s string) {
-	s = text.Clip(strings.TrimSpace(s), MaxErrorBytes)
+	s = text.GistError(strings.TrimSpace(s), MaxErrorBytes) // the cause, not the preamble
 	if s == "" || len(r.errs) >= MaxErrors {
 		return
 	}

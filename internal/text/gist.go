@@ -16,7 +16,15 @@ import (
 // as the sentence it was; the first clause, which says what the text is
 // about, goes in front when there is room. An ellipsis marks each cut. s
 // as it is when it fits, on one line when it must be cut.
-func Gist(s string, n int) string {
+func Gist(s string, n int) string { return gist(s, n, false) }
+
+// GistError is Gist for an error message: the run kept holds the last
+// clause with a word of failure, where a chain of errors puts its cause
+// ("fatal: [web1]: FAILED! => {... "stderr": "line 31: Bad configuration
+// option: KexAlgorithm"}", "open config: read x.yaml: no such file").
+func GistError(s string, n int) string { return gist(s, n, true) }
+
+func gist(s string, n int, cause bool) string {
 	if len(s) <= n {
 		return s
 	}
@@ -34,9 +42,22 @@ func Gist(s string, n int) string {
 	for i, c := range cs {
 		w[i] = weight(c, seen)
 	}
+	// For a cause, the run holds the last clause with a failure word and
+	// the one after it ("Bad configuration option: KexAlgorithm").
+	from, to := len(cs), -1
+	if cause {
+		for i, c := range cs {
+			if failing(c) {
+				from, to = i, min(i+1, len(cs)-1)
+			}
+		}
+	}
 	keep := make([]bool, len(cs))
 	bi, bj, best := -1, -1, 0
 	for i := range cs {
+		if i > from {
+			break
+		}
 		size, sum := 0, 0
 		for j := i; j < len(cs); j++ {
 			size += len(cs[j]) + 1
@@ -51,7 +72,7 @@ func Gist(s string, n int) string {
 			if cost > n {
 				break
 			}
-			if sum > best {
+			if sum > best && j >= to {
 				bi, bj, best = i, j, sum
 			}
 		}
@@ -143,7 +164,7 @@ func weight(c string, seen map[string]bool) int {
 		switch {
 		case t == "" || !strings.ContainsFunc(t, unicode.IsLetter) && !strings.ContainsAny(t, "0123456789"):
 		case negation(lower) || failure(lower):
-			w += 3
+			w += 4
 		case seen[lower]:
 		case codeLike(t):
 			w += 2
@@ -173,6 +194,16 @@ func codeLike(t string) bool {
 			return true // EncodeLegacy, KexAlgorithm
 		}
 		prev = r
+	}
+	return false
+}
+
+// failing: a clause with a word of failure.
+func failing(c string) bool {
+	for _, f := range strings.Fields(c) {
+		if failure(strings.ToLower(strings.Trim(f, ".,;:!?\"'“”()[]{}"))) {
+			return true
+		}
 	}
 	return false
 }

@@ -127,3 +127,15 @@ func FuzzGist(f *testing.F) {
 		}
 	})
 }
+
+// An error chain's cause is at its end: GistError keeps it.
+func TestGistError(t *testing.T) {
+	s := `fatal: [web1]: FAILED! => {"changed": false, "cmd": ["sshd", "-t", "-f", "/etc/ssh/sshd_config.new"], "msg": "non-zero return code", "rc": 255, "stderr": "/etc/ssh/sshd_config.new line 31: Bad configuration option: KexAlgorithm"}`
+	got := GistError(s, 160)
+	if !strings.Contains(got, "Bad configuration option: KexAlgorithm") || len(got) > 160 {
+		t.Errorf("GistError = %q", got)
+	}
+	if got := Gist(s, 160); !strings.HasPrefix(got, "fatal: [web1]") {
+		t.Errorf("Gist = %q: the head carries as much", got)
+	}
+}
