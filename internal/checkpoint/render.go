@@ -442,7 +442,9 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	var answers []string
 	for _, a := range c.Answers {
 		if a.By == "user" {
-			answers = append(answers, "the user asked "+quote(a.Question)+" → you found: "+quote(a.Answer))
+			// What was found is the point; the question only says
+			// which: both fit the length a statement keeps.
+			answers = append(answers, "the user asked “"+text.Gist(text.OneLine(a.Question), 80)+"” → you found: “"+text.Gist(text.OneLine(a.Answer), clipStatement-120)+"”")
 			continue
 		}
 		answers = append(answers, quote(a.Question)+" → the user: "+quote(a.Answer))
