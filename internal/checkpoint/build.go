@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/outcome"
 	"github.com/cairn-agent/cairn/internal/text"
@@ -59,7 +60,19 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.GitError = in.GitErr.Error()
 	}
 	c.Task = task(s, in.TicketPrefixes)
-	for _, it := range last(s.Ledger.Open(), maxOpen) {
+	var said []lined
+	for _, p := range s.Prompts {
+		said = append(said, lined{text: p.Text, line: p.Line})
+	}
+	// What the assistant planned and the user (or its own later plan)
+	// turned down is not open any more.
+	open := superseded(s.Ledger.Open(), func(it ledger.Item) string {
+		if it.By != "assistant" {
+			return "" // the user's own words are not overruled here
+		}
+		return it.Text
+	}, func(it ledger.Item) int { return it.Line }, said)
+	for _, it := range last(open, maxOpen) {
 		c.Open = append(c.Open, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn})
 	}
 	for _, it := range s.Ledger.Closed() {
@@ -102,7 +115,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		}
 	}
 	c.Errors = last(c.Errors, maxErrors)
-	for _, d := range s.Decisions {
+	for _, d := range superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said) {
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
 		}

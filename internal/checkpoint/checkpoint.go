@@ -10,6 +10,7 @@
 package checkpoint
 
 import (
+	"strings"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/git"
@@ -120,6 +121,10 @@ func (o OpenItem) Label() string {
 		return "not fixed"
 	case o.Kind == "deferred":
 		return "put off"
+	case o.Kind == "request" && strings.Contains(o.Text, " → "):
+		// The assistant's offer and the user's yes: the user did not
+		// ask, the user agreed.
+		return "you offered, the user agreed"
 	case o.Kind == "request":
 		return "the user asked"
 	}

@@ -425,7 +425,15 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	secs = append(secs, section{title: "Task", items: task, min: len(task), prose: false})
 	var open []string
 	shown := make(map[string]bool)
+	settled := make(map[string]bool)
+	for _, a := range c.Answers {
+		settled[sameText(a.Question)] = true
+	}
 	for _, o := range c.Open {
+		// An offer the user agreed to is listed with its answer below.
+		if q, _, ok := strings.Cut(o.Text, " → "); ok && o.By == "user" && settled[sameText(q)] {
+			continue
+		}
 		// The user's requests are their prompts, quoted below, unless
 		// the quote is cut before them: a request or a question in the
 		// middle of a long prompt.
