@@ -72,6 +72,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		}
 		return it.Text
 	}, func(it ledger.Item) int { return it.Line }, said)
+	open = slices.DeleteFunc(open, thin)
 	for _, it := range last(open, maxOpen) {
 		c.Open = append(c.Open, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn})
 	}
@@ -599,3 +600,14 @@ func (c *Checkpoint) SetGit(st *git.Status, err error, redact func(string) strin
 
 // hasWords: a text with a word of four letters or more ("and?" has none).
 func hasWords(s string) bool { return len(words(s)) > 0 }
+
+// thin: an item put off or a user's question that names nothing it is
+// about: "Noted for later", "status?". As open items they only take the
+// room of those that say what is left.
+func thin(it ledger.Item) bool {
+	if !(it.Kind == ledger.Deferred || it.Kind == ledger.Question && it.By == ledger.ByUser) {
+		return false
+	}
+	f := strings.Fields(it.Text)
+	return len(f) <= 3 && !strings.ContainsAny(it.Text, "_./()`-0123456789")
+}

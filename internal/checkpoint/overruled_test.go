@@ -1,6 +1,10 @@
 package checkpoint
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cairn-agent/cairn/internal/ledger"
+)
 
 func TestOverrules(t *testing.T) {
 	tests := []struct {
@@ -30,5 +34,22 @@ func TestOverrules(t *testing.T) {
 				t.Errorf("overrules = %v, want %v (refused %q)", got, tt.want, refused(tt.later, true))
 			}
 		})
+	}
+}
+
+func TestThin(t *testing.T) {
+	for _, tt := range []struct {
+		it   ledger.Item
+		want bool
+	}{
+		{ledger.Item{Text: "Noted for later", Kind: ledger.Deferred, By: ledger.ByAssistant}, true},
+		{ledger.Item{Text: "status?", Kind: ledger.Question, By: ledger.ByUser}, true},
+		{ledger.Item{Text: "later: metrics per reason_code", Kind: ledger.Deferred, By: ledger.ByUser}, false},
+		{ledger.Item{Text: "run the migration", Kind: ledger.Request, By: ledger.ByUser}, false},
+		{ledger.Item{Text: "why is it slow?", Kind: ledger.Question, By: ledger.ByUser}, false},
+	} {
+		if got := thin(tt.it); got != tt.want {
+			t.Errorf("thin(%q) = %v, want %v", tt.it.Text, got, tt.want)
+		}
 	}
 }
