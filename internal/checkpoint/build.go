@@ -102,13 +102,13 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	}
 	c.Files, c.KeyReads = files(s.Files, base)
 	c.Commands = commands(s.ToolCalls)
-	c.Errors = toolErrors(s.ToolCalls)
+	c.Errors = toolErrors(s.ToolCalls, base)
 	// What subagents left failing: their own transcripts.
 	for _, a := range s.Subagents {
 		if a.Compact || a.Session == nil {
 			continue
 		}
-		for _, e := range toolErrors(a.Session.ToolCalls) {
+		for _, e := range toolErrors(a.Session.ToolCalls, base) {
 			if !e.Resolved {
 				e.Tool += " in a subagent"
 				c.Errors = append(c.Errors, e)
@@ -388,7 +388,7 @@ func succeeded(tc transcript.ToolCall) bool {
 	return true
 }
 
-func toolErrors(calls []transcript.ToolCall) []Error {
+func toolErrors(calls []transcript.ToolCall, base string) []Error {
 	var out []Error
 	works := worksCache{}
 	for i, tc := range calls {
@@ -400,9 +400,10 @@ func toolErrors(calls []transcript.ToolCall) []Error {
 			subject = tc.Command
 		}
 		e := Error{Tool: tc.Name, Subject: clip(subject), Message: text.Clip(errorMessage(tc), 400)}
-		for _, later := range calls[i+1:] {
+		for k, later := range calls[i+1:] {
 			if succeeded(later) && sameWork(tc, later, works) {
 				e.Resolved = true
+				e.FixedIn = changedBetween(calls[i+1:i+1+k], tc.FilePath, base)
 				break
 			}
 		}
@@ -610,4 +611,32 @@ func thin(it ledger.Item) bool {
 	}
 	f := strings.Fields(it.Text)
 	return len(f) <= 3 && !strings.ContainsAny(it.Text, "_./()`-0123456789")
+}
+
+// changedBetween lists the files the calls between a failure and the run
+// that passed changed (but the failed call's own file): where the fix
+// went, which is rarely where the error pointed (a missing header fixed
+// in a BUILD file, a mart's test fixed in its staging model). At most 3.
+func changedBetween(calls []transcript.ToolCall, own, base string) []string {
+	var out []string
+	for _, tc := range calls {
+		if tc.Sidechain || tc.IsError || tc.Name == "Bash" || tc.Name == "Read" {
+			continue
+		}
+		for _, p := range append([]string{tc.FilePath}, tc.Paths...) {
+			if p == "" || p == own {
+				continue
+			}
+			if base != "" && strings.HasPrefix(p, base+"/") {
+				p = p[len(base)+1:]
+			}
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	if len(out) > 3 {
+		out = out[len(out)-3:]
+	}
+	return out
 }

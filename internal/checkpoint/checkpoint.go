@@ -167,6 +167,9 @@ type Error struct {
 	Subject  string `json:"subject"` // the command or the path
 	Message  string `json:"message"`
 	Resolved bool   `json:"resolved"`
+	// FixedIn are the files changed between the failure and the run that
+	// passed: where the fix went.
+	FixedIn []string `json:"fixed_in,omitempty"`
 	// Times counts the failures merged into this one beyond the first.
 	Times int `json:"times,omitempty"`
 }

@@ -1,9 +1,13 @@
 package checkpoint
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-agent/cairn/internal/ledger"
+	"github.com/cairn-agent/cairn/internal/outcome"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 func TestOverrules(t *testing.T) {
@@ -51,5 +55,26 @@ func TestThin(t *testing.T) {
 		if got := thin(tt.it); got != tt.want {
 			t.Errorf("thin(%q) = %v, want %v", tt.it.Text, got, tt.want)
 		}
+	}
+}
+
+// A failure fixed in another file says where the fix went; the failed
+// edit's own file is not listed, nor what was only read.
+func TestFixedIn(t *testing.T) {
+	one, zero := 1, 0
+	fail := outcome.Judge("bazel build //geo/...", "quadkey.cc:4:10: fatal error: absl/strings/str_cat.h: No such file or directory\n", &one)
+	pass := outcome.Judge("bazel build //geo/...", "INFO: Build completed successfully, 4 total actions\n", &zero)
+	calls := []transcript.ToolCall{
+		{Name: "Bash", Command: "bazel build //geo/...", ExitCode: &one, Done: true, IsError: true, Outcome: &fail, Line: 1},
+		{Name: "Read", FilePath: "/p/geo/tiles/quadkey.cc", Done: true, Line: 2},
+		{Name: "Edit", FilePath: "/p/geo/tiles/BUILD.bazel", Done: true, Line: 3},
+		{Name: "Bash", Command: "bazel build //geo/...", ExitCode: &zero, Done: true, Outcome: &pass, Line: 4},
+	}
+	es := toolErrors(calls, "/p")
+	if len(es) != 1 || !es[0].Resolved || !slices.Equal(es[0].FixedIn, []string{"geo/tiles/BUILD.bazel"}) {
+		t.Fatalf("errors %+v", es)
+	}
+	if got := errorLine(es[0]); !strings.HasPrefix(got, "fixed later in geo/tiles/BUILD.bazel (Bash `bazel build //geo/...`)") {
+		t.Errorf("error line %q", got)
 	}
 }

@@ -611,6 +611,9 @@ func errorLine(e Error) string {
 	state := "unresolved"
 	if e.Resolved {
 		state = "fixed later"
+		if len(e.FixedIn) > 0 {
+			state += " in " + strings.Join(e.FixedIn, ", ")
+		}
 	}
 	subject := e.Subject
 	if strings.HasPrefix(e.Tool, "Bash") {
