@@ -79,7 +79,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	for _, it := range s.Ledger.Closed() {
 		switch {
 		case it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer":
-			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence)})
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(revision(it.Text, it.Closed.Line, said))})
 		case it.Kind == "question" && it.By == "user" && it.Closed.By == "reply" && it.Closed.Later && hasWords(it.Text):
 			// A question the user left open for later, answered turns
 			// after: the reply is gone from the context with the
@@ -540,7 +540,7 @@ func (c *Checkpoint) redact(f func(string) string) {
 	c.Task.First = f(c.Task.First)
 	all(c.Task.Latest)
 	for i := range c.Answers {
-		c.Answers[i].Question, c.Answers[i].Answer = f(c.Answers[i].Question), f(c.Answers[i].Answer)
+		c.Answers[i].Question, c.Answers[i].Answer, c.Answers[i].Revised = f(c.Answers[i].Question), f(c.Answers[i].Answer), f(c.Answers[i].Revised)
 	}
 	for _, items := range [][]OpenItem{c.Open, c.Closed} {
 		for i := range items {
@@ -639,4 +639,36 @@ func changedBetween(calls []transcript.ToolCall, own, base string) []string {
 		out = out[len(out)-3:]
 	}
 	return out
+}
+
+// revision is the user's later prompt that takes an answer back: it opens
+// with a word that turns back ("wait", "actually", "no", "scratch that")
+// or refuses, and speaks of what the question asked about (a content word
+// of five letters or more in common). "" when none does.
+func revision(question string, answered int, said []lined) string {
+	qw := fields(question)
+	for _, p := range said {
+		if p.line <= answered {
+			continue
+		}
+		ws := fields(p.text)
+		if len(ws) == 0 || !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
+			continue
+		}
+		for _, w := range ws {
+			if len(w) >= 5 && content(w) && containsStem(qw, w) {
+				return p.text
+			}
+		}
+	}
+	return ""
+}
+
+// turnsBack: a prompt that opens by taking back what was said.
+func turnsBack(ws []string) bool {
+	switch ws[0] {
+	case "wait", "actually", "hmm", "hold", "scratch", "correction", "sorry", "oops", "no", "nope", "hang", "undo", "revert", "instead":
+		return true
+	}
+	return len(ws) > 2 && ws[0] == "on" && ws[1] == "second" && ws[2] == "thought"
 }

@@ -95,6 +95,8 @@ type Answer struct {
 	Question string `json:"question"`
 	Answer   string `json:"answer"`
 	By       string `json:"by,omitempty"`
+	// Revised is the user's later prompt that took the answer back.
+	Revised string `json:"revised,omitempty"`
 }
 
 // OpenItem is one item of the open thread.

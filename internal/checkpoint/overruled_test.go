@@ -78,3 +78,22 @@ func TestFixedIn(t *testing.T) {
 		t.Errorf("error line %q", got)
 	}
 }
+
+// An answer the user took back later is shown with the later words.
+func TestRevision(t *testing.T) {
+	q := "should password authentication be disabled for every account, the breakglass user included?"
+	said := []lined{{"yes", 10}, {"reload", 20}, {"wait. breakglass keeps passwords.", 30}, {"yes", 40}}
+	if got := revision(q, 10, said); got != "wait. breakglass keeps passwords." {
+		t.Errorf("revision = %q", got)
+	}
+	if got := revision(q, 35, said); got != "" {
+		t.Errorf("a prompt before the answer revised it: %q", got)
+	}
+	if got := revision("MaxAuthTries 3 or 4?", 10, said); got != "" {
+		t.Errorf("a prompt about something else revised it: %q", got)
+	}
+	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}
+	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "→ the user first: “yes”, then took it back: “wait. breakglass keeps passwords.”") {
+		t.Errorf("restore:\n%s", r)
+	}
+}

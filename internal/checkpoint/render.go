@@ -455,6 +455,12 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 			answers = append(answers, "the user asked “"+text.Gist(text.OneLine(a.Question), 80)+"” → you found: “"+text.Gist(text.OneLine(a.Answer), clipStatement-120)+"”")
 			continue
 		}
+		if a.Revised != "" {
+			// The answer stood until the user took it back: the later
+			// words hold.
+			answers = append(answers, quote(a.Question)+" → the user first: "+quote(a.Answer)+", then took it back: "+quote(a.Revised))
+			continue
+		}
 		answers = append(answers, quote(a.Question)+" → the user: "+quote(a.Answer))
 	}
 	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true, repeats: true})
