@@ -477,7 +477,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	}
 	secs = append(secs, section{title: "Files changed", items: files, min: min(len(files), 8), dropFront: true})
 	// Errors a later call fixed are history: the restore shows them
-	// after the findings, those still failing before the decisions.
+	// after those still failing, before the decisions.
 	var errs, fixed []string
 	for _, e := range c.Errors {
 		switch {
@@ -494,12 +494,15 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		}
 		secs = append(secs, section{title: "Last commands", items: cmds, min: min(len(cmds), 3), dropFront: true})
 		secs = append(secs, section{title: "Errors", items: errs, min: min(len(errs), 2), dropFront: true})
+		// What failed and how it was fixed, in a line each: the outcome
+		// of a command and where its fix went are what a summary gets
+		// wrong, and cheaper than the prose of findings and decisions.
+		secs = append(secs, section{title: "Fixed along the way", items: fixed, min: min(len(fixed), 2), dropFront: true})
 	} else {
 		secs = append(secs, section{title: "Unresolved errors", items: errs, min: min(len(errs), 1), dropFront: true})
 	}
 	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "Findings (oldest first)", items: c.Findings, min: min(len(c.Findings), 3), dropFront: true, repeats: true, byNews: true})
-	secs = append(secs, section{title: "Fixed along the way", items: fixed, min: min(len(fixed), 1), dropFront: true})
 	if forRestore {
 		secs = append(secs, section{title: "Subagents reported", items: c.Subagents, min: min(len(c.Subagents), 1), dropFront: true, repeats: true})
 	}
