@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/git"
+	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/outcome"
 	"github.com/cairn-agent/cairn/internal/text"
@@ -59,12 +60,31 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.GitError = in.GitErr.Error()
 	}
 	c.Task = task(s, in.TicketPrefixes)
-	for _, it := range last(s.Ledger.Open(), maxOpen) {
+	var said []lined
+	for _, p := range s.Prompts {
+		said = append(said, lined{text: p.Text, line: p.Line})
+	}
+	// What the assistant planned and the user (or its own later plan)
+	// turned down is not open any more.
+	open := superseded(s.Ledger.Open(), func(it ledger.Item) string {
+		if it.By != "assistant" {
+			return "" // the user's own words are not overruled here
+		}
+		return it.Text
+	}, func(it ledger.Item) int { return it.Line }, said)
+	open = slices.DeleteFunc(open, thin)
+	for _, it := range last(open, maxOpen) {
 		c.Open = append(c.Open, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn})
 	}
 	for _, it := range s.Ledger.Closed() {
-		if it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer" {
-			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence)})
+		switch {
+		case it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer":
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(revision(it.Text, it.Closed.Line, said))})
+		case it.Kind == "question" && it.By == "user" && it.Closed.By == "reply" && it.Closed.Later && hasWords(it.Text):
+			// A question the user left open for later, answered turns
+			// after: the reply is gone from the context with the
+			// compaction, and only the question would be remembered.
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), By: "user"})
 		}
 	}
 	c.Answers = last(c.Answers, maxAnswers)
@@ -82,13 +102,13 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	}
 	c.Files, c.KeyReads = files(s.Files, base)
 	c.Commands = commands(s.ToolCalls)
-	c.Errors = toolErrors(s.ToolCalls)
+	c.Errors = toolErrors(s.ToolCalls, base)
 	// What subagents left failing: their own transcripts.
 	for _, a := range s.Subagents {
 		if a.Compact || a.Session == nil {
 			continue
 		}
-		for _, e := range toolErrors(a.Session.ToolCalls) {
+		for _, e := range toolErrors(a.Session.ToolCalls, base) {
 			if !e.Resolved {
 				e.Tool += " in a subagent"
 				c.Errors = append(c.Errors, e)
@@ -96,7 +116,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		}
 	}
 	c.Errors = last(c.Errors, maxErrors)
-	for _, d := range s.Decisions {
+	for _, d := range superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said) {
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
 		}
@@ -368,7 +388,7 @@ func succeeded(tc transcript.ToolCall) bool {
 	return true
 }
 
-func toolErrors(calls []transcript.ToolCall) []Error {
+func toolErrors(calls []transcript.ToolCall, base string) []Error {
 	var out []Error
 	works := worksCache{}
 	for i, tc := range calls {
@@ -380,9 +400,10 @@ func toolErrors(calls []transcript.ToolCall) []Error {
 			subject = tc.Command
 		}
 		e := Error{Tool: tc.Name, Subject: clip(subject), Message: text.Clip(errorMessage(tc), 400)}
-		for _, later := range calls[i+1:] {
+		for k, later := range calls[i+1:] {
 			if succeeded(later) && sameWork(tc, later, works) {
 				e.Resolved = true
+				e.FixedIn = changedBetween(calls[i+1:i+1+k], tc.FilePath, base)
 				break
 			}
 		}
@@ -519,7 +540,7 @@ func (c *Checkpoint) redact(f func(string) string) {
 	c.Task.First = f(c.Task.First)
 	all(c.Task.Latest)
 	for i := range c.Answers {
-		c.Answers[i].Question, c.Answers[i].Answer = f(c.Answers[i].Question), f(c.Answers[i].Answer)
+		c.Answers[i].Question, c.Answers[i].Answer, c.Answers[i].Revised = f(c.Answers[i].Question), f(c.Answers[i].Answer), f(c.Answers[i].Revised)
 	}
 	for _, items := range [][]OpenItem{c.Open, c.Closed} {
 		for i := range items {
@@ -576,4 +597,78 @@ func (c *Checkpoint) SetGit(st *git.Status, err error, redact func(string) strin
 	if redact != nil {
 		c.redactGit(redact)
 	}
+}
+
+// hasWords: a text with a word of four letters or more ("and?" has none).
+func hasWords(s string) bool { return len(words(s)) > 0 }
+
+// thin: an item put off or a user's question that names nothing it is
+// about: "Noted for later", "status?". As open items they only take the
+// room of those that say what is left.
+func thin(it ledger.Item) bool {
+	if !(it.Kind == ledger.Deferred || it.Kind == ledger.Question && it.By == ledger.ByUser) {
+		return false
+	}
+	f := strings.Fields(it.Text)
+	return len(f) <= 3 && !strings.ContainsAny(it.Text, "_./()`-0123456789")
+}
+
+// changedBetween lists the files the calls between a failure and the run
+// that passed changed (but the failed call's own file): where the fix
+// went, which is rarely where the error pointed (a missing header fixed
+// in a BUILD file, a mart's test fixed in its staging model). At most 3.
+func changedBetween(calls []transcript.ToolCall, own, base string) []string {
+	var out []string
+	for _, tc := range calls {
+		if tc.Sidechain || tc.IsError || tc.Name == "Bash" || tc.Name == "Read" {
+			continue
+		}
+		for _, p := range append([]string{tc.FilePath}, tc.Paths...) {
+			if p == "" || p == own {
+				continue
+			}
+			if base != "" && strings.HasPrefix(p, base+"/") {
+				p = p[len(base)+1:]
+			}
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	if len(out) > 3 {
+		out = out[len(out)-3:]
+	}
+	return out
+}
+
+// revision is the user's later prompt that takes an answer back: it opens
+// with a word that turns back ("wait", "actually", "no", "scratch that")
+// or refuses, and speaks of what the question asked about (a content word
+// of five letters or more in common). "" when none does.
+func revision(question string, answered int, said []lined) string {
+	qw := fields(question)
+	for _, p := range said {
+		if p.line <= answered {
+			continue
+		}
+		ws := fields(p.text)
+		if len(ws) == 0 || !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
+			continue
+		}
+		for _, w := range ws {
+			if len(w) >= 5 && content(w) && containsStem(qw, w) {
+				return p.text
+			}
+		}
+	}
+	return ""
+}
+
+// turnsBack: a prompt that opens by taking back what was said.
+func turnsBack(ws []string) bool {
+	switch ws[0] {
+	case "wait", "actually", "hmm", "hold", "scratch", "correction", "sorry", "oops", "no", "nope", "hang", "undo", "revert", "instead":
+		return true
+	}
+	return len(ws) > 2 && ws[0] == "on" && ws[1] == "second" && ws[2] == "thought"
 }

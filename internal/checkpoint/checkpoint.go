@@ -10,6 +10,7 @@
 package checkpoint
 
 import (
+	"strings"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/git"
@@ -87,10 +88,15 @@ type Task struct {
 	Tickets []string `json:"tickets"`
 }
 
-// Answer is a question of the assistant's and the user's answer to it.
+// Answer is a question of the assistant's and the user's answer to it,
+// or (By "user") a question the user asked that the assistant answered
+// turns later.
 type Answer struct {
 	Question string `json:"question"`
 	Answer   string `json:"answer"`
+	By       string `json:"by,omitempty"`
+	// Revised is the user's later prompt that took the answer back.
+	Revised string `json:"revised,omitempty"`
 }
 
 // OpenItem is one item of the open thread.
@@ -117,6 +123,10 @@ func (o OpenItem) Label() string {
 		return "not fixed"
 	case o.Kind == "deferred":
 		return "put off"
+	case o.Kind == "request" && strings.Contains(o.Text, " → "):
+		// The assistant's offer and the user's yes: the user did not
+		// ask, the user agreed.
+		return "you offered, the user agreed"
 	case o.Kind == "request":
 		return "the user asked"
 	}
@@ -159,6 +169,9 @@ type Error struct {
 	Subject  string `json:"subject"` // the command or the path
 	Message  string `json:"message"`
 	Resolved bool   `json:"resolved"`
+	// FixedIn are the files changed between the failure and the run that
+	// passed: where the fix went.
+	FixedIn []string `json:"fixed_in,omitempty"`
 	// Times counts the failures merged into this one beyond the first.
 	Times int `json:"times,omitempty"`
 }

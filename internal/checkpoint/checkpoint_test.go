@@ -345,3 +345,30 @@ func TestEnded(t *testing.T) {
 		}
 	}
 }
+
+// A request or question in the middle of a long first prompt is cut from
+// the quote of the prompt: it is listed among the open items instead; a
+// question the user left for later and the assistant answered turns
+// after is listed with the answer.
+func TestRestoreShowsWhatTheQuoteCuts(t *testing.T) {
+	long := "Some context first, sorry this is long. " + strings.Repeat("The nightly build broke after the bump and the release depends on it. ", 6) +
+		"And could we finally drop the MSVC workaround in geo/tiles/portable.h?"
+	c := Checkpoint{SessionID: "s",
+		Task: Task{First: long, Latest: []string{"Now run the tests"}},
+		Open: []OpenItem{
+			{Text: "And could we finally drop the MSVC workaround in geo/tiles/portable.h?", Kind: "request", By: "user"},
+			{Text: "Now run the tests", Kind: "request", By: "user"},
+		},
+		Answers: []Answer{{Question: "does anything still call EncodeLegacy()?", Answer: "only services/tiler/legacy_routes.cc does", By: "user"}},
+	}
+	r := c.Restore(Compaction{Trigger: "auto"}, DefaultRestoreBudget)
+	if !strings.Contains(r, "- (the user asked) And could we finally drop the MSVC workaround in geo/tiles/portable.h?") {
+		t.Errorf("the request cut from the quote is not an open item:\n%s", r)
+	}
+	if strings.Contains(r, "- (the user asked) Now run the tests") {
+		t.Errorf("a request the quote shows whole is listed again:\n%s", r)
+	}
+	if !strings.Contains(r, "the user asked “does anything still call EncodeLegacy()?” → you found: “only services/tiler/legacy_routes.cc does”") {
+		t.Errorf("the answered question is missing:\n%s", r)
+	}
+}

@@ -258,7 +258,7 @@ func fit(head string, secs []section, tail string, budget int, render renderer) 
 		for i := range secs {
 			if secs[i].repeats {
 				for j := range secs[i].items {
-					secs[i].items[j] = text.Clip(secs[i].items[j], clipStatement)
+					secs[i].items[j] = gist(secs[i].items[j], clipStatement)
 				}
 			}
 		}
@@ -270,7 +270,7 @@ func fit(head string, secs []section, tail string, budget int, render renderer) 
 	for n := 200; over() && n >= 40; n /= 2 {
 		for i := range secs {
 			for j := range secs[i].items {
-				secs[i].items[j] = text.Clip(secs[i].items[j], n)
+				secs[i].items[j] = gist(secs[i].items[j], n)
 			}
 		}
 		head = text.Clip(head, n*2)
@@ -377,7 +377,7 @@ func (c *Checkpoint) Steer() string {
 	for _, s := range secs {
 		if keep[s.title] {
 			for i := range s.items {
-				s.items[i] = text.Clip(s.items[i], 160)
+				s.items[i] = gist(s.items[i], 160)
 			}
 			steer = append(steer, s)
 		}
@@ -409,7 +409,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		task = append(task, "Ticket: "+strings.Join(c.Task.Tickets, ", "))
 	}
 	if c.Task.First != "" {
-		task = append(task, "Asked first: "+quote(c.Task.First))
+		task = append(task, "Asked first: "+quoteHead(c.Task.First))
 	}
 	// The user's words in between: answers, corrections, decisions made
 	// in a sentence. Under a short budget the oldest go first, the
@@ -425,9 +425,19 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	secs = append(secs, section{title: "Task", items: task, min: len(task), prose: false})
 	var open []string
 	shown := make(map[string]bool)
+	settled := make(map[string]bool)
+	for _, a := range c.Answers {
+		settled[sameText(a.Question)] = true
+	}
 	for _, o := range c.Open {
-		// The user's requests are their prompts, quoted in full below.
-		if o.By == "user" && o.Kind == "request" && !strings.Contains(o.Text, "→") {
+		// An offer the user agreed to is listed with its answer below.
+		if q, _, ok := strings.Cut(o.Text, " → "); ok && o.By == "user" && settled[sameText(q)] {
+			continue
+		}
+		// The user's requests are their prompts, quoted below, unless
+		// the quote is cut before them: a request or a question in the
+		// middle of a long prompt.
+		if o.By == "user" && o.Kind == "request" && !strings.Contains(o.Text, "→") && c.quoteShows(o.Text) {
 			continue
 		}
 		open = append(open, "("+o.Label()+") "+o.Text)
@@ -439,6 +449,18 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	secs = append(secs, section{title: "Open items", items: open, min: min(len(open), 4), dropFront: true, repeats: true})
 	var answers []string
 	for _, a := range c.Answers {
+		if a.By == "user" {
+			// What was found is the point; the question only says
+			// which: both fit the length a statement keeps.
+			answers = append(answers, "the user asked “"+text.Gist(text.OneLine(a.Question), 80)+"” → you found: “"+text.Gist(text.OneLine(a.Answer), clipStatement-120)+"”")
+			continue
+		}
+		if a.Revised != "" {
+			// The answer stood until the user took it back: the later
+			// words hold.
+			answers = append(answers, quote(a.Question)+" → the user first: "+quote(a.Answer)+", then took it back: "+quote(a.Revised))
+			continue
+		}
 		answers = append(answers, quote(a.Question)+" → the user: "+quote(a.Answer))
 	}
 	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true, repeats: true})
@@ -455,7 +477,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	}
 	secs = append(secs, section{title: "Files changed", items: files, min: min(len(files), 8), dropFront: true})
 	// Errors a later call fixed are history: the restore shows them
-	// after the findings, those still failing before the decisions.
+	// after those still failing, before the decisions.
 	var errs, fixed []string
 	for _, e := range c.Errors {
 		switch {
@@ -472,12 +494,15 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		}
 		secs = append(secs, section{title: "Last commands", items: cmds, min: min(len(cmds), 3), dropFront: true})
 		secs = append(secs, section{title: "Errors", items: errs, min: min(len(errs), 2), dropFront: true})
+		// What failed and how it was fixed, in a line each: the outcome
+		// of a command and where its fix went are what a summary gets
+		// wrong, and cheaper than the prose of findings and decisions.
+		secs = append(secs, section{title: "Fixed along the way", items: fixed, min: min(len(fixed), 2), dropFront: true})
 	} else {
 		secs = append(secs, section{title: "Unresolved errors", items: errs, min: min(len(errs), 1), dropFront: true})
 	}
 	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "Findings (oldest first)", items: c.Findings, min: min(len(c.Findings), 3), dropFront: true, repeats: true, byNews: true})
-	secs = append(secs, section{title: "Fixed along the way", items: fixed, min: min(len(fixed), 1), dropFront: true})
 	if forRestore {
 		secs = append(secs, section{title: "Subagents reported", items: c.Subagents, min: min(len(c.Subagents), 1), dropFront: true, repeats: true})
 	}
@@ -517,6 +542,21 @@ func (c *Checkpoint) quotesPrompt(text string) bool {
 	t := sameText(text)
 	for _, p := range append([]string{c.Task.First}, c.Task.Latest...) {
 		if p != "" && (sameText(p) == t || strings.HasPrefix(sameText(p), t) || strings.HasPrefix(t, sameText(p))) {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteShows reports whether the Task section's quote of a prompt (the
+// first or one of the latest, as quote cuts them) shows text whole.
+func (c *Checkpoint) quoteShows(text string) bool {
+	t := sameText(text)
+	if c.Task.First != "" && strings.Contains(sameText(quoteHead(c.Task.First)), t) {
+		return true
+	}
+	for _, p := range c.Task.Latest {
+		if strings.Contains(sameText(quote(p)), t) {
 			return true
 		}
 	}
@@ -580,6 +620,9 @@ func errorLine(e Error) string {
 	state := "unresolved"
 	if e.Resolved {
 		state = "fixed later"
+		if len(e.FixedIn) > 0 {
+			state += " in " + strings.Join(e.FixedIn, ", ")
+		}
 	}
 	subject := e.Subject
 	if strings.HasPrefix(e.Tool, "Bash") {
@@ -589,7 +632,7 @@ func errorLine(e Error) string {
 	if e.Times > 0 {
 		times = fmt.Sprintf(", %d times", e.Times+1)
 	}
-	return fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, text.ClipLine(e.Message, 200))
+	return fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, text.ClipLine(e.Message, 240))
 }
 
 func gitLines(c *Checkpoint) []string {
@@ -638,7 +681,29 @@ func gitLines(c *Checkpoint) []string {
 	return lines
 }
 
-func quote(s string) string { return "“" + text.ClipLine(s, 400) + "”" }
+// quote quotes the user's words, cut to their gist when long: a
+// constraint or a question at the end of a long prompt is what the quote
+// is for.
+func quote(s string) string { return "“" + text.Gist(text.OneLine(s), 400) + "”" }
+
+// quoteHead quotes the first prompt from its head: how the user put the
+// task is in its first sentences; what the cut leaves out is listed as
+// open items and constraints.
+func quoteHead(s string) string { return "“" + text.ClipLine(s, 400) + "”" }
+
+// gist cuts an item to n bytes around what it carries most (text.Gist),
+// the quotation marks of a quote kept.
+func gist(it string, n int) string {
+	if len(it) <= n {
+		return it
+	}
+	if inner, ok := strings.CutPrefix(it, "“"); ok {
+		if inner, ok := strings.CutSuffix(inner, "”"); ok {
+			return "“" + text.Gist(inner, n-len("“”")) + "”"
+		}
+	}
+	return text.Gist(it, n)
+}
 
 func quoteAll(xs []string) []string {
 	out := make([]string, len(xs))

@@ -70,6 +70,9 @@ const (
 // Ledger is the open-items ledger of one session.
 type Ledger struct {
 	Items []Item `json:"items"`
+	// Prompt is the line of the user's latest prompt: a question asked
+	// before it and answered after it was left open across a turn.
+	Prompt int `json:"prompt,omitempty"`
 
 	r *reader // reused from text to text; never saved
 }
@@ -116,6 +119,9 @@ type Closure struct {
 	// Evidence is the file, the command, the sentence, the todo, or for a
 	// question the answer (its resolution).
 	Evidence string `json:"evidence"`
+	// Later marks a user's question answered after a later prompt: left
+	// open across a turn, it is what a summary loses.
+	Later bool `json:"later,omitempty"`
 }
 
 // Clean passes the text and the evidence that came in since the last call
@@ -179,6 +185,7 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 		return
 	}
 	l.answer(turn, line, t, text)
+	l.Prompt = line
 	if acknowledgement(text) {
 		return
 	}
@@ -346,12 +353,62 @@ func (l *Ledger) replyToUser(turn, line int, said string) {
 	if len(said) < 200 && analyse(first).immediate() {
 		return
 	}
+	reply := joined(said)
 	for i := range l.Items {
 		it := &l.Items[i]
-		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Line < line {
-			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(said, maxEvidence)}, true
+		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Line < line && addresses(reply, it.terms()) {
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(answerTo(said, it.terms()), maxEvidence),
+				Later: it.Line < l.Prompt}, true
 		}
 	}
+}
+
+// answerTo is the part of a reply that answers a question: from the
+// first sentence that names what the question names (or shares a word
+// with it) to the end. A reply that answers two things ("41.7 ns per
+// call. While I'm at it, your first question: only legacy_routes.cc
+// calls EncodeLegacy()") keeps, for each, the sentences about it.
+func answerTo(said string, q *terms) string {
+	said = strings.Join(strings.Fields(said), " ")
+	ss := sentences(said)
+	for i, sn := range ss {
+		if i > 0 && addresses(joined(sn), q) {
+			if j := strings.Index(said, sn); j > 0 {
+				return said[j:]
+			}
+		}
+	}
+	return said
+}
+
+// addresses says whether a reply (joined: lower case, letters and digits
+// only) speaks of what a question asks about: a name the question uses,
+// or else one of its content words. A question among others in a long
+// prompt ("also, at some point: does anything still call EncodeLegacy()?")
+// is not answered by the reply to the first ("Starting with the build.").
+// A question with nothing to look for ("what do you think?") is answered
+// by any reply.
+func addresses(reply string, q *terms) bool {
+	if len(q.names) == 0 && len(q.words) == 0 {
+		return true
+	}
+	for _, n := range q.names {
+		if i := strings.LastIndexByte(n, '.'); i > 0 {
+			n = n[:i]
+		}
+		if len(n) >= 3 && strings.Contains(reply, n) {
+			return true
+		}
+	}
+	if len(q.names) > 0 {
+		return false // a question about code names it
+	}
+	for _, w := range q.words {
+		if len(w) >= 3 && strings.Contains(reply, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // closable: some item stated before line could be closed by evidence.

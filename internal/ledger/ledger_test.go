@@ -144,6 +144,21 @@ func TestClosing(t *testing.T) {
 		{name: "user question answered by the assistant",
 			steps:  []step{{"u", "why does the export skip the header row?"}, {"a", "Let me check."}, {"a", "The header row is skipped because the writer starts at index 1; I fixed the loop."}},
 			closed: []string{"header row<-reply"}},
+		{name: "a question inside a long prompt stays open past a reply about something else",
+			steps: []step{{"u", "Some context first: the nightly build broke after the bump and I'd like it green again before Friday, the release depends on it. " +
+				"Also, at some point, no rush: does anything under services/ still call the deprecated EncodeLegacy()? Anyway, start with the build."},
+				{"a", "Starting with the build."}, {"a", "The build is green again."}},
+			open: []string{"EncodeLegacy"}},
+		{name: "a question left for later closes with the reply that names it",
+			steps: []step{{"u", "Some context first: the nightly build broke after the bump and I'd like it green again before Friday, the release depends on it. " +
+				"Also, at some point, no rush: does anything under services/ still call the deprecated EncodeLegacy()? Anyway, start with the build."},
+				{"a", "Starting with the build."}, {"u", "thanks, now the benchmark please"},
+				{"a", "Encode takes 41 ns per call. To answer your earlier question: only services/tiler/legacy_routes.cc still calls EncodeLegacy()."}},
+			closed: []string{"EncodeLegacy<-reply"}},
+		{name: "a function named by its call closes with the statement that it is done",
+			steps: []step{{"u", "Please make Encode() reject anything above the maximum with an error status instead, and have the tiler turn that into a client error rather than a 500."},
+				{"a", "Done: Encode() now rejects levels above 23 with absl::InvalidArgumentError instead of clamping, and the tiler answers that with HTTP 400."}},
+			closed: []string{"Encode()<-said"}},
 		{name: "restated item is one item, closed once",
 			steps:  []step{{"a", "Next: run the migration."}, {"a", "Remaining: run the migration."}, {"c", "mix ecto.migrate"}},
 			closed: []string{"migration<-command"}},
@@ -176,6 +191,28 @@ func TestClosing(t *testing.T) {
 			check("open", open, tt.open)
 			check("closed", closed, tt.closed)
 		})
+	}
+}
+
+// TestAnswerLeftForLater: the evidence of a user's question answered
+// after a later prompt is the part of the reply about it, and says it
+// was answered later.
+func TestAnswerLeftForLater(t *testing.T) {
+	l := run([]step{{"u", "Some context first: the nightly build broke after the bump and I'd like it green again before Friday, the release depends on it. " +
+		"Also, at some point, no rush: does anything under services/ still call the deprecated EncodeLegacy()? Anyway, start with the build."},
+		{"a", "Starting with the build."}, {"u", "thanks, now the benchmark please"},
+		{"a", "Encode takes 41 ns per call. To answer your earlier question: only services/tiler/legacy_routes.cc still calls EncodeLegacy()."}})
+	var got *Item
+	for _, it := range l.Closed() {
+		if strings.Contains(it.Text, "EncodeLegacy") {
+			got = &it
+		}
+	}
+	if got == nil {
+		t.Fatalf("the question did not close: %+v", l.Items)
+	}
+	if want := "To answer your earlier question: only services/tiler/legacy_routes.cc still calls EncodeLegacy()."; got.Closed.Evidence != want || !got.Closed.Later {
+		t.Errorf("closure %+v, want evidence %q, later", got.Closed, want)
 	}
 }
 

@@ -110,7 +110,9 @@ func splitTokens(s string, code bool, f func(tok string, code bool) bool) bool {
 			continue
 		}
 		if start >= 0 {
-			if tok := strings.Trim(s[start:i], ".-/'_"); tok != "" && !f(tok, code) {
+			// A word called ("Encode()") is a name in code.
+			call := i+1 < len(s) && s[i] == '(' && s[i+1] == ')'
+			if tok := strings.Trim(s[start:i], ".-/'_"); tok != "" && !f(tok, code || call) {
 				return false
 			}
 			start = -1

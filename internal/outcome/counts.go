@@ -30,7 +30,7 @@ func nounClass(noun string) (class int, known bool) {
 		return nounPass, true
 	case "tests", "test", "doctests", "doctest", "examples", "example", "properties", "property", "skipped",
 		"skip", "skips", "pending", "ignored", "measured", "filtered out", "total", "todo", "todos", "excluded",
-		"deselected", "warnings", "warning", "xfailed", "xpassed", "rerun", "reruns", "tests run",
+		"deselected", "warnings", "warning", "warn", "warns", "xfailed", "xpassed", "rerun", "reruns", "tests run",
 		"tests completed", "runs", "assertions", "assertion", "snapshots", "snapshot", "suites", "suite",
 		"test suites", "test files", "files", "file", "problems", "problem", "unnecessary skips", "obsolete",
 		"written", "updated", "checks", "expectations", "benchmarks", "incomplete", "risky", "notices",
@@ -76,6 +76,7 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 			break
 		}
 	}
+	s = pairsAsList(s)
 	var b strings.Builder
 	decisive := false
 	items, namedItems := 0, 0
@@ -136,6 +137,30 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 		return "", false, false
 	}
 	return b.String(), failed, true
+}
+
+// pairsAsList reads a summary of "noun=N" pairs separated by spaces
+// (dbt's "Done. PASS=3 WARN=0 ERROR=1 SKIP=0 TOTAL=4", Ansible's recap
+// "web1 : ok=3 changed=1 unreachable=0 failed=1") as the list countsLine
+// reads, "PASS=3, WARN=0, ...": the words before the pairs, a few at
+// most, introduce them. A line without at least two such pairs, or with
+// other words between them, is returned as it is.
+func pairsAsList(s string) string {
+	fs := strings.Fields(s)
+	first := len(fs)
+	for first > 0 && isPair(fs[first-1]) {
+		first--
+	}
+	if len(fs)-first < 2 || first > 3 || strings.ContainsAny(s, ",;") {
+		return s
+	}
+	return strings.Join(fs[first:], ", ")
+}
+
+// isPair reads "noun=N".
+func isPair(f string) bool {
+	i := strings.IndexByte(f, '=')
+	return i > 0 && i < len(f)-1 && isNoun(f[:i]) && isDigits(f[i+1:])
 }
 
 // Orders of a count item.

@@ -777,9 +777,37 @@ sqlite3.OperationalError: no such table: users`,
 			exit:    code(0), status: Passed,
 		},
 		{
+			// The recap is a summary of pairs: none failed, and it
+			// ends the output, so the run passed.
 			name:    "ansible's failed=0 is not a failure",
 			command: "./deploy.sh 2>&1 | tail -3",
 			output:  "PLAY RECAP *********************************************************************\nweb1                       : ok=12   changed=3    unreachable=0    failed=0    skipped=2    rescued=0    ignored=0\n",
+			exit:    code(0), status: Passed, hidden: HiddenPipe,
+		},
+		{
+			name:    "ansible's recap with failed=1 behind a pipe",
+			command: "ansible-playbook site.yml 2>&1 | tail -3",
+			output:  "fatal: [web1]: FAILED! => {\"msg\": \"Bad configuration option: KexAlgorithm\"}\nPLAY RECAP *********************************************************************\nweb1                       : ok=2   changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0\n",
+			exit:    code(0), status: Failed, hidden: HiddenPipe,
+			errors: []string{`fatal: [web1]: FAILED! => {"msg": "Bad configuration option: KexAlgorithm"}`},
+		},
+		{
+			name:    "dbt's timestamped summary of pairs behind tee and tail",
+			command: "dbt test --select fct_revenue --target dev 2>&1 | tee logs/t.log | tail -n 5",
+			output:  "20:11:56  Completed with 1 error and 0 warnings:\n20:11:56  Failure in test not_null_fct_revenue_order_total (models/marts/_marts.yml)\n20:11:56    Got 214 results, configured to fail if != 0\n20:11:56  Done. PASS=3 WARN=0 ERROR=1 SKIP=0 TOTAL=4\n",
+			exit:    code(0), status: Failed, hidden: HiddenPipe, counts: "3 pass, 0 warn, 1 error, 0 skip, 4 total",
+			errors: []string{"Completed with 1 error and 0 warnings:", "Failure in test not_null_fct_revenue_order_total (models/marts/_marts.yml)", "Got 214 results, configured to fail if != 0"},
+		},
+		{
+			name:    "dbt's passing summary of pairs behind a pipe",
+			command: "dbt build --target dev | tail -n 2",
+			output:  "20:31:07  Completed successfully\n20:31:07  Done. PASS=4 WARN=0 ERROR=0 SKIP=0 TOTAL=4\n",
+			exit:    code(0), status: Passed, hidden: HiddenPipe,
+		},
+		{
+			name:    "a key=value line in a log is not a summary",
+			command: "./run.sh | tail -2",
+			output:  "12:00:01 request id=42 retries=0 status=200 took 3ms\n12:00:01 shutting down\n",
 			exit:    code(0), status: Unknown, hidden: HiddenPipe,
 		},
 		{

@@ -129,13 +129,15 @@ func (r *reading) complete() bool {
 
 // errors returns the error lines of a failed run: those recognised, else
 // the lines that mention an error, else the last line, but none when a
-// summary already says what failed.
+// test tool's summary already says what failed (a summary of pairs, as
+// Ansible's recap, says how many failed, not what: the lines that
+// mention an error still come).
 func (r *reading) errors() []string {
 	if len(r.errs) > 0 {
 		return r.errs
 	}
-	if r.failCounts != "" {
-		return nil
+	if r.failCounts != "" && r.tool != "" {
+		return nil // a test tool's summary: its counts say it
 	}
 	// The last resort reads the output again, which is rare enough (a
 	// failure no rule explains) to keep it off the common path.
@@ -150,19 +152,27 @@ func (r *reading) errors() []string {
 		if strings.IndexByte(l, 0x1b) >= 0 {
 			l = stripANSI(l)
 		}
-		if mentionsError(l) {
-			r.addErr(l)
-			n++
+		l = withoutClock(l)
+		if r.failCounts != "" {
+			// Behind a summary of pairs: the lines that say what failed
+			// ("Failure in test x"), not the summary again.
+			if _, _, ok := countsLine(strings.TrimSpace(l)); ok || !mentionsError(l) && !containsFold(l, "fail") {
+				continue
+			}
+		} else if !mentionsError(l) {
+			continue
 		}
+		r.addErr(l)
+		n++
 	}
-	if len(r.errs) == 0 && r.last != "" {
+	if len(r.errs) == 0 && r.last != "" && r.failCounts == "" {
 		r.addErr(r.last)
 	}
 	return r.errs
 }
 
 func (r *reading) addErr(s string) {
-	s = text.Clip(strings.TrimSpace(s), MaxErrorBytes)
+	s = text.GistError(strings.TrimSpace(s), MaxErrorBytes) // the cause, not the preamble
 	if s == "" || len(r.errs) >= MaxErrors {
 		return
 	}
@@ -221,6 +231,7 @@ func (r *reading) line(l string) {
 	if strings.IndexByte(l, 0x1b) >= 0 {
 		l = stripANSI(l)
 	}
+	l = withoutClock(l)
 	t := strings.TrimSpace(l)
 	if t == "" {
 		if r.pend.kind == pendExUnit || r.pend.kind == pendPanic {
@@ -970,4 +981,41 @@ func stripANSI(s string) string {
 		i++ // a two-byte escape
 	}
 	return b.String()
+}
+
+// withoutClock drops the time of day a tool's log puts in front of each
+// line ("20:11:56  Done. PASS=3 ...", "[12:00:01.5] FAIL ...", "2026-11-24
+// 20:11:56,123 ERROR ..."): the line is read as the tool wrote it, its
+// indentation after the time kept.
+func withoutClock(l string) string {
+	s := strings.TrimLeft(l, " \t")
+	bracket := strings.HasPrefix(s, "[")
+	if bracket {
+		s = s[1:]
+	}
+	// A date first: "2026-11-24 " or "2026-11-24T".
+	if len(s) > 11 && isDigits(s[:4]) && s[4] == '-' && isDigits(s[5:7]) && s[7] == '-' && isDigits(s[8:10]) && (s[10] == ' ' || s[10] == 'T') {
+		s = s[11:]
+	}
+	if len(s) < 8 || !isDigits(s[:2]) || s[2] != ':' || !isDigits(s[3:5]) || s[5] != ':' || !isDigits(s[6:8]) {
+		return l
+	}
+	i := 8
+	for i < len(s) && (s[i] == '.' || s[i] == ',' || s[i] >= '0' && s[i] <= '9' || s[i] == 'Z') {
+		i++
+	}
+	if bracket {
+		if i >= len(s) || s[i] != ']' {
+			return l
+		}
+		i++
+	}
+	if i >= len(s) || (s[i] != ' ' && s[i] != '\t') {
+		return l
+	}
+	rest := s[i+1:]
+	if strings.TrimSpace(rest) == "" {
+		return l
+	}
+	return rest
 }

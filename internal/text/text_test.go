@@ -83,3 +83,59 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestGist(t *testing.T) {
+	tests := []struct {
+		name string
+		s    string
+		n    int
+		want string
+	}{
+		{"fits", "short enough", 40, "short enough"},
+		{"one clause is clipped from its head", "a single long clause without any punctuation that could split it", 30, "a single long clause withou…"},
+		{"the flags after a preamble",
+			"Two ground rules, and I'm serious about both: please don't touch anything under third_party/, it's vendored and the platform team owns it (they get grumpy, and rightly so); and whatever we end up with has to stay green with both -c opt and --config=asan, because that's exactly what CI runs on every merge.",
+			240,
+			"Two ground rules, … please don't touch anything under third_party/, it's vendored and the platform team owns it (they get grumpy, and rightly so); and whatever we end up with has to stay green with both -c opt and --config=asan,…"},
+		{"the question at the end of a long prompt",
+			"Hi! So, a bit of context before you dive in, sorry this is long, and thanks for picking it up today. The team has been busy and the release is close. Also one thing I'd love to know at some point: does anything under services/ still call the deprecated EncodeLegacy()? Thanks!",
+			150,
+			"Hi! … Also one thing I'd love to know at some point: does anything under services/ still call the deprecated EncodeLegacy()? Thanks!"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Gist(tt.s, tt.n); got != tt.want {
+				t.Errorf("Gist(%d) =\n%q\nwant\n%q", tt.n, got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzGist(f *testing.F) {
+	f.Add("please don't touch third_party/, and keep -c opt green, thanks", 30)
+	f.Add("a, b, c, d: e? f.", 4)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 1<<16 || !utf8.ValidString(s) {
+			return
+		}
+		got := Gist(s, n)
+		if !utf8.ValidString(got) || len(got) > max(n, len(Ellipsis)) {
+			t.Fatalf("Gist(%q, %d) = %q (%d bytes)", s, n, got, len(got))
+		}
+		if got != s && got != OneLine(s) && !strings.Contains(got, Ellipsis) {
+			t.Fatalf("cut without a mark: %q", got)
+		}
+	})
+}
+
+// An error chain's cause is at its end: GistError keeps it.
+func TestGistError(t *testing.T) {
+	s := `fatal: [web1]: FAILED! => {"changed": false, "cmd": ["sshd", "-t", "-f", "/etc/ssh/sshd_config.new"], "msg": "non-zero return code", "rc": 255, "stderr": "/etc/ssh/sshd_config.new line 31: Bad configuration option: KexAlgorithm"}`
+	got := GistError(s, 160)
+	if !strings.Contains(got, "Bad configuration option: KexAlgorithm") || len(got) > 160 {
+		t.Errorf("GistError = %q", got)
+	}
+	if got := Gist(s, 160); !strings.HasPrefix(got, "fatal: [web1]") {
+		t.Errorf("Gist = %q: the head carries as much", got)
+	}
+}

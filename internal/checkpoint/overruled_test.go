@@ -1,0 +1,99 @@
+package checkpoint
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-agent/cairn/internal/ledger"
+	"github.com/cairn-agent/cairn/internal/outcome"
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+func TestOverrules(t *testing.T) {
+	tests := []struct {
+		name           string
+		later, earlier string
+		want           bool
+	}{
+		{"a later plan replaces the earlier one",
+			"Done: Encode() now rejects levels above 23 with absl::InvalidArgumentError instead of clamping, and the tile tests pass.",
+			"I'll clamp levels above 23 down to 23 inside Encode(), because a hard error there would turn into a 500.", true},
+		{"a short reply refuses outright",
+			"no enum. plain string reason_code, validated server-side. mobile pins old enum sets, new values break them.",
+			"a RefundReason enum, and field 4 (reason) switched to it", true},
+		{"a replacement about something else",
+			"I'll use encoding/csv instead of hand-written quoting for the export.",
+			"I'll clamp levels above 23 down to 23 inside Encode().", false},
+		{"a long sentence's bare no does not refuse",
+			"There is no test for the header row yet, so the export keeps its current quoting for now.",
+			"Add a test for the header row of the export.", false},
+		{"a refusal of another word",
+			"no rush.",
+			"a RefundReason enum, and field 4 (reason) switched to it", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := overrules(tt.later, tt.earlier); got != tt.want {
+				t.Errorf("overrules = %v, want %v (refused %q)", got, tt.want, refused(tt.later, true))
+			}
+		})
+	}
+}
+
+func TestThin(t *testing.T) {
+	for _, tt := range []struct {
+		it   ledger.Item
+		want bool
+	}{
+		{ledger.Item{Text: "Noted for later", Kind: ledger.Deferred, By: ledger.ByAssistant}, true},
+		{ledger.Item{Text: "status?", Kind: ledger.Question, By: ledger.ByUser}, true},
+		{ledger.Item{Text: "later: metrics per reason_code", Kind: ledger.Deferred, By: ledger.ByUser}, false},
+		{ledger.Item{Text: "run the migration", Kind: ledger.Request, By: ledger.ByUser}, false},
+		{ledger.Item{Text: "why is it slow?", Kind: ledger.Question, By: ledger.ByUser}, false},
+	} {
+		if got := thin(tt.it); got != tt.want {
+			t.Errorf("thin(%q) = %v, want %v", tt.it.Text, got, tt.want)
+		}
+	}
+}
+
+// A failure fixed in another file says where the fix went; the failed
+// edit's own file is not listed, nor what was only read.
+func TestFixedIn(t *testing.T) {
+	one, zero := 1, 0
+	fail := outcome.Judge("bazel build //geo/...", "quadkey.cc:4:10: fatal error: absl/strings/str_cat.h: No such file or directory\n", &one)
+	pass := outcome.Judge("bazel build //geo/...", "INFO: Build completed successfully, 4 total actions\n", &zero)
+	calls := []transcript.ToolCall{
+		{Name: "Bash", Command: "bazel build //geo/...", ExitCode: &one, Done: true, IsError: true, Outcome: &fail, Line: 1},
+		{Name: "Read", FilePath: "/p/geo/tiles/quadkey.cc", Done: true, Line: 2},
+		{Name: "Edit", FilePath: "/p/geo/tiles/BUILD.bazel", Done: true, Line: 3},
+		{Name: "Bash", Command: "bazel build //geo/...", ExitCode: &zero, Done: true, Outcome: &pass, Line: 4},
+	}
+	es := toolErrors(calls, "/p")
+	if len(es) != 1 || !es[0].Resolved || !slices.Equal(es[0].FixedIn, []string{"geo/tiles/BUILD.bazel"}) {
+		t.Fatalf("errors %+v", es)
+	}
+	if got := errorLine(es[0]); !strings.HasPrefix(got, "fixed later in geo/tiles/BUILD.bazel (Bash `bazel build //geo/...`)") {
+		t.Errorf("error line %q", got)
+	}
+}
+
+// An answer the user took back later is shown with the later words.
+func TestRevision(t *testing.T) {
+	q := "should password authentication be disabled for every account, the breakglass user included?"
+	said := []lined{{"yes", 10}, {"reload", 20}, {"wait. breakglass keeps passwords.", 30}, {"yes", 40}}
+	if got := revision(q, 10, said); got != "wait. breakglass keeps passwords." {
+		t.Errorf("revision = %q", got)
+	}
+	if got := revision(q, 35, said); got != "" {
+		t.Errorf("a prompt before the answer revised it: %q", got)
+	}
+	if got := revision("MaxAuthTries 3 or 4?", 10, said); got != "" {
+		t.Errorf("a prompt about something else revised it: %q", got)
+	}
+	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}
+	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "→ the user first: “yes”, then took it back: “wait. breakglass keeps passwords.”") {
+		t.Errorf("restore:\n%s", r)
+	}
+}
