@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -71,8 +73,30 @@ func playRecall(t *testing.T, sc scenario, installed bool) recallRun {
 		}
 		r.leaks = l
 	}
+	if dir := os.Getenv("CAIRN_E2E_DUMP"); dir != "" {
+		dumpRecall(t, filepath.Join(dir, sc.Name+map[bool]string{true: "-with", false: "-without"}[installed]), r)
+	}
 	r.took = time.Since(began)
 	return r
+}
+
+// dumpRecall writes the first request after each compaction, as text, with
+// which facts it carried, for reading what reached the model.
+func dumpRecall(t *testing.T, dir string, r recallRun) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Log(err)
+		return
+	}
+	for _, o := range r.outcomes {
+		var b strings.Builder
+		for _, name := range slices.Sorted(maps.Keys(o.Present)) {
+			fmt.Fprintf(&b, "%v\t%s\n", o.Present[name], name)
+		}
+		fmt.Fprintf(&b, "\ncairn's text: %d tokens\n\n%s\n", checkpoint.Tokens(o.CairnText()), o.FirstText)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("c%d.txt", o.N)), []byte(b.String()), 0o644); err != nil {
+			t.Log(err)
+		}
+	}
 }
 
 // TestRecallReport is the recall benchmark (bench/recall.sh): every

@@ -230,3 +230,84 @@ func TestRestoreKeepsNewsUnderBudget(t *testing.T) {
 		t.Errorf("a repeated finding is shown more than once:\n%s", r)
 	}
 }
+
+// An answered question clipped for the budget keeps the answer whole and
+// loses its question's tail; other items lose their own tail.
+func TestClipItem(t *testing.T) {
+	question := "“" + strings.Repeat("I don't think that comes from this change, the function is untouched. ", 4) + "Do you want me to look into it?”"
+	answer := "“no, that one has been red since March, Priya owns it, leave it”"
+	tests := []struct {
+		name, item string
+		n          int
+		keep       []string
+		drop       []string
+	}{
+		{name: "answer kept", item: question + answered + answer, n: 240, keep: []string{answer, "“I don't think", answered}, drop: []string{"look into it"}},
+		{name: "short enough", item: "“Linear or log?”" + answered + "“log”", n: 240, keep: []string{"“Linear or log?” → the user: “log”"}},
+		{name: "long answer clipped too", item: "“Which?”" + answered + "“" + strings.Repeat("the second one, ", 30) + "”", n: 120, keep: []string{"“Which?”", answered, "…"}},
+		{name: "plain item", item: strings.Repeat("a finding ", 40), n: 100, keep: []string{"a finding", "…"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := clipItem(tt.item, tt.n)
+			if len(got) > tt.n+len("…") {
+				t.Errorf("%d bytes, want at most about %d: %q", len(got), tt.n, got)
+			}
+			for _, k := range tt.keep {
+				if !strings.Contains(got, k) {
+					t.Errorf("lacks %q: %q", k, got)
+				}
+			}
+			for _, d := range tt.drop {
+				if strings.Contains(got, d) {
+					t.Errorf("keeps %q: %q", d, got)
+				}
+			}
+		})
+	}
+}
+
+// A number, a version, a ticket count as numbers for news; a name with
+// digits in it does not.
+func TestNumeric(t *testing.T) {
+	for w, want := range map[string]bool{
+		"48,213": true, "9.4.8": true, "v0.7.0": true, "crm-2318": true, "10442": true, "x86_64": true,
+		"0014_customer_first_last_name.py": false, "test_v2.py": false, "utf-8": false, "ipv6": false, "migrate": false,
+	} {
+		if got := numeric(w); got != want {
+			t.Errorf("numeric(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
+// After a /compact the model reads the steering too (Steered): the
+// restore leaves out the statements it shows whole (a decision) and says
+// so; the task, the files, the todos and what the steering only clipped
+// stay, since the restore must hold the working state on its own.
+func TestRestoreAfterSteering(t *testing.T) {
+	c := Build(planted(t), input())
+	long := "The encoder quotes a field when it holds the separator, a quote or a newline, and doubles the quotes inside it; " +
+		"the header row is written before the first record, so an empty export still has one line, which the importer expects."
+	c.Findings = append(c.Findings, long)
+	steer := c.Steer()
+	plain := c.Restore(Compaction{Trigger: "manual"}, 1500)
+	steered := c.Restore(Compaction{Trigger: "manual", Steered: true}, 1500)
+	if !strings.Contains(steered, "not repeated here") || strings.Contains(plain, "not repeated here") {
+		t.Errorf("the steered restore does not say what it leaves out, or the plain one does:\n%s", steered)
+	}
+	decision := "I'll use encoding/csv rather than hand-written quoting because it handles embedded newlines"
+	if !strings.Contains(steer, decision) {
+		t.Fatalf("the steering lacks %q:\n%s", decision, steer)
+	}
+	if strings.Contains(steered, "## Decisions\n- "+decision) || !strings.Contains(plain, "## Decisions\n- "+decision) {
+		t.Errorf("the decision is repeated after the steering, or missing without it:\n%s", steered)
+	}
+	for _, kept := range []string{"Ticket: BILL-482", "Asked first:", "- internal/export/csv.go (created, 1 edit)", "[in_progress] Add export tests", long} {
+		if !strings.Contains(steered, kept) {
+			t.Errorf("the steered restore lacks %q:\n%s", kept, steered)
+		}
+	}
+	if Tokens(steered) >= Tokens(plain) {
+		t.Errorf("the steered restore (%d tokens) is not shorter than the plain one (%d)", Tokens(steered), Tokens(plain))
+	}
+}

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -102,13 +103,13 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	}
 	c.Files, c.KeyReads = files(s.Files, base)
 	c.Commands = commands(s.ToolCalls)
-	c.Errors = toolErrors(s.ToolCalls, base)
+	c.Errors = toolErrors(s.ToolCalls, base, func(e Error, at int) string { return saidAfter(s, e, at) })
 	// What subagents left failing: their own transcripts.
 	for _, a := range s.Subagents {
 		if a.Compact || a.Session == nil {
 			continue
 		}
-		for _, e := range toolErrors(a.Session.ToolCalls, base) {
+		for _, e := range toolErrors(a.Session.ToolCalls, base, nil) {
 			if !e.Resolved {
 				e.Tool += " in a subagent"
 				c.Errors = append(c.Errors, e)
@@ -388,7 +389,9 @@ func succeeded(tc transcript.ToolCall) bool {
 	return true
 }
 
-func toolErrors(calls []transcript.ToolCall, base string) []Error {
+// fixNote, when not nil, says what the agent said of the fix of e after
+// calls[at], the call that resolved it: its Fix.
+func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, at int) string) []Error {
 	var out []Error
 	works := worksCache{}
 	for i, tc := range calls {
@@ -404,6 +407,9 @@ func toolErrors(calls []transcript.ToolCall, base string) []Error {
 			if succeeded(later) && sameWork(tc, later, works) {
 				e.Resolved = true
 				e.FixedIn = changedBetween(calls[i+1:i+1+k], tc.FilePath, base)
+				if fixNote != nil {
+					e.Fix = fixNote(e, i+1+k)
+				}
 				break
 			}
 		}
@@ -415,6 +421,47 @@ func toolErrors(calls []transcript.ToolCall, base string) []Error {
 		out = append(out, e)
 	}
 	return last(out, maxErrors)
+}
+
+// saidAfter is what the agent reported of the fix of e once calls[at]
+// no longer failed: the first finding it stated after that call, while
+// nothing else changed and nothing failed (a check run, not more work),
+// before the user spoke again, and about the error (a name of its
+// command, path or message in it, such as a column, a file or a
+// function; "tests" or "error" are about any): "Fixed: last_name has a
+// default now, so migrate applies". "" when there is none: in a long
+// turn the next finding is often about the next piece of work.
+func saidAfter(s *transcript.Session, e Error, at int) string {
+	calls := s.ToolCalls
+	end := math.MaxInt
+	for _, p := range s.Prompts {
+		if p.Line > calls[at].Line {
+			end = p.Line
+			break
+		}
+	}
+	for _, tc := range calls[at+1:] {
+		if tc.Line >= end {
+			break
+		}
+		if !tc.Sidechain && (changes(tc) || failed(tc)) {
+			end = tc.Line
+			break
+		}
+	}
+	about := wordsOf(e.Subject + "\n" + e.Message)
+	for _, f := range s.Findings {
+		if f.Line <= calls[at].Line || f.Line >= end {
+			continue
+		}
+		for w := range wordsOf(f.Text) {
+			if about[w] && strings.ContainsAny(w, "_./") {
+				return clip(f.Text)
+			}
+		}
+		return "" // the first thing it said is about something else
+	}
+	return ""
 }
 
 // errorMessage says how a call failed: a command's counts and first error
@@ -562,6 +609,7 @@ func (c *Checkpoint) redact(f func(string) string) {
 	for i := range c.Errors {
 		c.Errors[i].Subject = f(c.Errors[i].Subject)
 		c.Errors[i].Message = f(c.Errors[i].Message)
+		c.Errors[i].Fix = f(c.Errors[i].Fix)
 	}
 	all(c.Decisions)
 	all(c.Findings)

@@ -174,6 +174,10 @@ type Error struct {
 	FixedIn []string `json:"fixed_in,omitempty"`
 	// Times counts the failures merged into this one beyond the first.
 	Times int `json:"times,omitempty"`
+	// Fix is what the agent said first after the call that no longer
+	// failed, before the user spoke again: how it was fixed ("last_name
+	// has a default now"), which the error's message does not say.
+	Fix string `json:"fix,omitempty"`
 }
 
 // OpenTodos are the todos not completed.

@@ -372,3 +372,48 @@ func TestRestoreShowsWhatTheQuoteCuts(t *testing.T) {
 		t.Errorf("the answered question is missing:\n%s", r)
 	}
 }
+
+// A fixed error carries what the agent reported of its fix right after
+// the run that passed (Error.Fix), and the restore shows that statement
+// with the error, once; a statement about something else, or one after
+// more changes, is not its fix.
+func TestFixOfError(t *testing.T) {
+	bash := func(cmd string) step { return step{tool: "Bash", input: map[string]any{"command": cmd}} }
+	edit := step{tool: "Edit", input: map[string]any{"file_path": "/work/shop/contacts/models.py", "old_string": "a", "new_string": "b"}}
+	failing := step{result: "Exit code 1\ndjango.db.utils.IntegrityError: null value in column \"last_name\" violates not-null constraint", isError: true}
+	fixed := "Fixed: `last_name` now has `default=\"\"` in `contacts/models.py`, so the column is never null and migrate applies."
+	tests := []struct {
+		name  string
+		after []step
+		fix   string
+	}{
+		{name: "reported after a check", after: []step{bash("./manage.py test contacts.tests.test_split"), {result: "Ran 9 tests\n\nOK"}, {text: fixed}}, fix: fixed},
+		{name: "about something else", after: []step{{text: "The export module still writes 3 columns in the header row."}}},
+		{name: "after more work", after: []step{edit, {result: "The file has been updated"}, {text: fixed}}},
+		{name: "after the user spoke", after: []step{{user: "and now?"}, {text: fixed}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			steps := []step{{user: "Split the name column."}, bash("./manage.py migrate contacts"), failing, edit, {result: "The file has been updated"},
+				bash("./manage.py migrate contacts"), {result: "Applying contacts.0015... OK"}}
+			c := Build(build(t, append(steps, tt.after...)), input())
+			if len(c.Errors) != 1 || !c.Errors[0].Resolved {
+				t.Fatalf("errors %+v", c.Errors)
+			}
+			if c.Errors[0].Fix != tt.fix {
+				t.Errorf("fix %q, want %q", c.Errors[0].Fix, tt.fix)
+			}
+			r := c.Restore(Compaction{Trigger: "auto"}, 1500)
+			if tt.fix == "" {
+				return
+			}
+			findings := ""
+			if i := strings.Index(r, "## Findings"); i >= 0 {
+				findings, _, _ = strings.Cut(r[i:], "\n\n")
+			}
+			if strings.Contains(findings, "`last_name` now has") || !strings.Contains(r, "violates not-null constraint; then: "+tt.fix) {
+				t.Errorf("the fix is not shown with its error, or again among the findings:\n%s", r)
+			}
+		})
+	}
+}

@@ -149,7 +149,7 @@ func news(t *textWords, known func(string) bool) float64 {
 	for _, w := range t.words {
 		switch {
 		case known(w):
-		case len(w) >= 2 && strings.ContainsAny(w, "0123456789"):
+		case len(w) >= 2 && numeric(w):
 			numbers++
 		default:
 			unknown++
@@ -166,6 +166,23 @@ func news(t *textWords, known func(string) bool) float64 {
 	return n
 }
 
+// numeric says whether a word is a number or mostly one: "48,213",
+// "9.4.8", "v0.7.0", "CRM-2318", "10442"; not a name that has digits in it
+// ("0014_customer_first_last_name.py", "test_v2.py"), which says no more
+// than the other words of its text.
+func numeric(w string) bool {
+	digits, letters := 0, 0
+	for _, r := range w {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	return digits > 0 && digits >= letters
+}
+
 // negates says whether a text denies something: "not", "no longer",
 // "never", "doesn't", "without".
 func negates(s string) bool {
@@ -179,6 +196,17 @@ func negates(s string) bool {
 		}
 	}
 	return false
+}
+
+// wordsOf is words without the numbers: what a text is about.
+func wordsOf(s string) map[string]bool {
+	out := words(s)
+	for w := range out {
+		if numeric(w) {
+			delete(out, w)
+		}
+	}
+	return out
 }
 
 // words are the distinct words of a text, lower case, that can carry
@@ -200,6 +228,24 @@ func words(s string) map[string]bool {
 // clipStatement is how long a statement stays when the budget is short.
 const clipStatement = 240
 
+// answered joins a question the agent asked and the user's answer into one
+// item; clipItem shortens the question, not the answer.
+const answered = " → the user: "
+
+// clipItem clips an item to about n bytes. An answered question loses
+// its question's tail first: what was settled is the answer ("no, leave
+// it, Priya owns it"), while the agent's question ("Do you want me to
+// look into it?", after a paragraph of its reasons) is its context, and
+// clipped from the end it took the answer with it.
+func clipItem(it string, n int) string {
+	q, a, ok := strings.Cut(it, answered)
+	if !ok || len(it) <= n {
+		return gist(it, n)
+	}
+	a = gist(a, max(n*2/3, n-len(answered)-len(q)))
+	return gist(q, max(n/4, n-len(answered)-len(a))) + answered + a
+}
+
 // minRepeat is the shortest text dedupe takes for a repeat: a path or a
 // word found inside a longer text is not the same statement.
 const minRepeat = 24
@@ -220,7 +266,10 @@ func core(it string, unquote *strings.Replacer) string {
 // fit renders head, the sections and tail within budget tokens: the
 // lowest-priority sections (last) shrink first, down to their minimum,
 // then lose their minimum too, and as a last resort long items are cut.
-func fit(head string, secs []section, tail string, budget int, render renderer) string {
+//
+// seen is what the model reads besides this text (the steering echoed
+// after a /compact): what it tells is no news.
+func fit(head string, secs []section, tail string, budget int, render renderer, seen string) string {
 	dedupe(head, secs)
 	// Each step renders the text into the same buffer, to weigh it: a
 	// long session's fit takes many steps, and a new string for each was
@@ -236,7 +285,7 @@ func fit(head string, secs []section, tail string, budget int, render renderer) 
 		for i := len(secs) - 1; i >= 0; i-- {
 			if n := len(secs[i].items); n > floor(secs[i]) {
 				if secs[i].byNews {
-					j := news.leastNews(head, secs, i)
+					j := news.leastNews(seen+"\n"+head, secs, i)
 					news.dropped(secs[i].items[j])
 					secs[i].items = slices.Delete(secs[i].items, j, j+1)
 				} else if secs[i].dropFront {
@@ -258,7 +307,7 @@ func fit(head string, secs []section, tail string, budget int, render renderer) 
 		for i := range secs {
 			if secs[i].repeats {
 				for j := range secs[i].items {
-					secs[i].items[j] = gist(secs[i].items[j], clipStatement)
+					secs[i].items[j] = clipItem(secs[i].items[j], clipStatement)
 				}
 			}
 		}
@@ -270,7 +319,7 @@ func fit(head string, secs []section, tail string, budget int, render renderer) 
 	for n := 200; over() && n >= 40; n /= 2 {
 		for i := range secs {
 			for j := range secs[i].items {
-				secs[i].items[j] = gist(secs[i].items[j], n)
+				secs[i].items[j] = clipItem(secs[i].items[j], n)
 			}
 		}
 		head = text.Clip(head, n*2)
@@ -335,6 +384,11 @@ type Compaction struct {
 	Trigger    string
 	PreTokens  int64
 	PostTokens int64
+	// Steered says the client shows the model, after this compaction,
+	// the steering (Steer) printed for it from this checkpoint: Claude
+	// Code echoes PreCompact's output after a /compact. What that text
+	// shows whole the restore does not repeat.
+	Steered bool
 }
 
 // DefaultRestoreBudget is the restore's size in tokens unless configured.
@@ -357,10 +411,57 @@ func (c *Checkpoint) Restore(comp Compaction, budget int) string {
 		what += " tokens"
 	}
 	what += "). The summary above may have dropped specifics; this is the working state cairn saved just before it. Treat it as your own notes."
+	secs := c.sections(true)
+	seen := ""
+	if comp.Steered {
+		var steered []section
+		if seen, steered = c.steer(); withoutSteered(secs, steered) {
+			what += " Statements the /compact output above lists are not repeated here."
+		}
+	}
 	head := "# Restored working state (cairn)\n\n" + what
 	tail := fmt.Sprintf("Full checkpoint: `cairn show checkpoint %s`. Continue with the task above.", c.ref())
-	return fit(head, c.sections(true), tail, budget, renderMarkdownSections)
+	return fit(head, secs, tail, budget, renderMarkdownSections, seen)
 }
+
+// withoutSteered leaves out of the restore's statements (open items,
+// answers, decisions, findings, next steps) each one the steering shows
+// whole, and says whether it left one out. After a /compact the model
+// reads the steering too: the same decisions twice would cost the
+// restore what it drops to fit (a finding, how an error was fixed). The
+// working state proper (task, constraints, todos, files, commands,
+// errors) stays whatever the steering shows: the restore must hold it on
+// its own, since the steering may not have reached the model (a
+// PreCompact killed after its announcement, a client that shows it not).
+func withoutSteered(secs []section, steer []section) bool {
+	steered := make(map[string]bool)
+	for _, s := range steer {
+		for _, it := range s.items {
+			steered[sameText(it)] = true
+		}
+	}
+	left := false
+	for i := range secs {
+		if !leanOnSteering[secs[i].title] {
+			continue
+		}
+		kept := secs[i].items[:0]
+		for _, it := range secs[i].items {
+			if steered[sameText(it)] {
+				left = true
+				continue
+			}
+			kept = append(kept, it)
+		}
+		secs[i].items = kept
+	}
+	return left
+}
+
+// leanOnSteering are the sections whose items the restore leaves to the
+// steering echoed after a /compact when it shows them whole.
+var leanOnSteering = map[string]bool{"Open items": true, "Settled with the user": true, "Decisions": true,
+	"Findings (oldest first)": true, "Next steps": true, "Files read": true}
 
 // SteerBudget is the size of the steering text in tokens.
 const SteerBudget = 400
@@ -368,6 +469,12 @@ const SteerBudget = 400
 // Steer is the text printed at PreCompact, which Claude Code appends to the
 // summariser's instructions: the specifics the summary must keep.
 func (c *Checkpoint) Steer() string {
+	text, _ := c.steer()
+	return text
+}
+
+// steer is Steer and its sections as fitted.
+func (c *Checkpoint) steer() (string, []section) {
 	head := "When you write the summary, keep these specifics from the conversation, verbatim where quoted (cairn):"
 	secs := c.sections(false)
 	// The summariser has the conversation: names and short quotes suffice.
@@ -377,7 +484,7 @@ func (c *Checkpoint) Steer() string {
 	for _, s := range secs {
 		if keep[s.title] {
 			for i := range s.items {
-				s.items[i] = gist(s.items[i], 160)
+				s.items[i] = clipItem(s.items[i], 160)
 			}
 			steer = append(steer, s)
 		}
@@ -387,9 +494,9 @@ func (c *Checkpoint) Steer() string {
 		empty = empty && len(s.items) == 0
 	}
 	if empty {
-		return "" // nothing worth steering towards
+		return "", nil // nothing worth steering towards
 	}
-	return fit(head, steer, "", SteerBudget, renderSteerLines)
+	return fit(head, steer, "", SteerBudget, renderSteerLines, ""), steer
 }
 
 // ref names the checkpoint for `cairn show checkpoint`.
@@ -461,7 +568,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 			answers = append(answers, quote(a.Question)+" → the user first: "+quote(a.Answer)+", then took it back: "+quote(a.Revised))
 			continue
 		}
-		answers = append(answers, quote(a.Question)+" → the user: "+quote(a.Answer))
+		answers = append(answers, quote(a.Question)+answered+quote(a.Answer))
 	}
 	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "The user also said (oldest first)", items: then, min: min(len(then), 2), dropFront: true, repeats: true, byNews: true})
@@ -479,13 +586,23 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	// Errors a later call fixed are history: the restore shows them
 	// after those still failing, before the decisions.
 	var errs, fixed []string
+	fixes := make(map[string]bool)
 	for _, e := range c.Errors {
 		switch {
 		case !e.Resolved:
 			errs = append(errs, errorLine(e))
 		case forRestore:
 			fixed = append(fixed, errorLine(e))
+			if e.Fix != "" {
+				fixes[sameText(e.Fix)] = true
+			}
 		}
+	}
+	// A finding that says how an error was fixed is shown with it: apart,
+	// the budget weighed the error against the finding and kept one.
+	findings := c.Findings
+	if len(fixes) > 0 {
+		findings = slices.DeleteFunc(slices.Clone(findings), func(f string) bool { return fixes[sameText(f)] })
 	}
 	if forRestore {
 		var cmds []string
@@ -502,7 +619,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		secs = append(secs, section{title: "Unresolved errors", items: errs, min: min(len(errs), 1), dropFront: true})
 	}
 	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true, repeats: true})
-	secs = append(secs, section{title: "Findings (oldest first)", items: c.Findings, min: min(len(c.Findings), 3), dropFront: true, repeats: true, byNews: true})
+	secs = append(secs, section{title: "Findings (oldest first)", items: findings, min: min(len(findings), 3), dropFront: true, repeats: true, byNews: true})
 	if forRestore {
 		secs = append(secs, section{title: "Subagents reported", items: c.Subagents, min: min(len(c.Subagents), 1), dropFront: true, repeats: true})
 	}
@@ -632,7 +749,11 @@ func errorLine(e Error) string {
 	if e.Times > 0 {
 		times = fmt.Sprintf(", %d times", e.Times+1)
 	}
-	return fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, text.ClipLine(e.Message, 240))
+	line := fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, text.ClipLine(e.Message, 240))
+	if e.Resolved && e.Fix != "" {
+		line += "; then: " + text.ClipLine(e.Fix, clipStatement)
+	}
+	return line
 }
 
 func gitLines(c *Checkpoint) []string {
@@ -737,5 +858,5 @@ func (c *Checkpoint) Resume(budget int) string {
 	head := fmt.Sprintf("# Resuming earlier work (cairn)\n\nSession %s left this working state (checkpoint %d, %s, %s).",
 		session, c.ID, c.CreatedAt.Format("2006-01-02 15:04 MST"), c.Trigger)
 	tail := fmt.Sprintf("Full checkpoint: `cairn show checkpoint %s`. Check the git state above against the work tree, then continue with the task.", c.ref())
-	return fit(head, c.sections(true), tail, budget, renderMarkdownSections)
+	return fit(head, c.sections(true), tail, budget, renderMarkdownSections, "")
 }

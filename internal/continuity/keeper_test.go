@@ -193,3 +193,44 @@ func TestManualRestoreBudget(t *testing.T) {
 		t.Errorf("the unsteered restore has %d tokens, over its budget of 300", whole)
 	}
 }
+
+// After a /compact the restore of PreCompact's checkpoint leaves out what
+// the steering printed from it shows whole; a checkpoint built later (its
+// steering was not printed from it) and an automatic compaction repeat
+// everything.
+func TestSteeredRestore(t *testing.T) {
+	restore := func(trigger string, precompact bool) string {
+		f := newFixture(t)
+		f.prompt("Change internal/billing/cents.go so that totals use integer cents for BILL-7.")
+		f.reply("Changed internal/billing/cents.go; the tests pass now.", 1000)
+		if precompact {
+			if _, err := f.k.PreCompact(context.Background(), f.project, f.path, trigger, func(string) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.line(map[string]any{"type": "system", "subtype": "compact_boundary", "compactMetadata": map[string]any{"trigger": trigger, "preTokens": 12000, "postTokens": 900}})
+		var got collect
+		if ok, err := f.k.Restore(context.Background(), f.project, f.path, AtSessionStart, got.deliver); !ok || err != nil {
+			t.Fatalf("no restore: %v, %v", ok, err)
+		}
+		return got[0]
+	}
+	tests := []struct {
+		name       string
+		trigger    string
+		precompact bool
+		steered    bool
+	}{
+		{"manual, PreCompact's checkpoint", "manual", true, true},
+		{"manual, built at the restore", "manual", false, false},
+		{"auto", "auto", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := restore(tt.trigger, tt.precompact)
+			if got := strings.Contains(r, "not repeated here"); got != tt.steered {
+				t.Errorf("leaves out the steering's items: %v, want %v:\n%s", got, tt.steered, r)
+			}
+		})
+	}
+}

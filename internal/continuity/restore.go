@@ -178,7 +178,7 @@ func (k *Keeper) RestoreFrom(ctx context.Context, project, path, at string, s *t
 			return false, nil
 		}
 	}
-	c, err := k.checkpointFor(ctx, project, path, d, p, s, at)
+	c, taken, err := k.checkpointFor(ctx, project, path, d, p, s, at)
 	if err != nil {
 		return false, err
 	}
@@ -186,12 +186,16 @@ func (k *Keeper) RestoreFrom(ctx context.Context, project, path, at string, s *t
 	if budget <= 0 {
 		budget = checkpoint.DefaultRestoreBudget
 	}
+	steered := false
 	if d.Trigger == "manual" && !k.Unsteered {
 		// After a /compact the client shows the model PreCompact's
-		// output too, as the command's output: the two share the budget.
+		// output too, as the command's output: the two share the budget,
+		// and the restore leaves out what that output shows, when it
+		// was printed from this very checkpoint.
 		budget = max(budget/2, budget-checkpoint.Tokens(c.Steer()))
+		steered = taken
 	}
-	text := c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens}, budget)
+	text := c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens, Steered: steered}, budget)
 	if err := deliver(text); err != nil {
 		return false, fmt.Errorf("deliver the restore of %s: %w", d.Key, err)
 	}
@@ -303,8 +307,9 @@ func sessionKey(s *transcript.Session, path string) string {
 // PreCompact took for this very compaction, or, when there is none (the
 // hook failed, or ran for another compaction), one built now from the
 // transcript, which still holds everything from before the compaction.
-// Never an older checkpoint: the work since it would be missing.
-func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Detected, p *pending, s *transcript.Session, at string) (checkpoint.Checkpoint, error) {
+// Never an older checkpoint: the work since it would be missing. taken
+// says it is PreCompact's, the one its steering was printed from.
+func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Detected, p *pending, s *transcript.Session, at string) (c checkpoint.Checkpoint, taken bool, err error) {
 	if p != nil && p.Key == d.Key && p.Checkpoint != nil {
 		if p.Checkpoint.ID == 0 {
 			// Its job has not stored it (yet): the restore points at
@@ -326,15 +331,15 @@ func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Dete
 			}
 		}
 		if p.Turns == turns {
-			return *p.Checkpoint, nil
+			return *p.Checkpoint, true, nil
 		}
 	}
-	c, err := k.Build(ctx, project, path, "restore")
+	c, err = k.Build(ctx, project, path, "restore")
 	if err != nil {
-		return c, err
+		return c, false, err
 	}
 	k.store(ctx, path, &c, s.NumTurns())
-	return c, nil
+	return c, false, nil
 }
 
 // PreCompact takes the checkpoint a compaction is about to need and
