@@ -240,14 +240,7 @@ func labelledErrors(out string) []string {
 	var r reading
 	for out != "" && len(r.errs) < MaxErrors {
 		var l string
-		if i := strings.IndexByte(out, '\n'); i >= 0 {
-			l, out = out[:i], out[i+1:]
-		} else {
-			l, out = out, ""
-		}
-		if strings.IndexByte(l, 0x1b) >= 0 {
-			l = stripANSI(l)
-		}
+		l, out = plainLine(out)
 		t := strings.TrimSpace(l)
 		if p, rest, ok := strings.Cut(t, ": "); ok && !strings.ContainsAny(p, " \t") {
 			if errorLabel(rest) {

@@ -144,14 +144,7 @@ func (r *reading) errors() []string {
 	out, n := r.out, 0
 	for out != "" && n < 3 {
 		var l string
-		if i := strings.IndexByte(out, '\n'); i >= 0 {
-			l, out = out[:i], out[i+1:]
-		} else {
-			l, out = out, ""
-		}
-		if strings.IndexByte(l, 0x1b) >= 0 {
-			l = stripANSI(l)
-		}
+		l, out = plainLine(out)
 		l = withoutClock(l)
 		if r.failCounts != "" {
 			// Behind a summary of pairs: the lines that say what failed
@@ -915,6 +908,15 @@ func failedSuffix(t string) bool {
 	}
 	rest := strings.TrimSpace(t[i+len(" FAILED"):])
 	return rest == "" || rest[0] == '['
+}
+
+// plainLine splits the first line off out, without its ANSI escapes.
+func plainLine(out string) (line, rest string) {
+	line, rest, _ = strings.Cut(out, "\n")
+	if strings.IndexByte(line, 0x1b) >= 0 {
+		line = stripANSI(line)
+	}
+	return line, rest
 }
 
 // mentionsError is the last resort for a failure nothing else explains.
