@@ -30,21 +30,7 @@ const reloadMark = "restarted (cairn run)"
 // the client's own exit, after which the terminal must be as it was.
 func TestRunSupervisor(t *testing.T) {
 	t.Parallel()
-	s := newProject(t, map[string]string{"invoice.go": "package invoice\n"})
-	tmux := requireTmux(t)
-	installCairn(t, s)
-	// The /reload command runs cairn from PATH, as a user has it.
-	s.Env = append(s.Env, "PATH="+filepath.Dir(built.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-
-	fake := fakeapi.New(fakeapi.Options{})
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("requests the fake API received:\n%s", fake.Summary())
-		}
-		fake.Close()
-	})
-	s.BaseURL = fake.URL
-	trustProject(t, s)
+	s, tmux, fake := runProject(t)
 
 	home := filepath.Dir(s.ProjectDir)
 	before, after := filepath.Join(home, "stty-before.txt"), filepath.Join(home, "stty-after.txt")
@@ -80,17 +66,7 @@ func TestRunSupervisor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := func() (pid int, args string) {
-		for _, sup := range children(st.PID) {
-			for _, c := range children(sup) {
-				cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
-				if args := strings.ReplaceAll(string(cmdline), "\x00", " "); strings.HasPrefix(args, s.Bin) {
-					return c, args
-				}
-			}
-		}
-		return 0, ""
-	}
+	client := func() (pid int, args string) { return supervisedClient(st.PID, s.Bin) }
 	last, _ := client()
 	if last == 0 {
 		t.Fatal("no client under cairn run")
@@ -221,20 +197,7 @@ func children(pid int) []int {
 // is primed with the handoff; the old session is not resumed.
 func TestRunFreshAt(t *testing.T) {
 	t.Parallel()
-	s := newProject(t, map[string]string{"invoice.go": "package invoice\n"})
-	tmux := requireTmux(t)
-	installCairn(t, s)
-	s.Env = append(s.Env, "PATH="+filepath.Dir(built.bin)+string(os.PathListSeparator)+os.Getenv("PATH"), autoWindow)
-
-	fake := fakeapi.New(fakeapi.Options{})
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("requests the fake API received:\n%s", fake.Summary())
-		}
-		fake.Close()
-	})
-	s.BaseURL = fake.URL
-	trustProject(t, s)
+	s, tmux, fake := runProject(t, autoWindow)
 	home := filepath.Dir(s.ProjectDir)
 	before, after := filepath.Join(home, "stty-before.txt"), filepath.Join(home, "stty-after.txt")
 	script := fmt.Sprintf("stty -a > %s; %s run --fresh-at L2 -- %s; echo \"exit $?\" > %s; stty -a >> %s; echo RUN-DONE; sleep 60",
@@ -326,19 +289,7 @@ func sameTerminal(t *testing.T, before, after, exit string) {
 // again.
 func TestRunPinnedSession(t *testing.T) {
 	t.Parallel()
-	s := newProject(t, map[string]string{"invoice.go": "package invoice\n"})
-	tmux := requireTmux(t)
-	installCairn(t, s)
-	s.Env = append(s.Env, "PATH="+filepath.Dir(built.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	fake := fakeapi.New(fakeapi.Options{})
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("requests the fake API received:\n%s", fake.Summary())
-		}
-		fake.Close()
-	})
-	s.BaseURL = fake.URL
-	trustProject(t, s)
+	s, tmux, fake := runProject(t)
 
 	const prompt = "Fix BILL-482 in the invoice export. Never push to main."
 	fake.Enqueue(fakeapi.Reply{Text: replyText(1), Usage: fakeapi.Usage{InputTokens: 21000, OutputTokens: 50}})
@@ -363,17 +314,7 @@ func TestRunPinnedSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := func() (pid int, args string) {
-		for _, sup := range children(st.PID) {
-			for _, c := range children(sup) {
-				cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
-				if args := strings.ReplaceAll(string(cmdline), "\x00", " "); strings.HasPrefix(args, s.Bin) {
-					return c, args
-				}
-			}
-		}
-		return 0, ""
-	}
+	client := func() (pid int, args string) { return supervisedClient(st.PID, s.Bin) }
 	first, args := client()
 	_, pinned, ok := strings.Cut(args, "--session-id ")
 	pinned, _, _ = strings.Cut(pinned, " ")
@@ -463,4 +404,40 @@ func TestRunPinnedSession(t *testing.T) {
 	if n := fake.Pending(); n != 0 {
 		t.Errorf("%d scripted replies unused", n)
 	}
+}
+
+// supervisedClient is the client cairn run started under the pane's shell
+// (pid shell): its pid and command line, 0 and "" when there is none.
+func supervisedClient(shell int, bin string) (pid int, args string) {
+	for _, sup := range children(shell) {
+		for _, c := range children(sup) {
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
+			if args := strings.ReplaceAll(string(cmdline), "\x00", " "); strings.HasPrefix(args, bin) {
+				return c, args
+			}
+		}
+	}
+	return 0, ""
+}
+
+// runProject is a trusted project with cairn installed for a test of cairn
+// run under tmux: the /reload command runs cairn from PATH, as a user has
+// it, and the client talks to a fake API; env is added to the client's.
+func runProject(t *testing.T, env ...string) (*claudecode.Session, string, *fakeapi.Server) {
+	t.Helper()
+	s := newProject(t, map[string]string{"invoice.go": "package invoice\n"})
+	tmux := requireTmux(t)
+	installCairn(t, s)
+	s.Env = append(s.Env, "PATH="+filepath.Dir(built.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s.Env = append(s.Env, env...)
+	fake := fakeapi.New(fakeapi.Options{})
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("requests the fake API received:\n%s", fake.Summary())
+		}
+		fake.Close()
+	})
+	s.BaseURL = fake.URL
+	trustProject(t, s)
+	return s, tmux, fake
 }
