@@ -74,7 +74,7 @@ func TestFixedIn(t *testing.T) {
 	if len(es) != 1 || !es[0].Resolved || !slices.Equal(es[0].FixedIn, []string{"geo/tiles/BUILD.bazel"}) {
 		t.Fatalf("errors %+v", es)
 	}
-	if got := errorLine(es[0]); !strings.HasPrefix(got, "fixed later in geo/tiles/BUILD.bazel (Bash `bazel build //geo/...`)") {
+	if got := errorLine(es[0]); !strings.HasPrefix(got, "fixed later (Bash `bazel build //geo/...`; fixed in geo/tiles/BUILD.bazel)") {
 		t.Errorf("error line %q", got)
 	}
 }

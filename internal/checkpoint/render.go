@@ -737,9 +737,6 @@ func errorLine(e Error) string {
 	state := "unresolved"
 	if e.Resolved {
 		state = "fixed later"
-		if len(e.FixedIn) > 0 {
-			state += " in " + strings.Join(e.FixedIn, ", ")
-		}
 	}
 	subject := e.Subject
 	if strings.HasPrefix(e.Tool, "Bash") {
@@ -749,7 +746,13 @@ func errorLine(e Error) string {
 	if e.Times > 0 {
 		times = fmt.Sprintf(", %d times", e.Times+1)
 	}
-	line := fmt.Sprintf("%s (%s %s%s): %s", state, e.Tool, subject, times, text.ClipLine(e.Message, 240))
+	// Where the fix went comes after what failed: "fixed later (Bash
+	// `make`, fixed in a.go)" reads as the run that failed, then the fix.
+	where := ""
+	if e.Resolved && len(e.FixedIn) > 0 {
+		where = "; fixed in " + strings.Join(e.FixedIn, ", ")
+	}
+	line := fmt.Sprintf("%s (%s %s%s%s): %s", state, e.Tool, subject, times, where, text.ClipLine(e.Message, 240))
 	if e.Resolved && e.Fix != "" {
 		line += "; then: " + text.ClipLine(e.Fix, clipStatement)
 	}
