@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/e2e/jobdirs"
 )
 
 // Session is a Codex thread run turn by turn with `codex exec`, in a
@@ -61,6 +63,7 @@ func NewSession(t testing.TB, bin, url string, limit int) *Session {
 	t.Helper()
 	dir := t.TempDir()
 	s := &Session{Bin: bin, Home: filepath.Join(dir, "home"), CodexDir: filepath.Join(dir, "codexhome"), Project: filepath.Join(dir, "proj")}
+	jobdirs.RemoveWhenQuiet(t, dir)
 	for _, d := range []string{s.Home, s.CodexDir, s.Project} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/e2e/jobdirs"
 )
 
 // Session is a Gemini CLI chat run turn by turn with `gemini -p`, resumed
@@ -45,6 +47,7 @@ func NewSession(t testing.TB, bin, url string, threshold float64) *Session {
 	t.Helper()
 	dir := t.TempDir()
 	s := &Session{Bin: bin, Home: filepath.Join(dir, "home"), Project: filepath.Join(dir, "proj"), URL: url}
+	jobdirs.RemoveWhenQuiet(t, dir)
 	for _, d := range []string{filepath.Join(s.Home, ".gemini"), s.Project} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
