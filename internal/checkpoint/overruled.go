@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -36,7 +37,15 @@ func refused(s string, short bool) []string {
 			}
 			for k := i + len(r); k < len(ws) && k < i+len(r)+3; k++ {
 				if content(ws[k]) {
-					out = append(out, ws[k])
+					w := ws[k]
+					if p := i + len(r); preposition(ws[p]) {
+						// "rather than in the backfill" turns down a
+						// place or a time, not a thing: it refuses a plan
+						// that put it there ("in the backfill"), not one
+						// that merely names it ("until the backfill").
+						w = ws[p] + " " + w
+					}
+					out = append(out, w)
 					break
 				}
 			}
@@ -68,8 +77,12 @@ func overrulesIn(sentence, later, earlier string) bool {
 	short := len(fields(sentence)) <= maxReply
 	for _, r := range refused(sentence, short) {
 		hit := false
-		for _, w := range ew {
-			if content(w) && sameStem(w, r) {
+		prep, word, phrase := strings.Cut(r, " ")
+		if phrase {
+			r = word
+		}
+		for k, w := range ew {
+			if content(w) && sameStem(w, r) && (!phrase || slices.Contains(ew[max(0, k-3):k], prep)) {
 				hit = true
 				break
 			}
@@ -125,6 +138,16 @@ func fields(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '’' && r != '_'
 	})
+}
+
+// preposition: a word that makes what follows a place, a time or a
+// means.
+func preposition(w string) bool {
+	switch w {
+	case "in", "on", "at", "for", "with", "from", "to", "into", "during", "before", "after", "via", "by", "inside", "within":
+		return true
+	}
+	return false
 }
 
 func hasRun(ws, run []string) bool {
