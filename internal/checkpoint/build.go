@@ -515,9 +515,11 @@ func sameWork(failed, later transcript.ToolCall, works worksCache) bool {
 		if len(part) == 0 {
 			return true
 		}
+		// Where it failed: the failing lines the outcome picked out, else
+		// the error text (a whole output names the passing parts too).
 		said := failed.ErrorText
-		if failed.Outcome != nil {
-			said += "\n" + strings.Join(failed.Outcome.Errors, "\n")
+		if failed.Outcome != nil && len(failed.Outcome.Errors) > 0 {
+			said = strings.Join(failed.Outcome.Errors, "\n")
 		}
 		for _, t := range part {
 			if strings.Contains(said, t) || strings.Contains(said, strings.ReplaceAll(t, ".", "/")) {

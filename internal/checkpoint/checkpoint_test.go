@@ -288,6 +288,19 @@ func TestPipedFailure(t *testing.T) {
 	if len(c.Errors) != 1 || c.Errors[0].Resolved {
 		t.Errorf("a passing run of another part resolves the suite's failure: %+v", c.Errors)
 	}
+
+	// Nor when the failed run's output names that part among those that
+	// passed: where it failed is in its failing lines.
+	c = Build(build(t, []step{
+		{user: "Run the whole suite."},
+		bash("bundle exec rspec 2>&1 | tail -14"),
+		{result: "spec/checkout/gift_card_applier_spec.rb ....\nFailures:\n  1) Checkout::ReceiptFormatter uses a decimal comma for German receipts\n\n212 examples, 1 failure\n\nFailed examples:\n\nrspec ./spec/checkout/receipt_formatter_spec.rb:4 # Checkout::ReceiptFormatter uses a decimal comma"},
+		bash("bundle exec rspec spec/checkout/gift_card_applier_spec.rb"),
+		{result: "7 examples, 0 failures"},
+	}), input())
+	if len(c.Errors) != 1 || c.Errors[0].Resolved {
+		t.Errorf("a passing run of a part the failed output only names resolves the suite's failure: %+v", c.Errors)
+	}
 }
 
 // Issue 9: what was left open turns before the end reaches the restore,

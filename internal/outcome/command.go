@@ -602,12 +602,22 @@ func Narrower(earlier, later string) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return false
 	}
+	// The earlier line's own targets, those the later one does not
+	// repeat: none when it ran the whole suite ("rspec", "mix test"),
+	// which every target of the later line is inside.
+	whole := true
+	for _, u := range a {
+		if !slices.Contains(b, u) {
+			whole = false
+			break
+		}
+	}
 	narrower := false
 	for _, t := range b {
 		if slices.Contains(a, t) {
 			continue
 		}
-		inside := false
+		inside := whole
 		for _, u := range a {
 			// A word both lines have is their subcommand ("test"), not
 			// a target the later one narrows.
@@ -652,7 +662,7 @@ func targets(line string) []string {
 			continue
 		}
 		for _, w := range c.words[1:] {
-			if !strings.HasPrefix(w, "-") && !isAssignment(w) {
+			if !strings.HasPrefix(w, "-") && !isAssignment(w) && !strings.ContainsAny(w, "<>") {
 				out = append(out, w)
 			}
 		}

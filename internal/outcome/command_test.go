@@ -168,7 +168,10 @@ func TestNarrower(t *testing.T) {
 		{"go test ./...", "go test ./x", false},
 		{"go test ./x", "go test ./...", false},
 		{"pytest tests/test_a.py", "pytest", false},
-		{"mix test 2>&1 | tail -5", "mix test test/a_test.exs", false},
+		// The whole suite, then a file of it: narrower (whether its pass
+		// fixes the suite's failure depends on where that failed).
+		{"mix test 2>&1 | tail -5", "mix test test/a_test.exs", true},
+		{"bundle exec rspec 2>&1 | tail -14", "bundle exec rspec spec/checkout/a_spec.rb", true},
 		{"pytest tests", "pytest tests/a.py other/b.py", false},
 	}
 	for _, tt := range tests {
