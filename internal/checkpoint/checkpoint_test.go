@@ -301,6 +301,16 @@ func TestPipedFailure(t *testing.T) {
 	if len(c.Errors) != 1 || c.Errors[0].Resolved {
 		t.Errorf("a passing run of a part the failed output only names resolves the suite's failure: %+v", c.Errors)
 	}
+	c = Build(build(t, []step{
+		{user: "Run the whole suite."},
+		bash("bundle exec rspec"),
+		{result: "Exit code 1\nspec/checkout/gift_card_applier_spec.rb ....\nFailures:\n  1) Checkout::ReceiptFormatter uses a decimal comma\n\n212 examples, 1 failure\n\nFailed examples:\n\nrspec ./spec/checkout/receipt_formatter_spec.rb:4 # Checkout::ReceiptFormatter uses a decimal comma", isError: true},
+		bash("bundle exec rspec spec/checkout/gift_card_applier_spec.rb"),
+		{result: "7 examples, 0 failures"},
+	}), input())
+	if len(c.Errors) != 1 || c.Errors[0].Resolved {
+		t.Errorf("unpiped, a passing run of a part the failed output only names resolves the suite's failure: %+v", c.Errors)
+	}
 }
 
 // Issue 9: what was left open turns before the end reaches the restore,
