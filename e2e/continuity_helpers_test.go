@@ -274,8 +274,9 @@ func newProject(t *testing.T, files map[string]string) *claudecode.Session {
 	s := claudecode.NewSession(t, bin, "")
 	root := filepath.Dir(s.ProjectDir)
 	s.Env = append(s.Env, "XDG_STATE_HOME="+filepath.Join(root, "state"), "XDG_DATA_HOME="+filepath.Join(root, "data"))
-	jobdirs.RemoveWhenQuiet(t, filepath.Join(root, "state"))
-	jobdirs.RemoveWhenQuiet(t, filepath.Join(root, "data"))
+	// The session's whole directory: cairn's jobs write into its state,
+	// its data and the project.
+	jobdirs.RemoveWhenQuiet(t, root)
 	// A git identity, as a user's machine has one: an agent's `git commit`
 	// must not fail for want of it.
 	s.Env = append(s.Env, "GIT_AUTHOR_NAME=Bench User", "GIT_AUTHOR_EMAIL=user@example.invalid",
