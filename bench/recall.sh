@@ -14,29 +14,5 @@
 #                                   # recall:begin and recall:end markers)
 #   PARALLEL=4 bench/recall.sh      # client runs at once (default: GOMAXPROCS)
 set -uo pipefail
-cd "$(dirname "$0")/.."
-report=${1:-}
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-start=$SECONDS
-# The client is installed on first use (see e2e/README.md); every client
-# invocation has its own timeout, the whole run this one.
-CAIRN_RECALL_COMMIT=$(git describe --always --dirty 2>/dev/null) CAIRN_RECALL_REPORT="$tmp" go test -count=1 -timeout 75m ${PARALLEL:+-parallel "$PARALLEL"} \
-  -run '^TestRecallReport$' ./e2e/ >&2
-status=$?
-echo "bench/recall.sh: $((SECONDS - start)) s" >&2
-if [ -s "$tmp" ]; then
-  cat "$tmp"
-  if [ -n "$report" ]; then
-    if grep -q '^<!-- recall:begin' "$report" 2>/dev/null; then
-      # Replace the generated part only: the file has other sections.
-      awk -v gen="$tmp" '
-        /^<!-- recall:begin/ { print; while ((getline l < gen) > 0) { if (l !~ /^# /) print l }; skip = 1; next }
-        /^<!-- recall:end/ { skip = 0 }
-        !skip' "$report" >"$report.new" && mv "$report.new" "$report"
-    else
-      cp "$tmp" "$report"
-    fi
-  fi
-fi
-exit "$status"
+. "$(dirname "$0")/recall-lib.sh"
+recall_report recall.sh CAIRN_RECALL_REPORT TestRecallReport 75m recall "${1:-}" -- ${PARALLEL:+-parallel "$PARALLEL"}
