@@ -111,23 +111,11 @@ func writeAgentRecallTable(b *strings.Builder, word, alone string, cases []agent
 		if wShare < recallGoal || tok > maxRestoreTokens {
 			met = false
 		}
-		secrets, files, text, client := "–", "–", "–", "–"
+		secrets, files, text, client, lines := leakCells(cs.Name, cs.Secrets, w.leaks)
+		leakLines = append(leakLines, lines...)
 		if len(cs.Secrets) > 0 {
-			secrets = fmt.Sprint(len(cs.Secrets))
-			files, text, client = fmt.Sprint(len(w.leaks.Files)), fmt.Sprint(len(w.leaks.Cairn)), fmt.Sprint(len(w.leaks.Client))
 			leakFiles += len(w.leaks.Files)
 			leakText += len(w.leaks.Cairn)
-			for _, sec := range cs.Secrets {
-				if fs := w.leaks.Files[sec.Value]; len(fs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s in cairn's files: %s", cs.Name, sec.Family, strings.Join(fs, ", ")))
-				}
-				if rs := w.leaks.Cairn[sec.Value]; len(rs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s in cairn's text in requests %s", cs.Name, sec.Family, strings.Join(rs, ", ")))
-				}
-				if rs := w.leaks.Client[sec.Value]; len(rs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s carried by the client itself (not cairn's) in requests %s", cs.Name, sec.Family, strings.Join(rs, ", ")))
-				}
-			}
 		}
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %.0f%% | %d (%d + %d) | %+d | %s | %s | %s | %s |\n",
 			cs.Name, cs.Shape, len(cs.Facts), strings.Join(each, "; "),

@@ -236,23 +236,11 @@ func recallMarkdown(scs []scenario, with, without []recallRun, took time.Duratio
 		if wShare < recallGoal || tok > maxRestoreTokens {
 			met = false
 		}
-		secrets, files, text, client := "–", "–", "–", "–"
+		secrets, files, text, client, lines := leakCells(sc.Name, sc.Secrets, w.leaks)
+		leakLines = append(leakLines, lines...)
 		if len(sc.Secrets) > 0 {
-			secrets = fmt.Sprint(len(sc.Secrets))
-			files, text, client = fmt.Sprint(len(w.leaks.Files)), fmt.Sprint(len(w.leaks.Cairn)), fmt.Sprint(len(w.leaks.Client))
 			leakFiles += len(w.leaks.Files)
 			leakText += len(w.leaks.Cairn)
-			for _, sec := range sc.Secrets {
-				if fs := w.leaks.Files[sec.Value]; len(fs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s in cairn's files: %s", sc.Name, sec.Family, strings.Join(fs, ", ")))
-				}
-				if rs := w.leaks.Cairn[sec.Value]; len(rs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s in cairn's text in requests %s", sc.Name, sec.Family, strings.Join(rs, ", ")))
-				}
-				if rs := w.leaks.Client[sec.Value]; len(rs) > 0 {
-					leakLines = append(leakLines, fmt.Sprintf("%s: %s carried by the client itself (not cairn's) in requests %s", sc.Name, sec.Family, strings.Join(rs, ", ")))
-				}
-			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %.0f%% | %d (%d + %d) | %+d | %s | %s | %s | %s |\n",
 			sc.Name, sc.Shape, len(sc.Facts), strings.Join(each, "; "),
@@ -338,4 +326,25 @@ func ratio(n, of int) float64 {
 		return 0
 	}
 	return float64(n) / float64(of)
+}
+
+// leakCells are a report row's secret cells (planted, in cairn's files, in
+// cairn's text, carried by the client; "–" each when none was planted) and
+// the lines saying where each planted secret went.
+func leakCells(name string, secrets []secret, l leaks) (planted, files, text, client string, lines []string) {
+	if len(secrets) == 0 {
+		return "–", "–", "–", "–", nil
+	}
+	for _, sec := range secrets {
+		if fs := l.Files[sec.Value]; len(fs) > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %s in cairn's files: %s", name, sec.Family, strings.Join(fs, ", ")))
+		}
+		if rs := l.Cairn[sec.Value]; len(rs) > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %s in cairn's text in requests %s", name, sec.Family, strings.Join(rs, ", ")))
+		}
+		if rs := l.Client[sec.Value]; len(rs) > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %s carried by the client itself (not cairn's) in requests %s", name, sec.Family, strings.Join(rs, ", ")))
+		}
+	}
+	return fmt.Sprint(len(secrets)), fmt.Sprint(len(l.Files)), fmt.Sprint(len(l.Cairn)), fmt.Sprint(len(l.Client)), lines
 }
