@@ -617,7 +617,9 @@ func Narrower(earlier, later string) bool {
 		if slices.Contains(a, t) {
 			continue
 		}
-		inside := whole
+		// Inside the whole suite: a path or a test's name ("spec/a_spec.rb",
+		// "tests.test_x", "a.py::test_y"), not any word (a commit's message).
+		inside := whole && strings.ContainsAny(t, "/.:") && suite(earlier)
 		for _, u := range a {
 			// A word both lines have is their subcommand ("test"), not
 			// a target the later one narrows.
@@ -635,6 +637,13 @@ func Narrower(earlier, later string) bool {
 		narrower = true
 	}
 	return narrower
+}
+
+// suite says the line runs a test runner, whose later runs with a path
+// run a part of it.
+func suite(line string) bool {
+	c := parseCommand(line)
+	return c.main >= 0 && c.works[c.main].kind == tests
 }
 
 // NarrowedTo returns the targets of the later command line that narrow

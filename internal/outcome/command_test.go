@@ -172,6 +172,7 @@ func TestNarrower(t *testing.T) {
 		// fixes the suite's failure depends on where that failed).
 		{"mix test 2>&1 | tail -5", "mix test test/a_test.exs", true},
 		{"bundle exec rspec 2>&1 | tail -14", "bundle exec rspec spec/checkout/a_spec.rb", true},
+		{"git commit -m wip", "git commit -m 'feat: add x.go'", false},
 		{"pytest tests", "pytest tests/a.py other/b.py", false},
 	}
 	for _, tt := range tests {
