@@ -231,52 +231,26 @@ func (d Doctor) codexWiring(r *Report) bool {
 	w := codexWiring(d.Exe)
 	var wired []string
 	for _, file := range []struct {
-		path, install, what string
-		project             bool
+		hookFile
+		project bool
 	}{
-		{d.codexHooks(false), "cairn install --agent codex", "this project", true},
-		{d.codexHooks(true), "cairn install --agent codex --user", "every project", false},
+		{hookFile{d.codexHooks(false), "cairn install --agent codex", "this project"}, true},
+		{hookFile{d.codexHooks(true), "cairn install --agent codex --user", "every project"}, false},
 	} {
 		path := file.path
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			r.add(Wiring, Info, "", "%s: no file", path)
-			continue
-		}
-		if err != nil {
-			problem("", "%s: cannot read: %v", path, err)
-			continue
-		}
-		have, err := w.Installed(data)
-		if err != nil {
-			var se *settings.Error
-			if errors.As(err, &se) {
-				se.Path = path
-			}
-			problem("correct the file as the message says; cairn will not edit it until then", "%v", err)
-			continue
-		}
-		if len(have) == 0 {
-			r.add(Wiring, Info, "", "%s: cairn not wired", path)
+		data, have, ok := foundHooks(r, path, w.Installed)
+		if !ok {
 			continue
 		}
 		wired = append(wired, path)
-		missing, stale := compare(w.Hooks, have)
-		switch {
-		case len(missing) > 0:
-			problem(file.install, "%s: cairn wired, but not for %s", path, strings.Join(missing, ", "))
-		case len(stale) > 0:
-			problem(file.install, "%s: cairn wired, but not to this cairn (%s) or not with its timeouts: %s", path, d.Exe, strings.Join(stale, "; "))
-		default:
-			r.add(Wiring, OK, "", "%s: wired to %s for %d events, for %s", path, d.Exe, len(w.Hooks), file.what)
-		}
+		d.checkHooks(r, file.hookFile, w.Hooks, have)
 		entries, err := codex.Entries(data, path, codexOurs(d.Exe))
 		if err != nil {
 			problem("", "%v", err)
 			continue
 		}
 		if untrusted := codex.Untrusted(cfg, entries); len(untrusted) > 0 {
-			problem(fmt.Sprintf("start codex, type /hooks and trust each of cairn's hooks with t, or run %s --trust, which writes the trust into %s", file.install, config),
+			problem(fmt.Sprintf("start codex, type /hooks and trust each of cairn's hooks with t, or run %s --trust, which writes the trust into %s", file.fix, config),
 				"%s: %d of cairn's %d hooks are not trusted in %s (%s): Codex skips them without a word, unless it runs with --dangerously-bypass-hook-trust",
 				path, len(untrusted), len(entries), config, strings.Join(trustEvents(untrusted), ", "))
 		} else {

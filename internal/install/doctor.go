@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,6 +168,53 @@ func compare(want, have []settings.Hook) (missing, stale []string) {
 	return missing, stale
 }
 
+// hookFile is one agent settings file the doctor looks for cairn's hooks
+// in: its path, the command that wires it right, and whom it serves.
+type hookFile struct{ path, fix, what string }
+
+// foundHooks reads one hook file and finds cairn's hooks in it with
+// installed. It reports a missing, unreadable or malformed file, or one
+// cairn is not wired into, and then returns ok false; otherwise the
+// file's bytes and the hooks found.
+func foundHooks(r *Report, path string, installed func([]byte) ([]settings.Hook, error)) (data []byte, have []settings.Hook, ok bool) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.add(Wiring, Info, "", "%s: no file", path)
+		return nil, nil, false
+	}
+	if err != nil {
+		r.add(Wiring, Problem, "", "%s: cannot read: %v", path, err)
+		return nil, nil, false
+	}
+	if have, err = installed(data); err != nil {
+		var se *settings.Error
+		if errors.As(err, &se) {
+			se.Path = path
+		}
+		r.add(Wiring, Problem, "correct the file as the message says; cairn will not edit it until then", "%v", err)
+		return nil, nil, false
+	}
+	if len(have) == 0 {
+		r.add(Wiring, Info, "", "%s: cairn not wired", path)
+		return nil, nil, false
+	}
+	return data, have, true
+}
+
+// checkHooks reports whether the hooks found in file run this cairn for
+// every event install wires, with its timeouts.
+func (d Doctor) checkHooks(r *Report, file hookFile, want, have []settings.Hook) {
+	missing, stale := compare(want, have)
+	switch {
+	case len(missing) > 0:
+		r.add(Wiring, Problem, file.fix, "%s: cairn wired, but not for %s", file.path, strings.Join(missing, ", "))
+	case len(stale) > 0:
+		r.add(Wiring, Problem, file.fix, "%s: cairn wired, but not to this cairn (%s) or not with its timeouts: %s", file.path, d.Exe, strings.Join(stale, "; "))
+	default:
+		r.add(Wiring, OK, "", "%s: wired to %s for %d events, for %s", file.path, d.Exe, len(want), file.what)
+	}
+}
+
 // claudeWiring checks Claude Code's settings files, its plugin and MCP
 // servers.
 func (d Doctor) claudeWiring(r *Report) bool {
@@ -175,37 +223,20 @@ func (d Doctor) claudeWiring(r *Report) bool {
 	want := w.Hooks
 	f := d.files()
 	var wired []string
-	for _, file := range []struct {
-		path, fix, what string
-	}{
+	for _, file := range []hookFile{
 		{f.shared, "cairn install", "the project's settings, which teams commit"},
 		{f.local, "cairn install", "this project, on this machine"},
 		{f.user, "cairn install --user", "every project"},
 	} {
 		path := file.path
-		data, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			r.add(Wiring, Info, "", "%s: no file", path)
-			continue
-		}
-		if err != nil {
-			problem("", "%s: cannot read: %v", path, err)
-			continue
-		}
-		have, err := w.Installed(data)
-		if err == nil {
-			_, _, err = settings.StatusLine(data)
-		}
-		if err != nil {
-			var se *settings.Error
-			if errors.As(err, &se) {
-				se.Path = path
+		_, have, ok := foundHooks(r, path, func(data []byte) ([]settings.Hook, error) {
+			have, err := w.Installed(data)
+			if err == nil {
+				_, _, err = settings.StatusLine(data)
 			}
-			problem("correct the file as the message says; cairn will not edit it until then", "%v", err)
-			continue
-		}
-		if len(have) == 0 {
-			r.add(Wiring, Info, "", "%s: cairn not wired", path)
+			return have, err
+		})
+		if !ok {
 			continue
 		}
 		if path == f.shared {
@@ -217,15 +248,7 @@ func (d Doctor) claudeWiring(r *Report) bool {
 			continue
 		}
 		wired = append(wired, path)
-		missing, stale := compare(want, have)
-		switch {
-		case len(missing) > 0:
-			problem(file.fix, "%s: cairn wired, but not for %s", path, strings.Join(missing, ", "))
-		case len(stale) > 0:
-			problem(file.fix, "%s: cairn wired, but not to this cairn (%s) or not with its timeouts: %s", path, d.Exe, strings.Join(stale, "; "))
-		default:
-			r.add(Wiring, OK, "", "%s: wired to %s for %d events, for %s", path, d.Exe, len(want), file.what)
-		}
+		d.checkHooks(r, file, want, have)
 	}
 	servers := d.mcpServers(r, f)
 	plugin := d.plugin(f)

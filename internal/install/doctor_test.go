@@ -210,4 +210,12 @@ func TestDoctorGemini(t *testing.T) {
 	if p := findings(Problem); len(p) != 1 || !strings.Contains(p[0], "not with its timeouts") {
 		t.Errorf("a timeout in seconds: %q", p)
 	}
+	os.WriteFile(path, []byte(`{"hooks": {"SessionStart": [`), 0o600)
+	if p := findings(Problem); len(p) != 1 || !strings.Contains(p[0], path) {
+		t.Errorf("a half-written file: %q", p)
+	}
+	os.WriteFile(path, []byte(`{"theme": "dark"}`), 0o600)
+	if p, ok := findings(Problem), findings(OK); len(p) != 0 || len(ok) != 0 {
+		t.Errorf("cairn not wired: problems %q, ok %q", p, ok)
+	}
 }

@@ -10,8 +10,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/claudecode/settings"
@@ -96,53 +94,27 @@ func (s Setup) UninstallGemini(user bool) error {
 // project's .gemini/settings.json and in the user's, and whether they run
 // this cairn with its timeouts.
 func (d Doctor) geminiWiring(r *Report) bool {
-	problem := func(fix, format string, args ...any) { r.add(Wiring, Problem, fix, format, args...) }
 	w := geminiWiring(d.Exe)
-	files := []struct{ path, install, what string }{
+	files := []hookFile{
 		{d.geminiSettings(false), "cairn install --agent gemini", "this project"},
 	}
 	if d.GeminiHome != "" {
-		files = append(files, struct{ path, install, what string }{d.geminiSettings(true), "cairn install --agent gemini --user", "every project"})
+		files = append(files, hookFile{d.geminiSettings(true), "cairn install --agent gemini --user", "every project"})
 	} else {
 		r.add(Wiring, Info, "", "no Gemini CLI home (neither GEMINI_CLI_HOME nor HOME is set): the user's settings.json not checked")
 	}
 	var wired []string
 	for _, file := range files {
-		path := file.path
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			r.add(Wiring, Info, "", "%s: no file", path)
-			continue
-		}
-		if err != nil {
-			problem("", "%s: cannot read: %v", path, err)
-			continue
-		}
 		// Comments are Gemini CLI's to read and cairn's to leave alone:
 		// look for the hooks in the file without them.
-		have, err := w.Installed(gemini.StripComments(data))
-		if err != nil {
-			var se *settings.Error
-			if errors.As(err, &se) {
-				se.Path = path
-			}
-			problem("correct the file as the message says; cairn will not edit it until then", "%v", err)
+		_, have, ok := foundHooks(r, file.path, func(data []byte) ([]settings.Hook, error) {
+			return w.Installed(gemini.StripComments(data))
+		})
+		if !ok {
 			continue
 		}
-		if len(have) == 0 {
-			r.add(Wiring, Info, "", "%s: cairn not wired", path)
-			continue
-		}
-		wired = append(wired, path)
-		missing, stale := compare(w.Hooks, have)
-		switch {
-		case len(missing) > 0:
-			problem(file.install, "%s: cairn wired, but not for %s", path, strings.Join(missing, ", "))
-		case len(stale) > 0:
-			problem(file.install, "%s: cairn wired, but not to this cairn (%s) or not with its timeouts: %s", path, d.Exe, strings.Join(stale, "; "))
-		default:
-			r.add(Wiring, OK, "", "%s: wired to %s for %d events, for %s", path, d.Exe, len(w.Hooks), file.what)
-		}
+		wired = append(wired, file.path)
+		d.checkHooks(r, file, w.Hooks, have)
 	}
 	if len(wired) > 1 {
 		r.add(Wiring, Note, "", "cairn is wired into both %s: Gemini CLI reads both, and each hook runs twice; keep one (cairn uninstall --agent gemini, or with --user)", strings.Join(wired, " and "))
