@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/filelock"
 	"github.com/cairn-agent/cairn/internal/state"
 )
 
@@ -85,6 +86,15 @@ type delivery struct {
 // errBusy means another process is delivering a restore of the session
 // right now.
 var errBusy = errors.New("another hook is delivering this session's restore")
+
+// tryLock takes an exclusive lock on f without waiting: errBusy when
+// another process holds one.
+func tryLock(f *os.File) error {
+	if err := filelock.TryExclusive(f); !errors.Is(err, filelock.ErrLocked) {
+		return err
+	}
+	return errBusy
+}
 
 // lockDelivery takes the session's restore record, creating it if needed.
 // It never waits: errBusy when another process holds it.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/filelock"
 	"github.com/cairn-agent/cairn/internal/memory"
 )
 
@@ -191,7 +192,7 @@ func HoldSettling(dbPath string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := lockShared(f); err != nil {
+	if err := filelock.Shared(f); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-agent/cairn/internal/filelock"
 	"github.com/cairn-agent/cairn/internal/state"
 )
 
@@ -21,6 +22,15 @@ var errBusy = errors.New("another drainer is sending the queue")
 // ErrBusy is Drain's answer when another drainer is already at work: the
 // updates are in its hands.
 var ErrBusy = errBusy
+
+// tryLock takes an exclusive lock on f without waiting: errBusy when
+// another drainer holds one.
+func tryLock(f *os.File) error {
+	if err := filelock.TryExclusive(f); !errors.Is(err, filelock.ErrLocked) {
+		return err
+	}
+	return errBusy
+}
 
 // Queue is the durable queue: a directory of one file per update.
 //

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package continuity
+package filelock
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// tryLock takes an exclusive advisory lock on f without waiting. The
-// kernel drops it when the process ends, however it ends.
-func tryLock(f *os.File) error {
+// TryExclusive takes an exclusive lock on f without waiting: ErrLocked
+// when another process holds one.
+func TryExclusive(f *os.File) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
@@ -19,15 +19,15 @@ func tryLock(f *os.File) error {
 		case errors.Is(err, syscall.EINTR):
 			continue
 		case errors.Is(err, syscall.EWOULDBLOCK):
-			return errBusy
+			return ErrLocked
 		}
 		return err
 	}
 }
 
-// lockShared takes a shared advisory lock on f, waiting for an exclusive
-// one to be dropped (those are held for an instant).
-func lockShared(f *os.File) error {
+// Shared takes a shared lock on f, waiting for an exclusive one to be
+// dropped.
+func Shared(f *os.File) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH)
 		if !errors.Is(err, syscall.EINTR) {
