@@ -128,15 +128,15 @@ func renderStatus(w io.Writer, v statusView, now time.Time, loc *time.Location) 
 	}
 	fmt.Fprintln(w)
 	if tr.Samples > 0 {
-		fmt.Fprintf(w, "trend    %s tokens/turn", signed(tr.PerTurn))
+		fmt.Fprintf(w, "trend    %s tokens/turn", meter.Signed(tr.PerTurn))
 		if tr.PerMinute != 0 {
-			fmt.Fprintf(w, " · %s tokens/min", signed(tr.PerMinute))
+			fmt.Fprintf(w, " · %s tokens/min", meter.Signed(tr.PerMinute))
 		}
 		fmt.Fprintf(w, " (over the last %d turns)\n", tr.Samples+1)
 		if tr.TurnsToCompact != nil {
-			fmt.Fprintf(w, "compacts in about %s turns", num1(*tr.TurnsToCompact))
+			fmt.Fprintf(w, "compacts in about %s turns", meter.Round1(*tr.TurnsToCompact))
 			if tr.MinutesToCompact != nil {
-				fmt.Fprintf(w, " · %s min", num1(*tr.MinutesToCompact))
+				fmt.Fprintf(w, " · %s min", meter.Round1(*tr.MinutesToCompact))
 			}
 			fmt.Fprintln(w, " at this rate")
 		}
@@ -182,24 +182,6 @@ func bar(used, window, threshold int64, width int) string {
 		}
 	}
 	return b.String()
-}
-
-func signed(f float64) string {
-	n := int64(f + 0.5)
-	if f < 0 {
-		n = int64(f - 0.5)
-	}
-	if n >= 0 {
-		return "+" + meter.Thousands(n)
-	}
-	return meter.Thousands(n)
-}
-
-func num1(f float64) string {
-	if f >= 10 {
-		return meter.Thousands(int64(f + 0.5))
-	}
-	return fmt.Sprintf("%.1f", f)
 }
 
 func tokensOrUnknown(n int64) string {

@@ -297,6 +297,25 @@ func compactedBetween(cs []transcript.Compaction, from, to int) bool {
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
+// Signed writes a change in tokens for people, rounded, with its sign:
+// "+1,250", "-300".
+func Signed(f float64) string {
+	n := int64(math.Round(f))
+	if n >= 0 {
+		return "+" + Thousands(n)
+	}
+	return Thousands(n)
+}
+
+// Round1 writes an estimate for people: one decimal under ten ("2.5"),
+// whole numbers from ten on ("12", "1,200").
+func Round1(f float64) string {
+	if f >= 10 {
+		return Thousands(int64(f + 0.5))
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}
+
 // Thousands writes a token count for people: 167000 as "167,000".
 func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)

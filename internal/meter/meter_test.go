@@ -183,3 +183,16 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestSignedRound1(t *testing.T) {
+	for f, want := range map[float64]string{0: "+0", 0.4: "+0", 2.5: "+3", 1249.6: "+1,250", -0.4: "+0", -2.5: "-3", -1300.2: "-1,300"} {
+		if got := Signed(f); got != want {
+			t.Errorf("Signed(%v) = %q, want %q", f, got, want)
+		}
+	}
+	for f, want := range map[float64]string{0: "0.0", 2.46: "2.5", 9.94: "9.9", 10: "10", 12.5: "13", 1199.6: "1,200"} {
+		if got := Round1(f); got != want {
+			t.Errorf("Round1(%v) = %q, want %q", f, got, want)
+		}
+	}
+}

@@ -270,11 +270,11 @@ func (f *frame) detail(s Session) {
 	case s.Trend.Samples == 0:
 		l.add("not enough replies yet", "")
 	default:
-		l.add(signed(s.Trend.PerTurn)+" tokens/reply", "")
+		l.add(meter.Signed(s.Trend.PerTurn)+" tokens/reply", "")
 		if s.Trend.TurnsToCompact != nil {
-			l.add(" · compacts in about "+num1(*s.Trend.TurnsToCompact)+" replies", "")
+			l.add(" · compacts in about "+meter.Round1(*s.Trend.TurnsToCompact)+" replies", "")
 			if s.Trend.MinutesToCompact != nil {
-				l.add(" ("+num1(*s.Trend.MinutesToCompact)+" min)", "")
+				l.add(" ("+meter.Round1(*s.Trend.MinutesToCompact)+" min)", "")
 			}
 		}
 	}
@@ -392,24 +392,6 @@ func sparkline(vals []int64, top int64, width int) string {
 		b.WriteRune(sparks[min(i, len(sparks)-1)])
 	}
 	return b.String()
-}
-
-func signed(f float64) string {
-	n := int64(f + 0.5)
-	if f < 0 {
-		n = int64(f - 0.5)
-	}
-	if n >= 0 {
-		return "+" + meter.Thousands(n)
-	}
-	return meter.Thousands(n)
-}
-
-func num1(f float64) string {
-	if f >= 10 {
-		return meter.Thousands(int64(f + 0.5))
-	}
-	return fmt.Sprintf("%.1f", f)
 }
 
 // kilo is a token count in thousands ("155k"), "?" when unknown.
