@@ -206,9 +206,93 @@ func assignment(s string, keyStart, keyEnd int) (edit, bool, int) {
 	lowerKey := lowerASCII(key)
 	kind, ok := classifyKey(key, lowerKey)
 	if !ok {
-		return edit{}, false, sp
+		if !vendorKey(key, lowerKey) {
+			return edit{}, false, sp
+		}
+		// ALGOLIA_ADMIN_KEY, mapsKey: a key whose name says only
+		// whose it is. Its value goes when it has a credential's shape;
+		// a cache key, a sort key or a key's name stays.
+		e, found, next := value(s, sp, sep, valueContext{key: key, kind: kindSecret, quotedKey: quotedKey, inString: inString, keyStart: keyStart})
+		if found && !credentialShaped(s[e.start:e.end]) {
+			return edit{}, false, sp
+		}
+		return e, found, next
 	}
 	return value(s, sp, sep, valueContext{key: key, kind: kind, line: lineValued(lowerKey), quotedKey: quotedKey, inString: inString, keyStart: keyStart})
+}
+
+// vendorKey reports whether key ends in the word "key" (or a word that
+// ends in it: ADMINKEY) and no word before it says the key is a database's,
+// a cache's or a map's, or public: ALGOLIA_ADMIN_KEY, MAPS_KEY,
+// "licenseKey", but not PRIMARY_KEY, cache_key, sortKey, VAPID_PUBLIC_KEY.
+// classifyKey has taken the names that say they are secret (API_KEY,
+// SECRET_KEY); these are the ones whose value decides.
+func vendorKey(key, lower string) bool {
+	var buf [16][2]int
+	parts := keyParts(key, buf[:0])
+	if len(parts) == 0 {
+		return false
+	}
+	last := lower[parts[len(parts)-1][0]:parts[len(parts)-1][1]]
+	if !strings.HasSuffix(last, "key") {
+		return false
+	}
+	for _, p := range parts {
+		switch w := strings.TrimSuffix(lower[p[0]:p[1]], "key"); w {
+		case "primary", "foreign", "sort", "partition", "cache", "idempotency", "dedup", "dedupe",
+			"lookup", "hash", "map", "routing", "shard", "row", "composite", "unique", "index",
+			"object", "public", "publishable", "pub", "storage", "group", "order", "join", "hot",
+			"short", "keyboard", "i18n", "translation", "message", "react", "list", "dict", "redis", "s3":
+			return false
+		}
+	}
+	return true
+}
+
+// credentialShaped reports whether v, a key's value, looks generated
+// rather than chosen: 16 to 256 characters of a token's alphabet, with
+// letters and digits, that are hex (a hex key: 32 characters of 0-9a-f),
+// a UUID, or alternate between letters and digits at least four times
+// in a way words and version numbers do not. "user:42", "created_at",
+// "orders-v2", "en-US" stay.
+func credentialShaped(v string) bool {
+	if len(v) < 16 || len(v) > 256 {
+		return false
+	}
+	letters, digits, switches, hex := 0, 0, 0, true
+	prev := byte(0)
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		var class byte
+		switch {
+		case isDigit(c):
+			digits++
+			class = 'd'
+		case isAlpha(c):
+			letters++
+			class = 'a'
+			if c|0x20 > 'f' {
+				hex = false
+			}
+		case c == '=' && i < len(v)-2:
+			return false // an assignment of its own, not base64's padding
+		case c == '-' || c == '_' || c == '+' || c == '/' || c == '=':
+			if c != '-' {
+				hex = false
+			}
+			continue
+		default:
+			return false
+		}
+		if prev != 0 && class != prev {
+			switches++
+		}
+		prev = class
+	}
+	if letters == 0 || digits == 0 {
+		return false
+	}
+	return hex || switches >= 6
 }
 
 // prose reads a secret's value given in a sentence after its name: a few

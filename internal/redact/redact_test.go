@@ -234,6 +234,14 @@ var cases = []testCase{
 	{"shell expansions", `TOKEN="${REVIEW_TOKEN:-}"; echo "${API_KEY:?set API_KEY}" ${MAX_TOKENS:-4096} ${PASSWORD}`, ""},
 	{"file locations", "(phoenix 1.8.3) lib/phoenix/token.ex:13: Phoenix.Token.sign/4\ntoken.go:12:5: undefined: x\n./internal/secret/key.go:7", ""},
 	{"aws key id name", "aws_access_key_id = ${AWS_ACCESS_KEY_ID}", ""},
+	// A key named only by whose it is: its value goes when it has a
+	// credential's shape (hex, a UUID, letters and digits alternating).
+	{"vendor key hex", "put it in .env.docsearch: ALGOLIA_ADMIN_KEY=b6f1e2d9c8a74f3e5d0c1b2a9e8f7d6c", "put it in .env.docsearch: ALGOLIA_ADMIN_KEY=[REDACTED:secret]"},
+	{"vendor key json", `{"algoliaAdminKey": "b6f1e2d9c8a74f3e5d0c1b2a9e8f7d6c", "appId": "TERN4DOCS"}`, `{"algoliaAdminKey": "[REDACTED:secret]", "appId": "TERN4DOCS"}`},
+	{"vendor key uuid", "HEROKU_KEY=01234567-89ab-cdef-0123-456789abcdef", "HEROKU_KEY=[REDACTED:secret]"},
+	{"vendor key mixed", "license_key: 4F2A-99C1-7B3E-0D55-A1B2", "license_key: [REDACTED:secret]"},
+	{"keys that are not credentials", "PRIMARY_KEY=b6f1e2d9c8a74f3e5d0c1b2a9e8f7d6c\ncache_key=user:42:profile\nsort_key: created_at_2024\nS3_KEY=uploads/2024/04/file.png\nssh_key: ~/.ssh/id_ed25519\nX_KEY=release-2024-11-25-rc1\nVAPID_PUBLIC_KEY=4f2a99c17b3e0d55a1b2", ""},
+	{"a key's name as the value", "here's the admin key: ALGOLIA_ADMIN_KEY=b6f1e2d9c8a74f3e5d0c1b2a9e8f7d6c", "here's the admin key: ALGOLIA_ADMIN_KEY=[REDACTED:secret]"},
 }
 
 func TestString(t *testing.T) {
