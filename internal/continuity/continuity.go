@@ -178,7 +178,9 @@ func (k *Keeper) buildWith(ctx context.Context, project, path, trigger string, w
 		g := <-gitDone
 		in.Git, in.GitErr = gitStatus(g.st, g.err)
 	}
-	return checkpoint.Build(s, in), s, nil
+	c := checkpoint.Build(s, in)
+	k.keep(path, project, s, c)
+	return c, s, nil
 }
 
 // gitStatus is what a checkpoint keeps of git.Read's answer: outside a

@@ -350,10 +350,15 @@ func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Dete
 // checkpoint, for what else is kept at a compaction.
 func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, steer Deliver) (checkpoint.Checkpoint, error) {
 	// Without git: the steering does not show it, and the job reads it
-	// (GitDue).
-	c, s, err := k.buildWith(ctx, project, path, "precompact-"+trigger, false)
-	if err != nil {
-		return c, err
+	// (GitDue). The checkpoint kept from the last build serves when
+	// nothing was appended since (kept.go); s stays nil then.
+	var s *transcript.Session
+	c, ok := k.fromKept(path, project, "precompact-"+trigger)
+	if !ok {
+		var err error
+		if c, s, err = k.buildWith(ctx, project, path, "precompact-"+trigger, false); err != nil {
+			return c, err
+		}
 	}
 	var errs []error
 	if text := c.Steer(); text != "" {
@@ -374,7 +379,7 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 		k.readGit(ctx, &c)
 		if err := k.store(ctx, path, &c, turns); err != nil {
 			errs = append(errs, err)
-		} else {
+		} else if s != nil || k.loadFull(path, &s) {
 			k.observe(ctx, memory.FromCheckpoint(c, s)...)
 		}
 		return c, errors.Join(errs...)

@@ -1,0 +1,135 @@
+package continuity
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+// The last checkpoint built from a session is kept beside its state with
+// what it was built from (.kept). A PreCompact that finds the transcript
+// as it was then (the same bytes, the same subagents, the same project
+// and ticket prefixes) takes it from there instead of decoding the whole
+// session and building it again: on a 100 MB session that is most of the
+// hook's CPU (docs/benchmarks.md, issue 15). Only what depends on the
+// moment is set again: when, why, and the meter's reading. Any difference
+// is a miss, and the checkpoint is built as before.
+
+// keptVersion changes when what a .kept file holds changes.
+const keptVersion = 1
+
+// kept is the content of a .kept file.
+type kept struct {
+	Version int `json:"version"`
+	// What the checkpoint was built from: the transcript up to Offset
+	// (its identity checked as the engine checks it on a resume), its
+	// subagents' transcripts up to their offsets, the project and the
+	// ticket prefixes.
+	Offset         int64            `json:"offset"`
+	TailSum        []byte           `json:"tail_sum"`
+	TailLen        int              `json:"tail_len"`
+	Head           []byte           `json:"head"`
+	Subagents      map[string]int64 `json:"subagents,omitempty"`
+	Project        string           `json:"project"`
+	TicketPrefixes []string         `json:"ticket_prefixes,omitempty"`
+	// Checkpoint was built without the work tree's state.
+	Checkpoint checkpoint.Checkpoint `json:"checkpoint"`
+}
+
+func (k *Keeper) keptFile(path string) string { return k.State.File(path) + ".kept" }
+
+// keep saves c, built from the full session s for project, as the
+// session's kept checkpoint. It is a cache: a failure costs the next
+// PreCompact a build.
+func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.Checkpoint) {
+	c.ID, c.Git, c.GitError = 0, nil, ""
+	kp := kept{Version: keptVersion, Offset: s.Offset, TailSum: s.TailSum, TailLen: s.TailLen, Head: s.Head,
+		Project: project, TicketPrefixes: k.TicketPrefixes, Checkpoint: c}
+	for _, a := range s.Subagents {
+		if a.Session != nil {
+			if kp.Subagents == nil {
+				kp.Subagents = make(map[string]int64)
+			}
+			kp.Subagents[filepath.Base(a.Path)] = a.Session.Offset
+		}
+	}
+	data, err := json.Marshal(kp)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(k.keptFile(path)), 0o700)
+	}
+	if err == nil {
+		err = state.WriteAtomic(k.keptFile(path), data, false)
+	}
+	if err != nil {
+		k.warn("could not keep the checkpoint (%w); the next compaction builds it again", err)
+	}
+}
+
+// fromKept returns the kept checkpoint of the transcript at path, taken
+// now for trigger, when the transcript is still what it was built from;
+// ok is false otherwise. It reads the light session only.
+func (k *Keeper) fromKept(path, project, trigger string) (c checkpoint.Checkpoint, ok bool) {
+	data, err := os.ReadFile(k.keptFile(path))
+	if err != nil {
+		return c, false
+	}
+	var kp kept
+	if json.Unmarshal(data, &kp) != nil || kp.Version != keptVersion || kp.Project != project || !slices.Equal(kp.TicketPrefixes, k.TicketPrefixes) {
+		return c, false
+	}
+	s, err := k.Load(path, false)
+	if err != nil || s.Offset != kp.Offset || s.TailLen != kp.TailLen || !slices.Equal(s.TailSum, kp.TailSum) || !slices.Equal(s.Head, kp.Head) {
+		return c, false
+	}
+	if !subagentsAt(path, kp.Subagents) {
+		return c, false
+	}
+	c = kp.Checkpoint
+	reading, _ := meter.Measure(s, k.rules())
+	c.CreatedAt, c.Trigger = k.Now().UTC(), trigger
+	c.Context = checkpoint.Context{Tokens: reading.Tokens, Window: reading.Window, Threshold: reading.Threshold, Percent: reading.PctWindow}
+	return c, true
+}
+
+// subagentsAt says whether the subagent transcripts beside the transcript
+// at path are those of offsets, each read to its end: a subagent added
+// or grown since is a miss.
+func subagentsAt(path string, offsets map[string]int64) bool {
+	ents, err := os.ReadDir(transcript.SubagentDir(path))
+	if err != nil {
+		return os.IsNotExist(err) && len(offsets) == 0
+	}
+	n := 0
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		fi, err := e.Info()
+		at, known := offsets[name]
+		if err != nil || !known || fi.Size() != at {
+			return false
+		}
+		n++
+	}
+	return n == len(offsets)
+}
+
+// loadFull loads the full session at path into *s, and says whether it
+// could.
+func (k *Keeper) loadFull(path string, s **transcript.Session) bool {
+	full, err := k.Load(path, true)
+	if err != nil {
+		k.warn("%w", err)
+		return false
+	}
+	*s = full
+	return true
+}
