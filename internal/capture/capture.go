@@ -90,6 +90,12 @@ func Write(dir string, in Input) (string, error) {
 			name = fmt.Sprintf("%s_%d", stamp, n)
 		}
 		path := filepath.Join(dir, name+captureSuffix)
+		if _, err := os.Lstat(path); err == nil {
+			// Taken: a stat is cheaper than writing (and syncing) a
+			// temporary file to find out, once per capture stamped in
+			// the same second before.
+			continue
+		}
 		err := createNew(path, data, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
