@@ -143,7 +143,11 @@ func (k *Keeper) Build(ctx context.Context, project, path, trigger string) (chec
 // build is Build that also returns the session it read, for the
 // observations stored with the checkpoint.
 func (k *Keeper) build(ctx context.Context, project, path, trigger string) (checkpoint.Checkpoint, *transcript.Session, error) {
-	return k.buildWith(ctx, project, path, trigger, true)
+	c, s, err := k.buildWith(ctx, project, path, trigger, true)
+	if err == nil {
+		k.keep(path, project, s, c, c.Steer())
+	}
+	return c, s, err
 }
 
 // buildWith is build, with the work tree's state read only when withGit
@@ -178,9 +182,7 @@ func (k *Keeper) buildWith(ctx context.Context, project, path, trigger string, w
 		g := <-gitDone
 		in.Git, in.GitErr = gitStatus(g.st, g.err)
 	}
-	c := checkpoint.Build(s, in)
-	k.keep(path, project, s, c)
-	return c, s, nil
+	return checkpoint.Build(s, in), s, nil
 }
 
 // gitStatus is what a checkpoint keeps of git.Read's answer: outside a

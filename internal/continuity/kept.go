@@ -41,17 +41,20 @@ type kept struct {
 	TicketPrefixes []string         `json:"ticket_prefixes,omitempty"`
 	// Checkpoint was built without the work tree's state.
 	Checkpoint checkpoint.Checkpoint `json:"checkpoint"`
+	// Steer is its steering text (Checkpoint.Steer), which reads none of
+	// what a reuse sets again.
+	Steer string `json:"steer"`
 }
 
 func (k *Keeper) keptFile(path string) string { return k.State.File(path) + ".kept" }
 
-// keep saves c, built from the full session s for project, as the
-// session's kept checkpoint. It is a cache: a failure costs the next
-// PreCompact a build.
-func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.Checkpoint) {
+// keep saves c, built from the full session s for project, with its
+// steering text, as the session's kept checkpoint. It is a cache: a
+// failure costs the next PreCompact a build.
+func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.Checkpoint, steer string) {
 	c.ID, c.Git, c.GitError = 0, nil, ""
 	kp := kept{Version: keptVersion, Offset: s.Offset, TailSum: s.TailSum, TailLen: s.TailLen, Head: s.Head,
-		Project: project, TicketPrefixes: k.TicketPrefixes, Checkpoint: c}
+		Project: project, TicketPrefixes: k.TicketPrefixes, Checkpoint: c, Steer: steer}
 	for _, a := range s.Subagents {
 		if a.Session != nil {
 			if kp.Subagents == nil {
@@ -73,29 +76,30 @@ func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.
 }
 
 // fromKept returns the kept checkpoint of the transcript at path, taken
-// now for trigger, when the transcript is still what it was built from;
-// ok is false otherwise. It reads the light session only.
-func (k *Keeper) fromKept(path, project, trigger string) (c checkpoint.Checkpoint, ok bool) {
+// now for trigger, and its steering text, when the transcript is still
+// what it was built from; ok is false otherwise. It reads the light
+// session only.
+func (k *Keeper) fromKept(path, project, trigger string) (c checkpoint.Checkpoint, steer string, ok bool) {
 	data, err := os.ReadFile(k.keptFile(path))
 	if err != nil {
-		return c, false
+		return c, "", false
 	}
 	var kp kept
 	if json.Unmarshal(data, &kp) != nil || kp.Version != keptVersion || kp.Project != project || !slices.Equal(kp.TicketPrefixes, k.TicketPrefixes) {
-		return c, false
+		return c, "", false
 	}
 	s, err := k.Load(path, false)
 	if err != nil || s.Offset != kp.Offset || s.TailLen != kp.TailLen || !slices.Equal(s.TailSum, kp.TailSum) || !slices.Equal(s.Head, kp.Head) {
-		return c, false
+		return c, "", false
 	}
 	if !subagentsAt(path, kp.Subagents) {
-		return c, false
+		return c, "", false
 	}
 	c = kp.Checkpoint
 	reading, _ := meter.Measure(s, k.rules())
 	c.CreatedAt, c.Trigger = k.Now().UTC(), trigger
 	c.Context = checkpoint.Context{Tokens: reading.Tokens, Window: reading.Window, Threshold: reading.Threshold, Percent: reading.PctWindow}
-	return c, true
+	return c, kp.Steer, true
 }
 
 // subagentsAt says whether the subagent transcripts beside the transcript

@@ -79,7 +79,7 @@ func TestPreCompactFromKept(t *testing.T) {
 			if _, err := os.Stat(f.k.keptFile(path)); err != nil {
 				t.Fatalf("no kept checkpoint after a build: %v", err)
 			}
-			if _, ok := f.k.fromKept(path, f.project, "precompact-auto"); !ok {
+			if _, _, ok := f.k.fromKept(path, f.project, "precompact-auto"); !ok {
 				t.Fatal("the kept checkpoint does not serve an unchanged transcript")
 			}
 			// The first build read the transcript cold; a second build
@@ -152,7 +152,7 @@ func TestKeptMisses(t *testing.T) {
 			path := filepath.Join(f.dir, name+".jsonl")
 			before, _, _ := f.precompact(t, path)
 			tc.change(t, f, path)
-			if _, ok := f.k.fromKept(path, f.project, "precompact-auto"); ok {
+			if _, _, ok := f.k.fromKept(path, f.project, "precompact-auto"); ok {
 				t.Fatal("the kept checkpoint served a changed transcript")
 			}
 			after, _, _ := f.precompact(t, path)
@@ -166,9 +166,34 @@ func TestKeptMisses(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, before, after)
 			}
-			if _, ok := f.k.fromKept(path, f.project, "precompact-auto"); !ok {
+			if _, _, ok := f.k.fromKept(path, f.project, "precompact-auto"); !ok {
 				t.Error("the checkpoint built after the change is not kept")
 			}
 		})
+	}
+}
+
+// A checkpoint a job or a command builds (Capture: a session's end, a
+// level crossed) is kept too, and serves the next PreCompact as a build
+// would.
+func TestKeptFromCapture(t *testing.T) {
+	f := newKeptFixture(t)
+	path := filepath.Join(f.dir, fixtures.Compactions[1].Session+".jsonl")
+	if _, err := f.k.Capture(context.Background(), f.project, path, "session-end"); err != nil {
+		t.Fatal(err)
+	}
+	c, steer, ok := f.k.fromKept(path, f.project, "precompact-auto")
+	if !ok {
+		t.Fatal("the captured checkpoint is not kept")
+	}
+	want, _, err := f.k.buildWith(context.Background(), f.project, path, "precompact-auto", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asJSON(t, c) != asJSON(t, want) {
+		t.Errorf("kept after Capture\n%s\nnot a build's\n%s", asJSON(t, c), asJSON(t, want))
+	}
+	if steer != want.Steer() {
+		t.Errorf("steering kept %q, a build's %q", steer, want.Steer())
 	}
 }

@@ -353,18 +353,22 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	// (GitDue). The checkpoint kept from the last build serves when
 	// nothing was appended since (kept.go); s stays nil then.
 	var s *transcript.Session
-	c, ok := k.fromKept(path, project, "precompact-"+trigger)
+	c, text, ok := k.fromKept(path, project, "precompact-"+trigger)
 	if !ok {
 		var err error
 		if c, s, err = k.buildWith(ctx, project, path, "precompact-"+trigger, false); err != nil {
 			return c, err
 		}
+		text = c.Steer()
 	}
 	var errs []error
-	if text := c.Steer(); text != "" {
+	if text != "" {
 		if err := steer(text); err != nil {
 			errs = append(errs, fmt.Errorf("print the summary instructions: %w", err))
 		}
+	}
+	if s != nil {
+		k.keep(path, project, s, c, text) // after the steering: the summariser waits for it
 	}
 	turns := c.Turns
 	if err := k.prepareDelivery(path); err != nil {
