@@ -72,6 +72,29 @@ func (k *Keeper) later(ctx context.Context, j Job) error {
 	return k.Settle(ctx, j)
 }
 
+// HoldJobs makes the jobs handed over from now on wait until the function
+// it returns runs, which starts them (or does their work where one cannot
+// be started). A hook whose job would start while it still writes files of
+// its own starts it last: on a busy machine the new process takes the
+// CPU the hook's last steps need, and nothing in the hook waits for it.
+func (k *Keeper) HoldJobs(ctx context.Context) (start func() error) {
+	detach := k.Detach
+	if detach == nil {
+		return func() error { return nil }
+	}
+	var held []Job
+	k.Detach = func(j Job) error { held = append(held, j); return nil }
+	return func() error {
+		k.Detach = detach
+		var errs []error
+		for _, j := range held {
+			errs = append(errs, k.later(ctx, j))
+		}
+		held = nil
+		return errors.Join(errs...)
+	}
+}
+
 // settlePending stores the checkpoint PreCompact announced in .pending,
 // notes its ID there, and stores its observations.
 func (k *Keeper) settlePending(ctx context.Context, path string) error {

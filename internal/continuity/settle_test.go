@@ -204,3 +204,37 @@ func TestPreCompactLeavesGitToTheJob(t *testing.T) {
 		})
 	}
 }
+
+// Jobs handed over while held start when the hold ends, not before.
+func TestHoldJobs(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	jobs := f.detached()
+	f.prompt("Fix HOLD-1.")
+	f.reply("Working.", 150000)
+	start := f.k.HoldJobs(ctx)
+	if _, err := f.k.PreCompact(ctx, f.project, f.path, "auto", func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(*jobs) != 0 {
+		t.Fatalf("jobs started while held: %+v", *jobs)
+	}
+	if err := start(); err != nil {
+		t.Fatal(err)
+	}
+	want := Job{Kind: JobCompaction, Project: f.project, Path: f.path}
+	if len(*jobs) != 1 || (*jobs)[0] != want {
+		t.Fatalf("jobs %+v", *jobs)
+	}
+	// Released: the next job starts at once.
+	if err := f.k.SessionEnd(ctx, f.project, f.path); err != nil {
+		t.Fatal(err)
+	}
+	if len(*jobs) != 1 {
+		t.Fatalf("SessionEnd after PreCompact's checkpoint started %+v", *jobs)
+	}
+	f.reply("More.", 150001)
+	if err := f.k.SessionEnd(ctx, f.project, f.path); err != nil || len(*jobs) != 2 {
+		t.Fatalf("SessionEnd after a turn: %v, jobs %+v", err, *jobs)
+	}
+}

@@ -312,15 +312,18 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		if !ag.steers {
 			steer = func(string) error { return nil }
 		}
+		// The job that stores the checkpoint starts after the captures
+		// below are written (HoldJobs).
+		startJobs := k.HoldJobs(ctx)
 		c, err := k.PreCompact(ctx, project, path, trigger, steer)
 		if c.SessionID == "" && c.Transcript == "" {
-			return err
+			return errors.Join(err, startJobs())
 		}
 		first := ""
 		if s, lerr := k.Load(path, false); lerr == nil && len(s.Prompts) > 0 {
 			first = s.Prompts[0].Text // seed 004 keeps the first user message
 		}
-		return errors.Join(err, kn.atCompact(trigger, path, first, c))
+		return errors.Join(err, kn.atCompact(trigger, path, first, c), startJobs())
 	case "PostCompact":
 		err := k.KeepSummary(path, p.Trigger, p.CompactSummary)
 		return errors.Join(err, k.ObserveCompaction(ctx, project, path, p.Trigger, p.CompactSummary))
