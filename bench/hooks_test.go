@@ -184,11 +184,26 @@ func BenchmarkHookPostToolUse(b *testing.B) {
 	})
 }
 
-// BenchmarkHookPreCompact: a checkpoint of the whole 100 MB session, with
-// git and the database, and the steering text.
+// BenchmarkHookPreCompact: PreCompact again with nothing appended since
+// the last one: the checkpoint kept from that one's build (the whole 100
+// MB session's), the steering text, the announcement and the job.
 func BenchmarkHookPreCompact(b *testing.B) {
 	h := newHookBench(b)
 	interleaved(b, h.dir, nil, func() {
+		if out := h.run("PreCompact", map[string]any{"trigger": "auto"}); !bytes.Contains(out, []byte("keep these specifics")) {
+			b.Fatalf("no steering text: %s", out)
+		}
+	})
+}
+
+// BenchmarkHookPreCompactAfterTurn: PreCompact with one more turn
+// appended since the last: the checkpoint kept from the last build
+// (continuity/kept.go) is a turn behind, and it is built again. Beside
+// BenchmarkHookPreCompact, where nothing was appended and the kept one
+// serves.
+func BenchmarkHookPreCompactAfterTurn(b *testing.B) {
+	h := newHookBench(b)
+	interleaved(b, h.dir, func() { h.appendLines(work.turn) }, func() {
 		if out := h.run("PreCompact", map[string]any{"trigger": "auto"}); !bytes.Contains(out, []byte("keep these specifics")) {
 			b.Fatalf("no steering text: %s", out)
 		}
