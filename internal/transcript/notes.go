@@ -86,7 +86,7 @@ func Decisions(body string) []string {
 	// most texts have none and are not split into sentences at all. The
 	// gate is case-sensitive on purpose (cheap, and the words are nearly
 	// always written in lower case or capitalised).
-	if !containsAnyOf(body, gateCues) && !containsAny(body, refusalGate) {
+	if !decisionGate().in(body) { // gateCues and refusalGate, in one pass
 		return nil
 	}
 	var out []string
@@ -255,7 +255,7 @@ func Findings(body string) []string { return findings(body, nil) }
 // findings is Findings without the sentences in decided, which are
 // decisions: a finding is not joined to one.
 func findings(body string, decided []string) []string {
-	if !strings.ContainsAny(body, "0123456789`/") && !containsAnyOf(strings.ToLower(body), shapeGate) {
+	if !strings.ContainsAny(body, "0123456789`/") && !findingGate().in(strings.ToLower(body)) { // shapeGate
 		return nil
 	}
 	var out []string
@@ -355,16 +355,6 @@ func hasDatum(s string) bool {
 	for _, w := range strings.Fields(s) {
 		w = strings.Trim(w, ".,;:()\"'")
 		if i := strings.IndexByte(w, '/'); i > 0 && i < len(w)-1 && !strings.Contains(w, "://") {
-			return true
-		}
-	}
-	return false
-}
-
-// containsAnyOf says whether s contains a string of one of the lists.
-func containsAnyOf(s string, lists [][]string) bool {
-	for _, subs := range lists {
-		if containsAny(s, subs) {
 			return true
 		}
 	}
