@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
@@ -28,6 +29,9 @@ const keptVersion = 1
 // kept is the content of a .kept file.
 type kept struct {
 	Version int `json:"version"`
+	// Binary identifies the cairn that built it (see binaryID): another
+	// cairn may build another checkpoint from the same transcript.
+	Binary string `json:"binary"`
 	// What the checkpoint was built from: the transcript up to Offset
 	// (its identity checked as the engine checks it on a resume), its
 	// subagents' transcripts up to their offsets, the project and the
@@ -53,7 +57,7 @@ func (k *Keeper) keptFile(path string) string { return k.State.File(path) + ".ke
 // failure costs the next PreCompact a build.
 func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.Checkpoint, steer string) {
 	c.ID, c.Git, c.GitError = 0, nil, ""
-	kp := kept{Version: keptVersion, Offset: s.Offset, TailSum: s.TailSum, TailLen: s.TailLen, Head: s.Head,
+	kp := kept{Version: keptVersion, Binary: binaryID(), Offset: s.Offset, TailSum: s.TailSum, TailLen: s.TailLen, Head: s.Head,
 		Project: project, TicketPrefixes: k.TicketPrefixes, Checkpoint: c, Steer: steer}
 	for _, a := range s.Subagents {
 		if a.Session != nil {
@@ -85,7 +89,7 @@ func (k *Keeper) fromKept(path, project, trigger string) (c checkpoint.Checkpoin
 		return c, "", false
 	}
 	var kp kept
-	if json.Unmarshal(data, &kp) != nil || kp.Version != keptVersion || kp.Project != project || !slices.Equal(kp.TicketPrefixes, k.TicketPrefixes) {
+	if json.Unmarshal(data, &kp) != nil || kp.Version != keptVersion || kp.Binary != binaryID() || kp.Project != project || !slices.Equal(kp.TicketPrefixes, k.TicketPrefixes) {
 		return c, "", false
 	}
 	s, err := k.Load(path, false)
@@ -136,4 +140,20 @@ func (k *Keeper) loadFull(path string, s **transcript.Session) bool {
 	}
 	*s = full
 	return true
+}
+
+// binaryID identifies the running cairn by its executable's size and
+// modification time: an upgrade, or a rebuild with other extraction
+// rules, makes every kept checkpoint a miss once. "" when it cannot tell,
+// which matches only another cairn that could not either.
+func binaryID() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(fi.Size(), 10) + "-" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 }

@@ -146,6 +146,22 @@ func TestKeptMisses(t *testing.T) {
 				}
 			}},
 		{"other ticket prefixes", func(t *testing.T, f *keptFixture, path string) { f.k.TicketPrefixes = []string{"KEPT-"} }, nil},
+		{"built by another cairn", func(t *testing.T, f *keptFixture, path string) {
+			file := f.k.keptFile(path)
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kp map[string]any
+			if err := json.Unmarshal(data, &kp); err != nil {
+				t.Fatal(err)
+			}
+			kp["binary"] = "1-2"
+			data, _ = json.Marshal(kp)
+			if err := os.WriteFile(file, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newKeptFixture(t)
