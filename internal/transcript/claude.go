@@ -22,6 +22,9 @@ type claudeDecoder struct {
 	sub    jsonscan.Scanner
 	e      entry
 	walked int // how much of the last line scan looked at
+	// skip is what took the last line of a type cairn does not read
+	// from the end of its first member to its type (see scan).
+	skip skipMemo
 	// sayings are the entry's texts analysed ahead (full, parallel
 	// read), one for each text block with text: assistant uses them
 	// instead of working them out.
@@ -161,10 +164,57 @@ func (p *claudeDecoder) walk(line []byte) (string, bool) {
 		return "invalid JSON", false
 	}
 	// Only what was walked is checked: the part of the line cairn reads.
-	if !utf8.Valid(line[:p.walked]) {
+	// The memo's bytes were checked on the line they were kept from.
+	checked := p.walked
+	if p.skip.hit > 0 {
+		checked = p.skip.hit
+	}
+	if !utf8.Valid(line[:checked]) {
 		return "invalid UTF-8", false
 	}
+	p.skip.keep(line)
 	return "", true
+}
+
+// skipMemo lets the walk of a line of a type cairn does not read skip the
+// members it has just walked on the line before. Claude Code starts every
+// line with the same members (parentUuid, then isSidechain, userType, cwd,
+// sessionId, version, gitBranch, type), which differ between lines only
+// in parentUuid's value: for a progress line, two thirds of a
+// transcript's lines, they are everything the walk reads, and walking
+// them was a third of a cold read's walk.
+//
+// Why a hit is exact: after a first member named parentUuid, which the
+// walk skips, the scanner is inside the top-level object with one member
+// seen and the entry holds nothing. From there the walk is a function of
+// the bytes alone, and it ends on the type's string value without
+// looking past its closing quote. A line whose bytes from that point
+// start with the bytes a line walked from the same point up to a type
+// cairn does not read (and found valid, UTF-8 included) is walked the
+// same way to the same end: the same type, and nothing else kept.
+type skipMemo struct {
+	tail     []byte // the bytes from after parentUuid's value to the type's closing quote
+	typ, end int    // where the type's value starts and ends in tail
+	// Set by scan for the line being walked: where the bytes after
+	// parentUuid's value start (from), where tail matched (hit, 0 for
+	// none) or else where the walk stopped after a type it does not read
+	// (stop, 0 for none).
+	from, hit, stop int
+	typLen          int // the length of the type's value, when stop is set
+}
+
+// keep remembers the walk of line, when it stopped at a type cairn does
+// not read, for the next line.
+func (m *skipMemo) keep(line []byte) {
+	if m.stop == 0 || m.hit > 0 {
+		return
+	}
+	tail := line[m.from:m.stop]
+	if !bytes.Equal(tail, m.tail) {
+		m.tail = append(m.tail[:0], tail...)
+	}
+	m.end = len(tail) - 1 // the closing quote
+	m.typ = m.end - m.typLen
 }
 
 func (s *Session) bad(line int, off int64, reason string) {
@@ -184,10 +234,26 @@ func (p *claudeDecoder) scan(line []byte) bool {
 	blocks := e.msg.blocks[:0]
 	*e = entry{}
 	e.msg.blocks = blocks
+	m := &p.skip
+	m.from, m.hit, m.stop = 0, 0, 0
 	if !sc.Object() {
 		return false
 	}
-	for k := sc.Key(); k != nil; k = sc.Key() {
+	k := sc.Key()
+	if string(k) == "parentUuid" {
+		// Claude Code's first member, which the walk below would skip
+		// (its value is the one that differs between lines).
+		sc.Skip()
+		m.from = sc.Pos()
+		if len(m.tail) > 0 && !sc.Failed() && bytes.HasPrefix(line[m.from:], m.tail) {
+			e.typ = line[m.from+m.typ : m.from+m.end]
+			m.hit = m.from
+			p.walked = m.from + len(m.tail)
+			return true
+		}
+		k = sc.Key()
+	}
+	for ; k != nil; k = sc.Key() {
 		switch string(k) {
 		case "type":
 			e.typ = p.rawStr()
@@ -196,6 +262,9 @@ func (p *claudeDecoder) scan(line []byte) bool {
 				// operations...) are a third of a transcript's bytes and
 				// nothing cairn keeps: stop here, trusting the line's end.
 				p.walked = sc.Pos()
+				if m.from > 0 && e.typ != nil && !sc.Failed() {
+					m.stop, m.typLen = p.walked, len(e.typ)
+				}
 				return !sc.Failed()
 			}
 		case "subtype":

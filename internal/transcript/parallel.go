@@ -2,9 +2,11 @@ package transcript
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"time"
 )
 
@@ -25,6 +27,34 @@ const (
 	findWindow  = 16 << 10
 )
 
+// errFault is a mapped transcript that shrank while it was read: the
+// pages past its new end fault.
+var errFault = errors.New("transcript shrank while it was read")
+
+// guardFault, deferred by a goroutine that runs with
+// debug.SetPanicOnFault, turns the panic of a fault on a mapped page into
+// errFault in *err. Any other panic goes on.
+func guardFault(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if re, ok := r.(runtime.Error); ok {
+		if _, fault := re.(interface{ Addr() uintptr }); fault {
+			*err = errFault
+			return
+		}
+	}
+	panic(r)
+}
+
+// debugPanicOnFault makes a fault on a mapped page a panic guardFault can
+// recover on this goroutine, and returns what undoes it.
+func debugPanicOnFault() func() {
+	old := debug.SetPanicOnFault(true)
+	return func() { debug.SetPanicOnFault(old) }
+}
+
 // scanned is one walked line waiting to be applied.
 type scanned struct {
 	rel  int // line index within the chunk
@@ -41,7 +71,8 @@ type scanned struct {
 
 type chunk struct {
 	start, end int64
-	buf        []byte // the chunk's bytes; items point into it
+	buf        []byte // the chunk's bytes, read with pread; items point into it
+	data       []byte // the chunk's bytes in a mapping, instead of buf
 	lines      int
 	skipped    int
 	items      []scanned
@@ -55,22 +86,52 @@ func workers() int { return min(runtime.GOMAXPROCS(0), 8) }
 
 // readParallel reads the complete lines in [s.Offset, size) of a Claude
 // Code transcript with several workers and reports whether it did; it
-// declines (false) when the read is small or there is one CPU. The other
+// declines (false) when the read is small. With one CPU it reads the
+// span on this goroutine, from a mapping where it can. The other
 // clients' transcripts are a few megabytes at most and read serially.
+//
+// The span is mapped rather than copied into chunk buffers where the
+// system allows (mapSpan): copying it was a fifth of a cold read's CPU,
+// and each fresh buffer's pages faulted on first touch. A file that
+// shrinks under the mapping (truncated: the client rewrote it) ends the
+// read with errFault; Update then reads it again from the start with
+// pread.
 func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, error) {
-	n := workers()
-	if n < 2 || size-s.Offset < parallelMin {
+	if size-s.Offset < parallelMin {
 		return false, nil
 	}
+	n := workers()
 	end, err := lastLineEnd(f, s.Offset, size)
 	if err != nil || end <= s.Offset {
 		return false, err
 	}
+	base := s.Offset
+	m, unmap, mapped := mapSpan(f, base, end)
+	if mapped {
+		defer unmap()
+	}
+	if n < 2 {
+		if !mapped {
+			return false, nil
+		}
+		if err := p.readMapped(s, m); err != nil {
+			return true, err
+		}
+		if h, err := headHash(f, s.Offset); err == nil {
+			s.Head = h
+		}
+		return true, nil
+	}
 	var bounds []int64
 	bounds = append(bounds, s.Offset)
 	for b := s.Offset + chunkSize; b < end; b += chunkSize {
-		nb, err := nextLineStart(f, b, end)
-		if err != nil {
+		var nb int64
+		if mapped {
+			nb = end
+			if i := bytes.IndexByte(m[b-base:], '\n'); i >= 0 {
+				nb = b + int64(i) + 1
+			}
+		} else if nb, err = nextLineStart(f, b, end); err != nil {
 			return false, err
 		}
 		if nb > bounds[len(bounds)-1] && nb < end {
@@ -82,6 +143,9 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 	chunks := make([]*chunk, len(bounds)-1)
 	for i := range chunks {
 		chunks[i] = &chunk{start: bounds[i], end: bounds[i+1], done: make(chan struct{})}
+		if mapped {
+			chunks[i].data = m[bounds[i]-base : bounds[i+1]-base]
+		}
 	}
 	// Workers take chunks in order; at most n+1 chunks are held in memory
 	// ahead of the applier.
@@ -92,6 +156,7 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 	pool := make(chan *chunk, n+1)
 	for w := 0; w < n; w++ {
 		go func() {
+			defer debugPanicOnFault()()
 			var wp claudeDecoder
 			for c := range jobs {
 				select {
@@ -99,7 +164,7 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 					c.buf, c.items, c.blocks = old.buf, old.items[:0], old.blocks[:0]
 				default:
 				}
-				c.scan(f, &wp, p.full)
+				c.err = c.scanGuarded(f, &wp, p.full)
 				close(c.done)
 			}
 		}()
@@ -111,6 +176,7 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 		}
 		close(jobs)
 	}()
+	defer debugPanicOnFault()()
 	var firstErr error
 	for _, c := range chunks {
 		<-c.done
@@ -118,27 +184,13 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 			firstErr = c.err
 		}
 		if firstErr == nil {
-			for i := range c.items {
-				it := &c.items[i]
-				line := s.Lines + it.rel + 1
-				switch {
-				case it.bad != "":
-					s.bad(line, it.off, it.bad)
-				default:
-					p.e, p.sayings, p.judged = it.e, it.sayings, it.judged
-					p.applyAt(s, line, it.ts)
-				}
-			}
-			s.Skipped += c.skipped
-			s.Lines += c.lines
-			s.Offset = c.end
-			s.rememberTail(nil, c.tail)
+			firstErr = p.fold(s, c)
 		}
 		select {
 		case pool <- &chunk{buf: c.buf, items: c.items, blocks: c.blocks}:
 		default:
 		}
-		c.buf, c.items, c.blocks = nil, nil, nil
+		c.buf, c.data, c.items, c.blocks = nil, nil, nil, nil
 		<-slots
 	}
 	p.e, p.sayings, p.judged = entry{}, nil, nil
@@ -151,17 +203,72 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 	return true, nil
 }
 
-// scan reads the chunk and walks each of its lines; for a full read it
-// also analyses the replies' texts.
-func (c *chunk) scan(f *os.File, p *claudeDecoder, full bool) {
-	size := int(c.end - c.start)
-	if cap(c.buf) < size {
-		c.buf = make([]byte, size, size+size/8)
+// fold applies a walked chunk to the session, in order. Its entries point
+// into the chunk's bytes, which may be a mapping that faults.
+func (p *claudeDecoder) fold(s *Session, c *chunk) (err error) {
+	defer guardFault(&err)
+	for i := range c.items {
+		it := &c.items[i]
+		line := s.Lines + it.rel + 1
+		switch {
+		case it.bad != "":
+			s.bad(line, it.off, it.bad)
+		default:
+			p.e, p.sayings, p.judged = it.e, it.sayings, it.judged
+			p.applyAt(s, line, it.ts)
+		}
 	}
-	buf := c.buf[:size]
-	if _, err := f.ReadAt(buf, c.start); err != nil && err != io.EOF {
-		c.err = err
-		return
+	s.Skipped += c.skipped
+	s.Lines += c.lines
+	s.Offset = c.end
+	s.rememberTail(nil, c.tail)
+	return nil
+}
+
+// readMapped reads the complete lines of m, the mapped span from s.Offset
+// to the end of its last line, on this goroutine: the cold read with one
+// CPU.
+func (p *claudeDecoder) readMapped(s *Session, m []byte) (err error) {
+	defer debugPanicOnFault()()
+	defer guardFault(&err)
+	base := s.Offset
+	for pos := 0; pos < len(m); {
+		i := bytes.IndexByte(m[pos:], '\n')
+		if i < 0 {
+			i = len(m) - pos // not reached: m ends with a newline
+		}
+		s.Lines++
+		p.feed(s, m[pos:pos+i], s.Lines, base+int64(pos))
+		pos += i + 1
+		// Offset follows each line, as a read by pread does, so that a
+		// line that faults leaves nothing half counted behind it.
+		s.Offset = base + int64(pos)
+	}
+	s.rememberTail(nil, m[max(0, len(m)-tailKeep):])
+	p.e = entry{}
+	return nil
+}
+
+// scanGuarded is scan, with a fault on a mapped page that vanished
+// (the file shrank) as errFault.
+func (c *chunk) scanGuarded(f *os.File, p *claudeDecoder, full bool) (err error) {
+	defer guardFault(&err)
+	return c.scan(f, p, full)
+}
+
+// scan reads the chunk (unless it is mapped) and walks each of its lines;
+// for a full read it also analyses the replies' texts.
+func (c *chunk) scan(f *os.File, p *claudeDecoder, full bool) error {
+	buf := c.data
+	if buf == nil {
+		size := int(c.end - c.start)
+		if cap(c.buf) < size {
+			c.buf = make([]byte, size, size+size/8)
+		}
+		buf = c.buf[:size]
+		if _, err := f.ReadAt(buf, c.start); err != nil && err != io.EOF {
+			return err
+		}
 	}
 	c.tail = append([]byte(nil), buf[max(0, len(buf)-tailKeep):]...)
 	var cmds map[string]string // the chunk's Bash commands by call id (full)
@@ -205,6 +312,7 @@ func (c *chunk) scan(f *os.File, p *claudeDecoder, full bool) {
 			c.items[len(c.items)-1].e.msg.blocks = c.blocks[start:len(c.blocks):len(c.blocks)]
 		}
 	}
+	return nil
 }
 
 // lastLineEnd is the offset just past the last newline in [from, size).

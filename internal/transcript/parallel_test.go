@@ -2,8 +2,10 @@ package transcript
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/cairn-agent/cairn/internal/fixtures"
@@ -29,6 +31,24 @@ func TestParallelEqualsSerial(t *testing.T) {
 	f.WriteString(half)
 	f.Close()
 
+	ser := New(path)
+	file, _ := os.Open(path)
+	defer file.Close()
+	var p Parser
+	if _, err := ser.read(file, &p); err != nil {
+		t.Fatal(err)
+	}
+	// On several CPUs the chunks are walked in parallel; on one, the
+	// mapped file is read on one goroutine (readMapped).
+	for _, procs := range []int{runtime.GOMAXPROCS(0), 1} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			compareCold(t, path, ser, half)
+		})
+	}
+}
+
+func compareCold(t *testing.T, path string, ser *Session, half string) {
 	par := New(path)
 	var p Parser
 	r, err := par.Update(&p)
@@ -37,12 +57,6 @@ func TestParallelEqualsSerial(t *testing.T) {
 	}
 	if r.Read != par.Offset {
 		t.Errorf("update says it read %d bytes, offset is %d", r.Read, par.Offset)
-	}
-	ser := New(path)
-	file, _ := os.Open(path)
-	defer file.Close()
-	if _, err := ser.read(file, &p); err != nil {
-		t.Fatal(err)
 	}
 	if par.BadCount != 1 || par.Prompts[len(par.Prompts)-1].Text != "after the garbage" {
 		t.Errorf("bad=%d last prompt=%q", par.BadCount, par.Prompts[len(par.Prompts)-1].Text)

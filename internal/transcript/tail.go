@@ -71,6 +71,14 @@ func (s *Session) Update(p *Parser) (Result, error) {
 	start := s.Offset
 	if cr, ok := p.decoder(s).(coldReader); ok && s.Client != "" {
 		done, err := cr.readParallel(s, f, fi.Size())
+		if errors.Is(err, errFault) {
+			// The file shrank under the mapping: it is not the file that
+			// was being read. Read it again from the start, with pread.
+			sub := s.IsSubagent
+			*s = *NewFor(s.Path, s.Client)
+			s.IsSubagent = sub
+			res.Rebuilt, start, done, err = true, 0, false, nil
+		}
 		if done || err != nil {
 			res.Read = s.Offset - start
 			if err != nil {
