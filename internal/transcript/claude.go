@@ -16,12 +16,15 @@ import (
 // hands what it found to the derivation (derive.go). It reuses its
 // buffers between lines, so one decoder serves one goroutine.
 type claudeDecoder struct {
-	full   bool // !Parser.Light
-	head   bool // Parser.Head
-	sc     jsonscan.Scanner
-	sub    jsonscan.Scanner
-	e      entry
-	walked int // how much of the last line scan looked at
+	full bool // !Parser.Light
+	head bool // Parser.Head
+	// workers is how many goroutines a large cold read uses; 0 decides by
+	// the machine (readParallel). Tests set it.
+	workers int
+	sc      jsonscan.Scanner
+	sub     jsonscan.Scanner
+	e       entry
+	walked  int // how much of the last line scan looked at
 	// skip is what took the last line of a type cairn does not read
 	// from the end of its first member to its type (see scan).
 	skip skipMemo

@@ -7,31 +7,58 @@ import (
 	"syscall"
 )
 
-// mapSpan maps the bytes [from, to) of f read-only and returns them with
-// the function that unmaps them, or ok false when it cannot (the caller
-// then reads them with pread). The pages are populated in the one call:
-// the file is in the page cache when it matters (a transcript the client
-// has just written), and faulting them in one 64 KiB window at a time cost
-// more. A file truncated while it is mapped makes the pages past its new
-// end fault (SIGBUS): readers of a mapping turn that into errFault with
-// guardFault.
-func mapSpan(f *os.File, from, to int64) (b []byte, unmap func(), ok bool) {
+// fileMap is a read-only mapping of a span of a transcript.
+type fileMap struct {
+	all  []byte // the mapping, from a page boundary
+	skip int    // the bytes of all before the span
+	page int
+}
+
+// mapSpan maps the bytes [from, to) of f read-only, or says it cannot
+// (ok false: the caller reads them with pread). With populate the pages
+// are mapped in the one call; else they fault in as they are read, or
+// populate maps a part ahead. A file truncated while it is mapped makes
+// the pages past its new end fault (SIGBUS): readers of a mapping turn
+// that into errFault with guardFault.
+func mapSpan(f *os.File, from, to int64, populate bool) (m *fileMap, ok bool) {
 	page := int64(os.Getpagesize())
 	base := from &^ (page - 1)
 	n := to - base
 	if n <= 0 || int64(int(n)) != n {
-		return nil, nil, false
+		return nil, false
 	}
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return nil, nil, false
+		return nil, false
 	}
-	var m []byte
+	flags := syscall.MAP_SHARED
+	if populate {
+		flags |= syscall.MAP_POPULATE
+	}
+	var all []byte
 	var merr error
 	if err := rc.Control(func(fd uintptr) {
-		m, merr = syscall.Mmap(int(fd), base, int(n), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+		all, merr = syscall.Mmap(int(fd), base, int(n), syscall.PROT_READ, flags)
 	}); err != nil || merr != nil {
-		return nil, nil, false
+		return nil, false
 	}
-	return m[from-base:], func() { syscall.Munmap(m) }, true
+	return &fileMap{all: all, skip: int(from - base), page: int(page)}, true
 }
+
+// bytes is the span.
+func (m *fileMap) bytes() []byte { return m.all[m.skip:] }
+
+// madvPopulateRead is MADV_POPULATE_READ (Linux 5.14), which syscall
+// does not name.
+const madvPopulateRead = 22
+
+// populate maps the pages of the span's bytes [lo, hi) in one call, as a
+// worker starts on its chunk: in parallel, where MAP_POPULATE would map
+// them all on one thread before any worker starts. On an older kernel it
+// does nothing, and the pages fault in as they are read.
+func (m *fileMap) populate(lo, hi int) {
+	start := (m.skip + lo) &^ (m.page - 1)
+	syscall.Madvise(m.all[start:m.skip+hi], madvPopulateRead)
+}
+
+func (m *fileMap) unmap() { syscall.Munmap(m.all) }

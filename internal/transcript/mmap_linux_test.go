@@ -26,11 +26,12 @@ func TestMappedReadOfShrunkFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			m, unmap, ok := mapSpan(f, 0, int64(len(data)))
+			fm, ok := mapSpan(f, 0, int64(len(data)), true)
 			if !ok {
 				t.Fatal("could not map the transcript")
 			}
-			defer unmap()
+			defer fm.unmap()
+			m := fm.bytes()
 			if err := os.Truncate(path, 4096); err != nil {
 				t.Fatal(err)
 			}
@@ -70,13 +71,19 @@ func TestMapSpanFromOffset(t *testing.T) {
 	}
 	defer f.Close()
 	for _, from := range []int64{0, 1, 4095, 4096, 5000} {
-		m, unmap, ok := mapSpan(f, from, int64(len(data))-3)
-		if !ok {
-			t.Fatalf("could not map from %d", from)
+		for _, populate := range []bool{false, true} {
+			fm, ok := mapSpan(f, from, int64(len(data))-3, populate)
+			if !ok {
+				t.Fatalf("could not map from %d", from)
+			}
+			m := fm.bytes()
+			if !populate {
+				fm.populate(1, len(m)-1)
+			}
+			if !bytes.Equal(m, data[from:len(data)-3]) {
+				t.Errorf("mapped from %d: %d bytes, not the file's", from, len(m))
+			}
+			fm.unmap()
 		}
-		if !bytes.Equal(m, data[from:len(data)-3]) {
-			t.Errorf("mapped from %d: %d bytes, not the file's", from, len(m))
-		}
-		unmap()
 	}
 }

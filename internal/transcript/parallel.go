@@ -86,9 +86,10 @@ func workers() int { return min(runtime.GOMAXPROCS(0), 8) }
 
 // readParallel reads the complete lines in [s.Offset, size) of a Claude
 // Code transcript with several workers and reports whether it did; it
-// declines (false) when the read is small. With one CPU it reads the
-// span on this goroutine, from a mapping where it can. The other
-// clients' transcripts are a few megabytes at most and read serially.
+// declines (false) when the read is small. With one CPU, or when every
+// CPU is taken (busy), it reads the span on this goroutine, from a
+// mapping where it can. The other clients' transcripts are a few
+// megabytes at most and read serially.
 //
 // The span is mapped rather than copied into chunk buffers where the
 // system allows (mapSpan): copying it was a fifth of a cold read's CPU,
@@ -100,15 +101,23 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 	if size-s.Offset < parallelMin {
 		return false, nil
 	}
-	n := workers()
+	n := p.workers
+	if n == 0 {
+		n = workers()
+		if n > 1 && busy(n) {
+			n = 1
+		}
+	}
 	end, err := lastLineEnd(f, s.Offset, size)
 	if err != nil || end <= s.Offset {
 		return false, err
 	}
 	base := s.Offset
-	m, unmap, mapped := mapSpan(f, base, end)
+	fm, mapped := mapSpan(f, base, end, n < 2)
+	var m []byte
 	if mapped {
-		defer unmap()
+		defer fm.unmap()
+		m = fm.bytes()
 	}
 	if n < 2 {
 		if !mapped {
@@ -163,6 +172,9 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 				case old := <-pool:
 					c.buf, c.items, c.blocks = old.buf, old.items[:0], old.blocks[:0]
 				default:
+				}
+				if c.data != nil {
+					fm.populate(int(c.start-base), int(c.end-base))
 				}
 				c.err = c.scanGuarded(f, &wp, p.full)
 				close(c.done)
