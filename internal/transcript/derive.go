@@ -66,6 +66,12 @@ func setStr(dst *string, raw []byte) {
 // response: a later record of the same response (a reply split over
 // lines, a record written again with its tool calls) updates its usage.
 func (s *Session) reply(id []byte, ts time.Time, line int, u Usage) {
+	if n := len(s.Turns); n > 0 && len(id) > 0 && s.Turns[n-1].MessageID == string(id) {
+		// The next line of the latest response (a turn's id is its
+		// own): the usual case, without the index.
+		s.Turns[n-1].Usage = u
+		return
+	}
 	x := s.index()
 	if len(id) > 0 {
 		if i, ok := x.turnByMsg[string(id)]; ok {
