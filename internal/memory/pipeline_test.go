@@ -103,6 +103,9 @@ func replay(t testing.TB, db *sqlite.DB, st *Store, src, work string) int {
 	pc := pressure.Default()
 	level := 0
 	compactions := 0
+	// The whole summary of each compaction, as PostCompact hands it to
+	// the hooks (the session keeps only an excerpt).
+	var summaries []string
 	r := bufio.NewReaderSize(in, 1<<20)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -114,6 +117,9 @@ func replay(t testing.TB, db *sqlite.DB, st *Store, src, work string) int {
 					trigger = "precompact-manual"
 				}
 				take(trigger)
+			}
+			if bytes.Contains(line, []byte(`"isCompactSummary":true`)) {
+				summaries = append(summaries, compactSummary(t, line))
 			}
 			if _, err := out.Write(line); err != nil {
 				t.Fatal(err)
@@ -134,12 +140,42 @@ func replay(t testing.TB, db *sqlite.DB, st *Store, src, work string) int {
 	}
 	update()
 	take("session-end")
-	for _, c := range s.Compactions {
-		if _, err := st.Add(ctx, FromCompaction(s.CWD, s.SessionID, c)); err != nil {
+	for i, c := range s.Compactions {
+		if i < len(summaries) && summaries[i] != "" {
+			c.Summary = redact.String(summaries[i])
+		}
+		if _, err := st.Add(ctx, FromCompaction(s.CWD, s.SessionID, c)...); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return stored
+}
+
+// compactSummary is the text of a compaction's summary line.
+func compactSummary(t testing.TB, line []byte) string {
+	t.Helper()
+	var m struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	if json.Unmarshal(m.Message.Content, &s) == nil {
+		return s
+	}
+	var bs []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(m.Message.Content, &bs); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bs {
+		s += b.Text
+	}
+	return s
 }
 
 // fixtureMemory replays every fixture transcript into a new database.
