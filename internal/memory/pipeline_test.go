@@ -225,12 +225,18 @@ func TestReplayFixtures(t *testing.T) {
 	counts := map[string]int{}
 	precompact := map[string]bool{}
 	lazyFix := false
+	compactions, pieces := 0, map[string]int{}
 	for _, o := range all {
 		counts[o.Kind]++
 		switch o.Kind {
 		case KindCompaction:
-			if len(o.Body) < 500 {
-				t.Errorf("compaction of %s without its summary: %q", o.SessionID, o.Body)
+			if !strings.HasPrefix(o.Title, "Compaction (") || strings.Contains(o.Title, " analysis: ") {
+				pieces[o.SessionID]++ // an item of the summary
+				continue
+			}
+			compactions++
+			if !strings.Contains(o.Body, "Primary Request") {
+				t.Errorf("compaction of %s without what its summary says the session was for: %q", o.SessionID, o.Body)
 			}
 		case KindCheckpoint:
 			if strings.Contains(o.Title, "(precompact-") {
@@ -246,10 +252,15 @@ func TestReplayFixtures(t *testing.T) {
 		}
 	}
 	t.Logf("%d observations: %v", len(all), counts)
-	if counts[KindCompaction] != len(fixtures.Compactions) {
-		t.Errorf("%d compactions, want %d", counts[KindCompaction], len(fixtures.Compactions))
+	if compactions != len(fixtures.Compactions) {
+		t.Errorf("%d compactions, want %d", compactions, len(fixtures.Compactions))
 	}
 	for _, c := range fixtures.Compactions {
+		// A whole summary has a few dozen items: files, errors, the
+		// user's messages, the analysis's steps.
+		if pieces[c.Session] < 20 {
+			t.Errorf("%s: %d items of its compaction's summary", c.Session, pieces[c.Session])
+		}
 		if !precompact[c.Session] {
 			t.Errorf("%s: no checkpoint before its compaction", c.Session)
 		}
