@@ -103,7 +103,14 @@ func FromCheckpoint(c checkpoint.Checkpoint, s *transcript.Session) []Observatio
 	}
 	for _, a := range c.Answers {
 		body := "Question: " + a.Question + "\nAnswer: " + a.Answer
-		out = append(out, at(KindAnswer, "Answered: "+a.Question, body, pathsIn(body, changed)))
+		// Who answered, and the answer, in the title: the answer is what is
+		// asked after ("which tools did the user choose"). By "user" is a
+		// question of the user's that the agent answered.
+		who := "The user answered: "
+		if a.By == "user" {
+			who = "Answered the user: "
+		}
+		out = append(out, at(KindAnswer, who+text.ClipLine(a.Question, 90)+" "+text.ClipLine(a.Answer, 60), body, pathsIn(body, changed)))
 	}
 	for _, k := range c.Constraints {
 		out = append(out, at(KindConstraint, k, k, nil))
@@ -111,7 +118,9 @@ func FromCheckpoint(c checkpoint.Checkpoint, s *transcript.Session) []Observatio
 	if s != nil {
 		out = append(out, sessionCommands(base, s)...)
 		out = append(out, sessionCounts(base, s)...)
-		out = append(out, sessionEdits(base, s)...)
+		tail := tailOf(s, maxEditScan)
+		out = append(out, editsIn(base, s, tail)...)
+		out = append(out, sessionPrompts(base, s, tail)...)
 	} else {
 		for _, cmd := range c.Commands {
 			if o, ok := commandObservation(base, cmd); ok {
