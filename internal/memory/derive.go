@@ -117,8 +117,8 @@ func FromCheckpoint(c checkpoint.Checkpoint, s *transcript.Session) []Observatio
 	}
 	if s != nil {
 		out = append(out, sessionCommands(base, s)...)
-		out = append(out, sessionCounts(base, s)...)
 		tail := tailOf(s, maxEditScan)
+		out = append(out, sessionCounts(base, s, tail)...)
 		out = append(out, editsIn(base, s, tail)...)
 		out = append(out, sessionPrompts(base, s, tail)...)
 	} else {
@@ -358,7 +358,7 @@ const countBefore, countAfter = 5, 3
 // count at a moment ("how many tests passed after the badges were
 // added"). Each names the calls that changed something around it (their
 // descriptions, the files edited) for the moment it was taken at.
-func sessionCounts(base Observation, s *transcript.Session) []Observation {
+func sessionCounts(base Observation, s *transcript.Session, at func(int) []byte) []Observation {
 	var out []Observation
 	for i, tc := range s.ToolCalls {
 		if tc.Name != "Bash" || !tc.Done || tc.Sidechain || tc.Outcome == nil ||
@@ -378,6 +378,15 @@ func sessionCounts(base Observation, s *transcript.Session) []Observation {
 			b.WriteString(" (" + tc.Description + ")")
 		}
 		b.WriteString(" " + commandEnd(c) + "\n")
+		// What the agent said just before the run and just after it names
+		// the moment in the session's own words ("all regression tests
+		// added", "309 tests (was 297)"), which the calls around it do not.
+		if said := agentBefore(at, tc.Line); said != "" {
+			b.WriteString("Before, the agent said: " + text.Clip(said, 300) + "\n")
+		}
+		if said := agentAfter(at, tc.Line); said != "" {
+			b.WriteString("After, the agent said: " + text.Clip(said, 300) + "\n")
+		}
 		before, after := callsAround(s.ToolCalls, i)
 		if len(before) > 0 {
 			b.WriteString("After: " + strings.Join(before, "; ") + "\n")

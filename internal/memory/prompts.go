@@ -58,3 +58,14 @@ func agentBefore(at func(int) []byte, n int) string {
 	}
 	return ""
 }
+
+// agentAfter is the assistant's text on the nearest line after line n
+// that has some, "" when none is within promptBefore lines.
+func agentAfter(at func(int) []byte, n int) string {
+	for i := n + 1; i <= n+promptBefore; i++ {
+		if t := assistantText(at(i)); t != "" {
+			return t
+		}
+	}
+	return ""
+}
