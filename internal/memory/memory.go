@@ -1,8 +1,9 @@
 // Package memory is what cairn remembers beyond a session: observations
-// (a checkpoint, a compaction and its summary, a prompt of the user's, a decision and its reason,
-// an error and what fixed it, an open item and when it closed, a finding,
-// an edit with the names it defined and what it was for, a handoff, a
-// learning, a reviewed capture, a note someone asked it to keep), stored
+// (a checkpoint, a compaction and the items of its summary, a prompt of
+// the user's, a decision and its reason, an error and what fixed it, an
+// open item and when it closed, a finding, an edit with the names it
+// defined and what it was for, a handoff, a learning, a reviewed capture,
+// a note someone asked it to keep), stored
 // in internal/sqlite with a full-text index, so that the agent and the
 // user can ask across sessions and projects "what did we decide about X",
 // "which change fixed this error before", "what was I doing in this
