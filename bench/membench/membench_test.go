@@ -8,6 +8,7 @@ package membench
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -233,6 +234,65 @@ func BenchmarkWriteCheckpoint(b *testing.B) {
 					cc.Project = fmt.Sprintf("/bench/project-%d-%d", time.Now().UnixNano(), i)
 				}
 				obs := memory.FromCheckpoint(cc, s)
+				if _, err := st.Add(ctx, obs...); err != nil {
+					b.Fatal(err)
+				}
+				n = len(obs)
+			}
+			b.ReportMetric(float64(n), "observations/op")
+		})
+	}
+}
+
+// BenchmarkWriteCompaction is what the PostCompact hook writes: a real
+// compaction's whole summary as its observations (the compaction and an
+// observation for each item of the summary), against the one observation
+// of the whole summary, clipped, that it wrote before the summary was
+// split.
+func BenchmarkWriteCompaction(b *testing.B) {
+	name := filepath.Join(work.fx, fixtures.Compactions[0].Session+".jsonl")
+	s := transcript.New(name)
+	var p transcript.Parser
+	if _, err := s.Update(&p); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := s.Compactions[0]
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.Contains(l, `"isCompactSummary":true`) {
+			continue
+		}
+		var m struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			b.Fatal(err)
+		}
+		c.Summary = redact.String(m.Message.Content)
+		break
+	}
+	if len(c.Summary) < 8<<10 {
+		b.Fatalf("the summary has %d bytes: not the whole one", len(c.Summary))
+	}
+	ctx := context.Background()
+	for _, mode := range []string{"split", "one"} {
+		b.Run(mode, func(b *testing.B) {
+			st := openStore(b)
+			n := 0
+			for i := 0; b.Loop(); i++ {
+				project := fmt.Sprintf("/bench/project-%d-%d", time.Now().UnixNano(), i)
+				obs := memory.FromCompaction(project, "sess", c)
+				if mode == "one" {
+					o := obs[0]
+					o.Body = c.Summary
+					obs = obs[:1:1]
+					obs[0] = o
+				}
 				if _, err := st.Add(ctx, obs...); err != nil {
 					b.Fatal(err)
 				}

@@ -353,7 +353,7 @@ func (k *Keeper) ObserveCompaction(ctx context.Context, project, path, trigger, 
 	if strings.TrimSpace(summary) != "" {
 		c.Summary = redact.String(summary)
 	}
-	k.observe(ctx, memory.FromCompaction(project, s.SessionID, c))
+	k.observe(ctx, memory.FromCompaction(project, s.SessionID, c)...)
 	return nil
 }
 

@@ -8,7 +8,8 @@ import (
 // A run that reported counts is remembered at its moment, with the calls
 // that changed something around it: the count "after X" is findable by X.
 // A run without a number in its counts, a failed call and a call that
-// only looks are not.
+// only looks are not. What the agent said just before and after the run
+// names the moment in its words.
 func TestSessionCounts(t *testing.T) {
 	bash := func(cmd, desc string) step {
 		return step{tool: "Bash", input: map[string]any{"command": cmd, "description": desc}}
@@ -21,8 +22,10 @@ func TestSessionCounts(t *testing.T) {
 		{result: "The file has been updated"},
 		bash("ls lib", ""),
 		{result: "export.ex"},
+		{text: "The regression tests for the export are written; running the suite."},
 		bash("mix test 2>&1", "Full test suite"),
 		{result: "Finished in 0.4 seconds\n14 doctests, 87 tests, 0 failures"},
+		{text: "87 tests (was 80), all passing."},
 		bash("mix credo --strict", "Lint"),
 		{result: "Analysis took 0.1 seconds\nfound no issues."},
 		bash("bd close BILL-7 --reason=\"CSV export done\"", "Close BILL-7"),
@@ -30,7 +33,7 @@ func TestSessionCounts(t *testing.T) {
 		bash("git push", "Push"),
 		{result: "Everything up-to-date"},
 	})
-	obs := sessionCounts(Observation{Project: "/work/shop", SessionID: "sess-1"}, s)
+	obs := sessionCounts(Observation{Project: "/work/shop", SessionID: "sess-1"}, s, tailOf(s, maxEditScan))
 	if len(obs) != 1 {
 		t.Fatalf("%d count observations, want 1: %+v", len(obs), obs)
 	}
@@ -38,7 +41,9 @@ func TestSessionCounts(t *testing.T) {
 	if o.Kind != KindCount || !strings.HasPrefix(o.Title, "14 doctests, 87 tests, 0 failures: `mix test 2>&1` passed") {
 		t.Errorf("kind %q, title %q", o.Kind, o.Title)
 	}
-	for _, want := range []string{"(Full test suite)", "After: Claim BILL-7: `bd update BILL-7 --status=in_progress`; edited export.ex\n",
+	for _, want := range []string{"(Full test suite)",
+		"\nBefore, the agent said: The regression tests for the export are written; running the suite.\n",
+		"\nAfter, the agent said: 87 tests (was 80), all passing.\n", "After: Claim BILL-7: `bd update BILL-7 --status=in_progress`; edited export.ex\n",
 		"Then: Lint: `mix credo --strict`; Close BILL-7: `bd close BILL-7 --reason=\"CSV export done\"`; Push: `git push`\n"} {
 		if !strings.Contains(o.Body, want) {
 			t.Errorf("no %q in body:\n%s", want, o.Body)

@@ -103,15 +103,24 @@ func FromCheckpoint(c checkpoint.Checkpoint, s *transcript.Session) []Observatio
 	}
 	for _, a := range c.Answers {
 		body := "Question: " + a.Question + "\nAnswer: " + a.Answer
-		out = append(out, at(KindAnswer, "Answered: "+a.Question, body, pathsIn(body, changed)))
+		// Who answered, and the answer, in the title: the answer is what is
+		// asked after ("which tools did the user choose"). By "user" is a
+		// question of the user's that the agent answered.
+		who := "The user answered: "
+		if a.By == "user" {
+			who = "Answered the user: "
+		}
+		out = append(out, at(KindAnswer, who+text.ClipLine(a.Question, 90)+" "+text.ClipLine(a.Answer, 60), body, pathsIn(body, changed)))
 	}
 	for _, k := range c.Constraints {
 		out = append(out, at(KindConstraint, k, k, nil))
 	}
 	if s != nil {
 		out = append(out, sessionCommands(base, s)...)
-		out = append(out, sessionCounts(base, s)...)
-		out = append(out, sessionEdits(base, s)...)
+		tail := tailOf(s, maxEditScan)
+		out = append(out, sessionCounts(base, s, tail)...)
+		out = append(out, editsIn(base, s, tail)...)
+		out = append(out, sessionPrompts(base, s, tail)...)
 	} else {
 		for _, cmd := range c.Commands {
 			if o, ok := commandObservation(base, cmd); ok {
@@ -349,7 +358,7 @@ const countBefore, countAfter = 5, 3
 // count at a moment ("how many tests passed after the badges were
 // added"). Each names the calls that changed something around it (their
 // descriptions, the files edited) for the moment it was taken at.
-func sessionCounts(base Observation, s *transcript.Session) []Observation {
+func sessionCounts(base Observation, s *transcript.Session, at func(int) []byte) []Observation {
 	var out []Observation
 	for i, tc := range s.ToolCalls {
 		if tc.Name != "Bash" || !tc.Done || tc.Sidechain || tc.Outcome == nil ||
@@ -369,6 +378,15 @@ func sessionCounts(base Observation, s *transcript.Session) []Observation {
 			b.WriteString(" (" + tc.Description + ")")
 		}
 		b.WriteString(" " + commandEnd(c) + "\n")
+		// What the agent said just before the run and just after it names
+		// the moment in the session's own words ("all regression tests
+		// added", "309 tests (was 297)"), which the calls around it do not.
+		if said := agentBefore(at, tc.Line); said != "" {
+			b.WriteString("Before, the agent said: " + text.Clip(said, 300) + "\n")
+		}
+		if said := agentAfter(at, tc.Line); said != "" {
+			b.WriteString("After, the agent said: " + text.Clip(said, 300) + "\n")
+		}
 		before, after := callsAround(s.ToolCalls, i)
 		if len(before) > 0 {
 			b.WriteString("After: " + strings.Join(before, "; ") + "\n")
@@ -580,8 +598,15 @@ func pathShaped(w string) bool {
 
 // FromCompaction is a compaction of the context with the summary Claude
 // Code wrote for it (the session's excerpt, or the whole summary the
-// PostCompact hook kept).
-func FromCompaction(project, sessionID string, c transcript.Compaction) Observation {
+// PostCompact hook kept): the compaction itself, then the summary in
+// pieces, one observation for each item of each numbered section ("Errors
+// and fixes: ...", "All user messages: ...", a file of "Files and Code
+// Sections") and of the analysis before them. A whole summary runs to 15
+// KB and more, past what one observation keeps, and as one text it
+// matches every question about its session; an item answers a question
+// about its subject, and the section's heading says what it is (an error
+// and its fix, the user's own words).
+func FromCompaction(project, sessionID string, c transcript.Compaction) []Observation {
 	title := fmt.Sprintf("Compaction (%s", orDefault(c.Trigger, "unknown trigger"))
 	if c.PreTokens > 0 {
 		title += ", " + meter.Thousands(c.PreTokens)
@@ -595,10 +620,185 @@ func FromCompaction(project, sessionID string, c transcript.Compaction) Observat
 	if strings.TrimSpace(body) == "" {
 		body = "No summary was kept."
 	}
-	o := Observation{Project: project, SessionID: sessionID, Time: c.Time, Kind: KindCompaction, Title: title, Body: body}
-	o.key = "compaction " + sessionID + " " + c.Time.UTC().Format(time.RFC3339Nano)
+	key := "compaction " + sessionID + " " + c.Time.UTC().Format(time.RFC3339Nano)
+	head, sections := summarySections(body)
+	o := Observation{Project: project, SessionID: sessionID, Time: c.Time, Kind: KindCompaction, Title: title, Body: head}
+	o.key = key
 	o.replace = true // a whole summary replaces the excerpt
-	return o
+	if len(sections) == 0 {
+		return []Observation{o}
+	}
+	// The compaction itself says what the session was for; the analysis's
+	// steps and the sections' items follow.
+	lead, steps := listItems(head)
+	// The first section (Claude Code's "Primary Request and Intent") says
+	// what the session was for: the compaction's own body.
+	first := sections[0]
+	o.Body = strings.TrimSpace(lead + "\n" + first.heading + ": " + strings.TrimSpace(first.text))
+	out := []Observation{o}
+	piece := func(heading, n string, i int, item string) {
+		first, _, _ := strings.Cut(item, "\n")
+		if _, t, ok := listMark(first); ok {
+			first = t
+		}
+		po := o
+		po.Title = heading + ": " + strings.TrimSpace(first)
+		po.Body = item
+		po.Files = pathsIn(item, nil)
+		// Numbered as the summary has them: an item the excerpt cut is
+		// replaced by the whole summary's.
+		po.key = fmt.Sprintf("%s %s item %d", key, n, i)
+		out = append(out, po)
+	}
+	for i, st := range steps {
+		piece(title+" analysis", "analysis", i, st)
+	}
+	for _, sec := range sections[1:] {
+		secLead, items := listItems(sec.text)
+		if secLead != "" {
+			items = append([]string{secLead}, items...)
+		}
+		for i, it := range items {
+			piece(sec.heading, "section "+sec.number, i, it)
+		}
+	}
+	return out
+}
+
+// listMark reads a list item's mark at a line's start ("- ", "* ",
+// "12. "): the indentation before it, and the text after it.
+func listMark(l string) (indent int, rest string, ok bool) {
+	t := strings.TrimLeft(l, " \t")
+	indent = len(l) - len(t)
+	if r, ok := strings.CutPrefix(t, "- "); ok {
+		return indent, r, true
+	}
+	if r, ok := strings.CutPrefix(t, "* "); ok {
+		return indent, r, true
+	}
+	if i := strings.Index(t, ". "); i >= 1 && i <= 3 && strings.IndexFunc(t[:i], func(r rune) bool { return r < '0' || r > '9' }) < 0 {
+		return indent, t[i+2:], true
+	}
+	return indent, "", false
+}
+
+// listItems splits text at its outermost list items ("- ", "* ", "12. "
+// at the least indentation any of them has): what comes before the first,
+// and the items, each with its nested lines. Text with fewer than two
+// items is all lead.
+func listItems(s string) (string, []string) {
+	lines := strings.Split(s, "\n")
+	indent := -1
+	n := 0
+	for _, l := range lines {
+		if d, _, ok := listMark(l); ok && (indent < 0 || d < indent) {
+			indent = d
+		}
+	}
+	if indent < 0 {
+		return strings.TrimSpace(s), nil
+	}
+	var lead []string
+	var items []string
+	var cur []string
+	flush := func() {
+		if t := strings.TrimSpace(strings.Join(cur, "\n")); t != "" {
+			items = append(items, t)
+		}
+		cur = nil
+	}
+	for _, l := range lines {
+		if d, _, ok := listMark(l); ok && d == indent {
+			flush()
+			n++
+		}
+		if n == 0 {
+			lead = append(lead, l)
+		} else {
+			cur = append(cur, l)
+		}
+	}
+	flush()
+	if len(items) < 2 {
+		return strings.TrimSpace(s), nil
+	}
+	return strings.TrimSpace(strings.Join(lead, "\n")), items
+}
+
+// summarySection is one numbered section of a compaction summary.
+type summarySection struct {
+	number, heading, text string
+}
+
+// summarySections splits a compaction summary into what comes before its
+// numbered sections (Claude Code's analysis) and the sections: "1. Primary
+// Request and Intent:", "4. Errors and fixes:", each heading at the start
+// of a line after the summary's own start ("Summary:" or "<summary>"), so
+// that the analysis's numbered steps are not taken for sections. A
+// summary without that shape is all head.
+func summarySections(s string) (string, []summarySection) {
+	at := -1
+	for _, mark := range []string{"\n<summary>", "\nSummary:"} {
+		if i := strings.Index(s, mark); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if strings.HasPrefix(s, "<summary>") || strings.HasPrefix(s, "Summary:") {
+		at = 0
+	}
+	if at < 0 {
+		return s, nil
+	}
+	head := strings.TrimSpace(strings.NewReplacer("<analysis>", "", "</analysis>", "").Replace(s[:at]))
+	var out []summarySection
+	var cur *summarySection
+	var text []string
+	flush := func() {
+		if cur != nil {
+			// Blank lines go, not the first line's indentation: it is
+			// what tells a list's items from their nested lines.
+			cur.text = strings.TrimRight(strings.TrimLeft(strings.Join(text, "\n"), "\n"), " \t\n")
+			if cur.text != "" {
+				out = append(out, *cur)
+			}
+		}
+		text = nil
+	}
+	for _, l := range strings.Split(s[at:], "\n") {
+		// PostCompact's summary opens and closes on its sections' lines.
+		l = strings.TrimSuffix(strings.TrimPrefix(l, "<summary>"), "</summary>")
+		if n, h, rest, ok := sectionHeading(l); ok {
+			flush()
+			cur = &summarySection{number: n, heading: h}
+			if rest != "" {
+				text = append(text, rest)
+			}
+			continue
+		}
+		if cur != nil {
+			text = append(text, l)
+		}
+	}
+	flush()
+	if len(out) == 0 {
+		return s, nil
+	}
+	return head, out
+}
+
+// sectionHeading reads "4. Errors and fixes:" (and text after the colon)
+// at a line's start: a number, a heading of a few words, a colon.
+func sectionHeading(l string) (number, heading, rest string, ok bool) {
+	dot := strings.Index(l, ". ")
+	if dot < 1 || dot > 2 || strings.IndexFunc(l[:dot], func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return "", "", "", false
+	}
+	h, rest, found := strings.Cut(l[dot+2:], ":")
+	h = strings.TrimSpace(h)
+	if !found || h == "" || len(strings.Fields(h)) > 6 || strings.ContainsAny(h, "*`\"'") || h[0] < 'A' || h[0] > 'Z' {
+		return "", "", "", false
+	}
+	return l[:dot], h, strings.TrimSpace(rest), true
 }
 
 // FromHandoff is a handoff document (internal/handoff) written at path.

@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cairn-agent/cairn/internal/redact"
@@ -63,24 +64,43 @@ func sessionEdits(base Observation, s *transcript.Session) []Observation {
 
 // sessionEditsWithin is sessionEdits reading at most limit bytes.
 func sessionEditsWithin(base Observation, s *transcript.Session, limit int64) []Observation {
+	return editsIn(base, s, tailOf(s, limit))
+}
+
+// tailOf is a session's transcript's last lines (at most limit bytes of
+// them) by number, read on first use and once: the edits' text and the
+// assistant's words before each prompt are read back from them. A line
+// out of reach, or a transcript that moved or changed, is nil.
+func tailOf(s *transcript.Session, limit int64) func(n int) []byte {
+	read := sync.OnceValues(func() ([][]byte, int) {
+		if s.Path == "" || s.Offset <= 0 {
+			return nil, 0
+		}
+		lines, first, err := tailLines(s.Path, s.Offset, s.Lines, limit)
+		if err != nil {
+			return nil, 0 // what is read back is not essential
+		}
+		return lines, first
+	})
+	return func(n int) []byte {
+		lines, first := read()
+		if n < first || n-first >= len(lines) {
+			return nil
+		}
+		return lines[n-first]
+	}
+}
+
+// editsIn are the session's edits, their text read with at.
+func editsIn(base Observation, s *transcript.Session, at func(int) []byte) []Observation {
 	var calls []transcript.ToolCall
 	for _, tc := range s.ToolCalls {
 		if editTool(tc.Name) && tc.Done && !tc.IsError && !tc.Sidechain && tc.FilePath != "" && tc.Line > 0 {
 			calls = append(calls, tc)
 		}
 	}
-	if len(calls) == 0 || s.Path == "" || s.Offset <= 0 {
+	if len(calls) == 0 {
 		return nil
-	}
-	lines, first, err := tailLines(s.Path, s.Offset, s.Lines, limit)
-	if err != nil {
-		return nil // the transcript moved or went: the edits are not essential
-	}
-	at := func(n int) []byte {
-		if n < first || n-first >= len(lines) {
-			return nil
-		}
-		return lines[n-first]
 	}
 	var out []Observation
 	for _, tc := range calls {

@@ -1,8 +1,9 @@
 // Package memory is what cairn remembers beyond a session: observations
-// (a checkpoint, a compaction and its summary, a decision and its reason,
-// an error and what fixed it, an open item and when it closed, a finding,
-// an edit with the names it defined and what it was for, a handoff, a
-// learning, a reviewed capture, a note someone asked it to keep), stored
+// (a checkpoint, a compaction and the items of its summary, a prompt of
+// the user's, a decision and its reason, an error and what fixed it, an
+// open item and when it closed, a finding, an edit with the names it
+// defined and what it was for, a handoff, a learning, a reviewed capture,
+// a note someone asked it to keep), stored
 // in internal/sqlite with a full-text index, so that the agent and the
 // user can ask across sessions and projects "what did we decide about X",
 // "which change fixed this error before", "what was I doing in this
@@ -83,11 +84,14 @@ const (
 	KindCapture = "capture"
 	// KindNote is a note kept by hand (Remember).
 	KindNote = "note"
+	// KindPrompt is something the user typed (a request, an answer, a
+	// correction), with what the agent had just said.
+	KindPrompt = "prompt"
 )
 
 // Kinds lists every kind, for validating filters.
 var Kinds = []string{KindCheckpoint, KindCompaction, KindDecision, KindErrorFix, KindOpenItem, KindClosedItem,
-	KindFinding, KindAnswer, KindConstraint, KindCommand, KindCount, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote}
+	KindFinding, KindAnswer, KindConstraint, KindCommand, KindCount, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote, KindPrompt}
 
 // Observation is one thing remembered.
 type Observation struct {

@@ -485,7 +485,7 @@ func TestFromDocuments(t *testing.T) {
 			file: "internal/export/csv.go"},
 		{o: FromCapture("/work/shop", capt, mem), kind: KindCapture, title: "Capture: CSV export", inBody: "Open question: Should empty exports have a BOM?",
 			file: "internal/export/csv.go"},
-		{o: FromCompaction("/work/shop", "sess-1", comp), kind: KindCompaction, title: "Compaction (auto, 167,094 → 9,120 tokens)",
+		{o: FromCompaction("/work/shop", "sess-1", comp)[0], kind: KindCompaction, title: "Compaction (auto, 167,094 → 9,120 tokens)",
 			inBody: "CSV export"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
@@ -506,6 +506,82 @@ func TestFromDocuments(t *testing.T) {
 			got, _ := st.Get(ctx, ids[0])
 			if len(got) != 1 || !strings.HasSuffix(got[0].Body, "Edited later.") {
 				t.Errorf("not replaced: %+v", got)
+			}
+		})
+	}
+}
+
+// A compaction's summary becomes the compaction (what the session was
+// for) and one observation for each item of the analysis and of each
+// numbered section after the first, titled by the section; a summary
+// without sections stays whole.
+func TestFromCompactionSections(t *testing.T) {
+	transcriptForm := "This session is being continued from a previous conversation.\n\nAnalysis:\nLet me go through it:\n" +
+		"1. User asked for a CSV export.\n2. I ran the tests:\n   - 3 failed\n\nSummary:\n" +
+		"1. Primary Request and Intent:\n   Build the CSV export for BILL-482.\n\n" +
+		"2. Errors and fixes:\n   Two of them:\n   - **ENOENT on the export dir**: fixed by creating it.\n" +
+		"   - **Header written twice**: fixed in internal/export/csv.go.\n     (a nested line)\n\n" +
+		"3. All user messages:\n   - \"build the csv export\"\n   - \"no BOM please\"\n\n" +
+		"4. Optional Next Step:\n   Write the empty-export test."
+	tests := []struct {
+		name, summary string
+		titles        []string
+		firstBody     string
+		bodies        map[int]string // more of an observation's body, by index
+		files         map[int]string
+	}{
+		{"transcript", transcriptForm,
+			[]string{"Compaction (auto, 167,094 → 9,120 tokens)",
+				"Compaction (auto, 167,094 → 9,120 tokens) analysis: User asked for a CSV export.",
+				"Compaction (auto, 167,094 → 9,120 tokens) analysis: I ran the tests:",
+				"Errors and fixes: Two of them:",
+				"Errors and fixes: **ENOENT on the export dir**: fixed by creating it.",
+				"Errors and fixes: **Header written twice**: fixed in internal/export/csv.go.",
+				"All user messages: \"build the csv export\"",
+				"All user messages: \"no BOM please\"",
+				"Optional Next Step: Write the empty-export test."},
+			"This session is being continued from a previous conversation.\n\nAnalysis:\nLet me go through it:\nPrimary Request and Intent: Build the CSV export for BILL-482.",
+			map[int]string{2: "- 3 failed", 5: "(a nested line)"},
+			map[int]string{5: "internal/export/csv.go"}},
+		{"PostCompact", "<analysis>\nfake\n</analysis>\n<summary>1. Primary Request: FAKE SUMMARY of the conversation.</summary>",
+			[]string{"Compaction (auto, 167,094 → 9,120 tokens)"}, "fake\nPrimary Request: FAKE SUMMARY of the conversation.", nil, nil},
+		{"no sections", "The user asked for a CSV export.\n1. It was built.\n2. Tested.",
+			[]string{"Compaction (auto, 167,094 → 9,120 tokens)"}, "The user asked for a CSV export.\n1. It was built.\n2. Tested.", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := transcript.Compaction{Trigger: "auto", PreTokens: 167094, PostTokens: 9120, Time: t0, Summary: tt.summary}
+			obs := FromCompaction("/work/shop", "sess-1", c)
+			var titles []string
+			keys := map[string]bool{}
+			for _, o := range obs {
+				titles = append(titles, o.Title)
+				if o.Kind != KindCompaction || !o.replace || keys[o.key] || o.SessionID != "sess-1" || !o.Time.Equal(t0) {
+					t.Errorf("%q: kind %s, replace %v, key %q (seen %v)", o.Title, o.Kind, o.replace, o.key, keys[o.key])
+				}
+				keys[o.key] = true
+			}
+			if !slices.Equal(titles, tt.titles) {
+				t.Fatalf("titles\n%q\nwant\n%q", titles, tt.titles)
+			}
+			if obs[0].Body != tt.firstBody {
+				t.Errorf("the compaction's body %q, want %q", obs[0].Body, tt.firstBody)
+			}
+			for i, b := range tt.bodies {
+				if !strings.Contains(obs[i].Body, b) {
+					t.Errorf("%q: no %q in %q", obs[i].Title, b, obs[i].Body)
+				}
+			}
+			for i, f := range tt.files {
+				if !slices.Contains(obs[i].Files, f) {
+					t.Errorf("%q: files %q, want %q among them", obs[i].Title, obs[i].Files, f)
+				}
+			}
+			// The session's excerpt, stored first, is the same compaction:
+			// the whole summary replaces it.
+			excerpt := FromCompaction("/work/shop", "sess-1", transcript.Compaction{Trigger: "auto", Time: t0, Summary: tt.summary[:30]})
+			if len(excerpt) != 1 || excerpt[0].key != obs[0].key {
+				t.Errorf("the excerpt's key %q, the whole summary's %q", excerpt[0].key, obs[0].key)
 			}
 		})
 	}

@@ -103,6 +103,9 @@ func replay(t testing.TB, db *sqlite.DB, st *Store, src, work string) int {
 	pc := pressure.Default()
 	level := 0
 	compactions := 0
+	// The whole summary of each compaction, as PostCompact hands it to
+	// the hooks (the session keeps only an excerpt).
+	var summaries []string
 	r := bufio.NewReaderSize(in, 1<<20)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -114,6 +117,9 @@ func replay(t testing.TB, db *sqlite.DB, st *Store, src, work string) int {
 					trigger = "precompact-manual"
 				}
 				take(trigger)
+			}
+			if bytes.Contains(line, []byte(`"isCompactSummary":true`)) {
+				summaries = append(summaries, compactSummary(t, line))
 			}
 			if _, err := out.Write(line); err != nil {
 				t.Fatal(err)
@@ -134,12 +140,42 @@ func replay(t testing.TB, db *sqlite.DB, st *Store, src, work string) int {
 	}
 	update()
 	take("session-end")
-	for _, c := range s.Compactions {
-		if _, err := st.Add(ctx, FromCompaction(s.CWD, s.SessionID, c)); err != nil {
+	for i, c := range s.Compactions {
+		if i < len(summaries) && summaries[i] != "" {
+			c.Summary = redact.String(summaries[i])
+		}
+		if _, err := st.Add(ctx, FromCompaction(s.CWD, s.SessionID, c)...); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return stored
+}
+
+// compactSummary is the text of a compaction's summary line.
+func compactSummary(t testing.TB, line []byte) string {
+	t.Helper()
+	var m struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	if json.Unmarshal(m.Message.Content, &s) == nil {
+		return s
+	}
+	var bs []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(m.Message.Content, &bs); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bs {
+		s += b.Text
+	}
+	return s
 }
 
 // fixtureMemory replays every fixture transcript into a new database.
@@ -189,12 +225,18 @@ func TestReplayFixtures(t *testing.T) {
 	counts := map[string]int{}
 	precompact := map[string]bool{}
 	lazyFix := false
+	compactions, pieces := 0, map[string]int{}
 	for _, o := range all {
 		counts[o.Kind]++
 		switch o.Kind {
 		case KindCompaction:
-			if len(o.Body) < 500 {
-				t.Errorf("compaction of %s without its summary: %q", o.SessionID, o.Body)
+			if !strings.HasPrefix(o.Title, "Compaction (") || strings.Contains(o.Title, " analysis: ") {
+				pieces[o.SessionID]++ // an item of the summary
+				continue
+			}
+			compactions++
+			if !strings.Contains(o.Body, "Primary Request") {
+				t.Errorf("compaction of %s without what its summary says the session was for: %q", o.SessionID, o.Body)
 			}
 		case KindCheckpoint:
 			if strings.Contains(o.Title, "(precompact-") {
@@ -210,10 +252,15 @@ func TestReplayFixtures(t *testing.T) {
 		}
 	}
 	t.Logf("%d observations: %v", len(all), counts)
-	if counts[KindCompaction] != len(fixtures.Compactions) {
-		t.Errorf("%d compactions, want %d", counts[KindCompaction], len(fixtures.Compactions))
+	if compactions != len(fixtures.Compactions) {
+		t.Errorf("%d compactions, want %d", compactions, len(fixtures.Compactions))
 	}
 	for _, c := range fixtures.Compactions {
+		// A whole summary has a few dozen items: files, errors, the
+		// user's messages, the analysis's steps.
+		if pieces[c.Session] < 20 {
+			t.Errorf("%s: %d items of its compaction's summary", c.Session, pieces[c.Session])
+		}
 		if !precompact[c.Session] {
 			t.Errorf("%s: no checkpoint before its compaction", c.Session)
 		}
