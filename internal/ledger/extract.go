@@ -189,6 +189,9 @@ func (r *reader) line(raw string) {
 			if h.kind == headingNeutral {
 				r.prose(r.intro.last)
 			}
+			if h.kind == headingDone {
+				r.universalIntro(r.intro.last)
+			}
 			r.intro.set = false
 			r.setSection(h)
 		} else {
@@ -320,7 +323,7 @@ func (r *reader) add(st statement) {
 		return
 	}
 	st.text = cleanItem(st.text)
-	if st.text == "" || (!hasTerms(st.text) && !st.universal && (st.done || st.kind != Question)) {
+	if st.text == "" || (!hasTerms(st.text) && !st.universal && (st.done || st.kind != Question) && !(r.user && st.kind == Request && wholeWork(st.text))) {
 		// "Remaining: none", "Next steps:" with nothing after, "check
 		// again": nothing to tell items apart by, nothing to close them.
 		return
@@ -854,4 +857,18 @@ func firstSentence(text string) string {
 		return ss[0]
 	}
 	return line
+}
+
+// universalIntro: an intro to a list of what is finished that says it of
+// everything ("All 4 subtasks done and pushed:") is the completion of the
+// whole work, as it is in prose, besides the list's own items.
+func (r *reader) universalIntro(intro string) {
+	c := &r.aux2
+	c.reset(intro)
+	for _, cl := range c.clauses() {
+		if cl.universal() {
+			r.add(statement{text: intro, done: true, universal: true})
+			return
+		}
+	}
 }

@@ -190,8 +190,8 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 		return
 	}
 	for _, st := range userStatements(l.reader(), text) {
-		if !hasTerms(st.text) && st.kind != Question {
-			continue // "continue until all are done": no content to track
+		if !hasTerms(st.text) && st.kind != Question && !(st.kind == Request && wholeWork(st.text)) {
+			continue // "go on": no content to track
 		}
 		if st.done {
 			l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
@@ -722,6 +722,19 @@ func namesRef(ev *terms, ref string) bool {
 	}, ref)
 	for _, n := range ev.names {
 		if strings.Contains(n, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeWork: a request that covers all the work ("continue until all are
+// done", "do the rest", "finish everything"): it names nothing, and stands
+// until the assistant says it is all done (closeAll).
+func wholeWork(s string) bool {
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		switch strings.Trim(w, ".,;:!?") {
+		case "all", "everything", "rest", "remaining":
 			return true
 		}
 	}
