@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,5 +57,29 @@ func TestConstraintsOnce(t *testing.T) {
 	got := constraints([]transcript.Prompt{{Text: "no new deps."}, {Text: "keep 3"}, {Text: "no new deps."}})
 	if !cmp.Equal(got, []string{"keep 3", "no new deps."}) {
 		t.Errorf("constraints = %q", got)
+	}
+}
+
+// Issue 9: a constraint said deep in a long first prompt, past what the
+// task's quote of it keeps, reaches the restore on its own, with its
+// reason.
+func TestRestoreKeepsDeepConstraint(t *testing.T) {
+	prompt := "ok so, context: IOS-2760. the home feed basically hammers the API whenever it gets a 429, it just retries three times instantly, and the backend folks are (rightly) annoyed. " +
+		"I want a proper retry policy in the Networking package. I'm thinking exponential backoff with full jitter, like in that old AWS architecture blog post? " +
+		"also — and this is a hard one — we can't add anything to Package.swift, every new dependency has to go through legal review and that takes weeks, so whatever we do is hand-rolled."
+	c := Build(build(t, []step{
+		{user: prompt},
+		{text: "Full jitter it is."},
+		{tool: "Write", input: map[string]any{"file_path": "/work/shop/Sources/Networking/RetryPolicy.swift", "content": "public struct RetryPolicy {}"}},
+		{result: "File created successfully"},
+		{user: "cool. hook it into HTTPClient?"},
+		{text: "HTTPClient.send now retries 429s through the policy."},
+	}), input())
+	r := c.Restore(Compaction{Trigger: "manual"}, DefaultRestoreBudget)
+	if Tokens(r) > DefaultRestoreBudget {
+		t.Fatalf("restore is %d tokens", Tokens(r))
+	}
+	if !strings.Contains(r, "## User constraints\n- “also — and this is a hard one — we can't add anything to Package.swift, every new dependency has to go through legal review") {
+		t.Errorf("the constraint is not in the restore on its own:\n%s", r)
 	}
 }
