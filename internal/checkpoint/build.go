@@ -291,23 +291,6 @@ func tickets(s *transcript.Session, extra []string) []string {
 	return last(seen, 5)
 }
 
-func constraints(prompts []transcript.Prompt) []string {
-	var out []string
-	for _, p := range prompts {
-		for _, sent := range transcript.Sentences(p.Text) {
-			if len(sent) > 400 || !isConstraint(sent) {
-				continue
-			}
-			sent = clip(sent)
-			if i := slices.Index(out, sent); i >= 0 {
-				out = slices.Delete(out, i, i+1)
-			}
-			out = append(out, sent)
-		}
-	}
-	return last(out, maxConstraints)
-}
-
 // files splits the paths into changed ones and the most read of the rest,
 // relative to the session's directory when inside it.
 func files(fs []transcript.FileStat, project string) ([]File, []string) {

@@ -189,6 +189,9 @@ func (r *reader) line(raw string) {
 			if h.kind == headingNeutral {
 				r.prose(r.intro.last)
 			}
+			if h.kind == headingDone {
+				r.universalIntro(r.intro.last)
+			}
 			r.intro.set = false
 			r.setSection(h)
 		} else {
@@ -320,7 +323,7 @@ func (r *reader) add(st statement) {
 		return
 	}
 	st.text = cleanItem(st.text)
-	if st.text == "" || (!hasTerms(st.text) && !st.universal && (st.done || st.kind != Question)) {
+	if st.text == "" || (!hasTerms(st.text) && !st.universal && (st.done || st.kind != Question) && !(r.user && st.kind == Request && wholeWork(st.text))) {
 		// "Remaining: none", "Next steps:" with nothing after, "check
 		// again": nothing to tell items apart by, nothing to close them.
 		return
@@ -370,6 +373,14 @@ func (r *reader) prose(line string) {
 		}
 		before := prev
 		prev = s
+		if !r.user && startsWorkItem(s) {
+			// "Now the final task — spotter-a0y.4.": a unit of work
+			// begun, open until a command or a statement closes it.
+			r.dropActedOn(r.acts)
+			r.acts = r.acts[:0]
+			r.add(statement{text: s, kind: Task})
+			continue
+		}
 		if c.immediate() {
 			// "X isn't used yet. Let me update the template.": what the
 			// paragraph just said was unfinished is being done now, and
@@ -787,4 +798,77 @@ func abbreviation(before string) bool {
 		return true
 	}
 	return len(w) == 1 || (len(w) > 0 && isDigit(w[len(w)-1]) && len(w) <= 2)
+}
+
+// startsWorkItem: a short sentence of the assistant that turns to a unit
+// of work named by its id, "Now gqc.6 — close project review session.",
+// "Next up: ABC-12.", "Moving on to spotter-a0y.4": begun, not done. A
+// step of work ("Now let me read the file") names no id; a version
+// ("Now v1.2") is not a unit of work.
+func startsWorkItem(s string) bool { return workItem(s) != "" }
+
+// workItem is the id of the unit of work a sentence turns to
+// (startsWorkItem), lower case, or "".
+func workItem(s string) string {
+	f := strings.Fields(strings.ToLower(s))
+	if len(f) == 0 || len(f) > 16 {
+		return ""
+	}
+	k := 0
+	switch strings.Trim(f[0], "*_:,—–-") {
+	case "now", "next":
+		k = 1
+	case "moving", "on", "starting", "onto":
+		k = 1
+	default:
+		return ""
+	}
+	for i := k; i < len(f) && i < k+5; i++ {
+		w := strings.Trim(f[i], "*_`:,.;—–()")
+		if workRef(w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// workRef: a ticket's or a bead's id (spotter-a0y.4, gqc.6, ABC-12, lower
+// cased), not a version (v1.2, 1.22) nor a file (app.js).
+func workRef(w string) bool {
+	if len(w) < 3 || !refName(w) || !strings.ContainsAny(w, "-.") {
+		return false
+	}
+	letters := 0
+	for i := 0; i < len(w); i++ {
+		if isLetter(w[i]) {
+			letters++
+		}
+	}
+	if letters < 2 || w[0] == 'v' && len(w) > 1 && isDigit(w[1]) {
+		return false
+	}
+	return isDigit(w[len(w)-1])
+}
+
+// firstSentence is the first sentence of a text's first line.
+func firstSentence(text string) string {
+	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(text), "\n", 2)[0])
+	if ss := sentences(line); len(ss) > 0 {
+		return ss[0]
+	}
+	return line
+}
+
+// universalIntro: an intro to a list of what is finished that says it of
+// everything ("All 4 subtasks done and pushed:") is the completion of the
+// whole work, as it is in prose, besides the list's own items.
+func (r *reader) universalIntro(intro string) {
+	c := &r.aux2
+	c.reset(intro)
+	for _, cl := range c.clauses() {
+		if cl.universal() {
+			r.add(statement{text: intro, done: true, universal: true})
+			return
+		}
+	}
 }

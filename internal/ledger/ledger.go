@@ -158,7 +158,7 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 	}
 	l.activity(line)
 	l.replyToUser(turn, line, text)
-	if open, done := gate(text, &l.reader().an.it); !open && !(done && l.closable(line)) {
+	if open, done := gate(text, &l.reader().an.it); !open && !(done && l.closable(line)) && !startsWorkItem(firstSentence(text)) {
 		return
 	}
 	for _, st := range l.reader().extract(text, false) {
@@ -190,8 +190,8 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 		return
 	}
 	for _, st := range userStatements(l.reader(), text) {
-		if !hasTerms(st.text) && st.kind != Question {
-			continue // "continue until all are done": no content to track
+		if !hasTerms(st.text) && st.kind != Question && !(st.kind == Request && wholeWork(st.text)) {
+			continue // "go on": no content to track
 		}
 		if st.done {
 			l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
@@ -427,6 +427,17 @@ func (l *Ledger) close(turn, line int, ev *terms, by, evidence string) {
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed != nil || it.Line >= line || it.Kind == Question {
+			continue
+		}
+		if ref := workItem(it.Text); ref != "" && it.By == ByAssistant && (by == ClosedByFile || by == ClosedByCommand) {
+			// A unit of work touches many files and runs many
+			// commands; one that shares its words ("close project
+			// review session", project_review_live_test.exs) is a
+			// step of it, not its end: a command that names it is
+			// (bd close spotter-gqc.6, a commit).
+			if by == ClosedByCommand && namesRef(ev, ref) {
+				it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: by, Evidence: text.ClipLine(evidence, maxEvidence)}, true
+			}
 			continue
 		}
 		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
@@ -698,4 +709,34 @@ func sharedWords(a, b []string) int {
 		}
 	}
 	return n
+}
+
+// namesRef: the terms name the id ref (gqc.6 in "bd close spotter-gqc.6",
+// in a commit's message).
+func namesRef(ev *terms, ref string) bool {
+	r := strings.Map(func(c rune) rune {
+		if c < 128 && (isLetter(byte(c)) || isDigit(byte(c))) {
+			return c
+		}
+		return -1
+	}, ref)
+	for _, n := range ev.names {
+		if strings.Contains(n, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeWork: a request that covers all the work ("continue until all are
+// done", "do the rest", "finish everything"): it names nothing, and stands
+// until the assistant says it is all done (closeAll).
+func wholeWork(s string) bool {
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		switch strings.Trim(w, ".,;:!?") {
+		case "all", "everything", "rest", "remaining":
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package text
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Gist cuts s to at most n bytes like Clip, but keeps the run of clauses
@@ -41,6 +42,9 @@ func gist(s string, n int, cause bool) string {
 	seen := make(map[string]bool)
 	for i, c := range cs {
 		w[i] = weight(c, seen)
+		if !cause {
+			w[i] += said(c, i == 0 || strings.ContainsAny(cs[i-1][len(cs[i-1])-1:], ".?!:"), seen)
+		}
 	}
 	// For a cause, the run holds the last clause with a failure word and
 	// the one after it ("Bad configuration option: KexAlgorithm").
@@ -174,6 +178,64 @@ func weight(c string, seen map[string]bool) int {
 		seen[lower] = true
 	}
 	return w
+}
+
+// said is what a clause of someone's words carries besides what weight
+// counts: who (a name, a capitalised word not at a sentence's start:
+// "Tomasz", "SAP"; a possessive: "the finance team's"), whose (an
+// owner: "belongs to", "owns"), and why ("because", "since", "so that",
+// "due to") count two each, a name where it first appears. An answer's
+// "that code belongs to Tomasz's team" is what it carries, not its "no
+// rush". Not for errors, whose capitalised words are types and levels.
+func said(c string, sentenceStart bool, seen map[string]bool) int {
+	w := 0
+	fs := strings.Fields(c)
+	// In a heading or a title every word is capitalised: none is a name.
+	caps := 0
+	for _, f := range fs {
+		if r, _ := utf8.DecodeRuneInString(strings.TrimLeft(f, "#*_(\"'“")); unicode.IsUpper(r) {
+			caps++
+		}
+	}
+	titled := caps*3 > len(fs)
+	for i, f := range fs {
+		t := strings.Trim(f, ".,;:!?\"'“”()[]{}")
+		lower := strings.ToLower(t)
+		bare := strings.TrimSuffix(strings.TrimSuffix(t, "'s"), "’s")
+		switch {
+		case t == "":
+			continue
+		case bare != t || strings.HasSuffix(t, "s'") && len(t) > 2:
+			w += 2 // a possessive
+		}
+		if r, _ := utf8.DecodeRuneInString(bare); titled {
+		} else if unicode.IsUpper(r) && strings.IndexFunc(bare, unicode.IsLower) > 0 &&
+			!(i == 0 && sentenceStart) && !strings.HasPrefix(f, "“") && !strings.HasPrefix(f, "\"") && !pronounI(lower) && !seen["name:"+lower] {
+			seen["name:"+lower] = true
+			w += 2
+		} else if len(bare) > 1 && strings.ToUpper(bare) == bare && strings.IndexFunc(bare, unicode.IsLetter) >= 0 &&
+			strings.IndexFunc(bare, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 && !seen["name:"+lower] {
+			seen["name:"+lower] = true
+			w += 2 // SAP, CDN
+		}
+		switch lower {
+		case "because", "since", "belongs", "belong", "owns", "owned", "owner", "owners", "maintains", "maintained":
+			w += 2
+		case "so", "due":
+			if i+1 < len(fs) && (strings.ToLower(fs[i+1]) == "that" || strings.ToLower(fs[i+1]) == "to") {
+				w += 2
+			}
+		}
+	}
+	return w
+}
+
+func pronounI(w string) bool {
+	switch w {
+	case "i", "i'm", "i'd", "i'll", "i've", "i’m", "i’d", "i’ll", "i’ve":
+		return true
+	}
+	return false
 }
 
 // codeLike: a token with the marks of code (backquotes, a path, a flag,

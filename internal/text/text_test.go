@@ -101,6 +101,14 @@ func TestGist(t *testing.T) {
 			"Hi! So, a bit of context before you dive in, sorry this is long, and thanks for picking it up today. The team has been busy and the release is close. Also one thing I'd love to know at some point: does anything under services/ still call the deprecated EncodeLegacy()? Thanks!",
 			150,
 			"Hi! … Also one thing I'd love to know at some point: does anything under services/ still call the deprecated EncodeLegacy()? Thanks!"},
+		{"who and why in an answer, not its idle clauses",
+			"Oh, please do leave the receipt formatter alone, if you'd be so kind: that code belongs to Tomasz's team and they're rewriting it this sprint, so I'll mention the failing spec to them myself. What I would love, whenever you have a moment and certainly no rush, is a line in CHANGELOG.md under Unreleased.",
+			200,
+			"… that code belongs to Tomasz's team and they're rewriting it this sprint, so I'll mention the failing spec to them myself. What I would love, whenever you have a moment and certainly no rush,…"},
+		{"a heading's capitals are no names",
+			"Research done: ## SessionStart Hook Output Contract ### 1. JSON Format for Injecting Context To inject context at session startup, your hook should output JSON to stdout with this structure: `{\"hookSpecificOutput\": {}}`, and nothing else.",
+			120,
+			"… your hook should output JSON to stdout with this structure: `{\"hookSpecificOutput\": {}}`, and nothing else."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

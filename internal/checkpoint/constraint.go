@@ -1,0 +1,230 @@
+package checkpoint
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+// A constraint is a clause in which the user binds the work: a negation
+// or an obligation about it ("don't bump it", "we can't add anything to
+// Package.swift", "it has to stay called exactly that", "no new deps",
+// "keep everything python 3.9 compatible", "leave that test failing",
+// "pnpm only"). It is kept with the clauses after it, where its reason
+// usually is ("..., because the security review takes weeks"), and on
+// its own: the prompt it was said in is quoted from its head, and a
+// constraint said deep in a long first prompt was cut with the rest.
+
+// constraints lists the user's constraints, each once, the latest
+// saying of each last.
+func constraints(prompts []transcript.Prompt) []string {
+	var out []string
+	for _, p := range prompts {
+		for _, sent := range transcript.Sentences(p.Text) {
+			for _, c := range constraintsIn(sent) {
+				c = clip(c)
+				if i := slices.Index(out, c); i >= 0 {
+					out = slices.Delete(out, i, i+1)
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return last(out, maxConstraints)
+}
+
+// constraintsIn is the constraints a sentence states: the sentence
+// itself when it is short enough to be an item, else each run of
+// clauses from a clause that binds the work, with the clause before it
+// when that one is short (its object: "include/pkt.h is ABI — don't
+// touch") and the clauses after it that fit (its reason).
+func constraintsIn(sent string) []string {
+	cs := userClauses(sent)
+	var at []int
+	question := strings.HasSuffix(strings.TrimSpace(sent), "?")
+	if isConstraint(sent) {
+		for i, c := range cs {
+			if isConstraint(sent[c.from:c.to]) {
+				at = append(at, i)
+			}
+		}
+		if len(at) == 0 {
+			at = append(at, 0) // a cue split over two clauses
+		}
+	}
+	if !question {
+		for i, c := range cs {
+			if bindsWork(sent[c.from:c.to]) && !slices.Contains(at, i) {
+				at = append(at, i)
+			}
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	if len(sent) <= maxItem {
+		return []string{sent}
+	}
+	slices.Sort(at)
+	var out []string
+	covered := -1
+	for _, i := range at {
+		if i <= covered {
+			continue
+		}
+		from := i
+		if i > 0 && cs[i].to-cs[i].from < 30 && cs[i].to-cs[i-1].from <= maxItem/2 {
+			from = i - 1
+		}
+		to := i
+		for to+1 < len(cs) && cs[to+1].to-cs[from].from <= maxItem-2*len("…") {
+			to++
+		}
+		covered = to
+		s := strings.TrimSpace(sent[cs[from].from:cs[to].to])
+		if cs[to].to-cs[from].from > maxItem-2*len("…") {
+			s = clip(s) // one clause longer than an item
+		}
+		if from > 0 {
+			s = "… " + s
+		}
+		if to < len(cs)-1 {
+			s += " …"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// span is a clause's place in its sentence.
+type span struct{ from, to int }
+
+// userClauses splits a sentence into clauses after ",", ";" or ":"
+// followed by a space, and around dashes set apart by spaces and
+// parentheses. Each clause's span keeps its punctuation.
+func userClauses(s string) []span {
+	var out []span
+	start := 0
+	cut := func(end, next int) {
+		if strings.TrimSpace(s[start:end]) != "" {
+			out = append(out, span{start, end})
+		}
+		start = next
+	}
+	code := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '`' {
+			code = !code
+		}
+		if code {
+			continue
+		}
+		switch {
+		case (c == ',' || c == ';' || c == ':') && i+1 < len(s) && s[i+1] == ' ':
+			cut(i+1, i+1)
+		case c == '(' && i > 0 && s[i-1] == ' ':
+			cut(i, i)
+		case c == ')' && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == ',' || s[i+1] == '.'):
+			cut(i+1, i+1)
+		case strings.HasPrefix(s[i:], " — "), strings.HasPrefix(s[i:], " – "), strings.HasPrefix(s[i:], " - "):
+			cut(i, i+1)
+		}
+	}
+	cut(len(s), len(s))
+	return out
+}
+
+// bindsWork reports whether a clause binds the work in the shapes the
+// cue words of isConstraint do not catch: "we can't …", "it has to …",
+// and a clause that opens with "no …", "keep …", "leave …" or "only …",
+// or has "only" right after its first word ("pnpm only", "prod only
+// after CAB approval"). Questions are not asked here.
+func bindsWork(clause string) bool {
+	ws := clauseWords(clause)
+	for i, w := range ws {
+		switch w {
+		case "can't", "cannot", "mustn't", "shan't":
+			if i > 0 && (ws[i-1] == "we" || ws[i-1] == "you") {
+				return true
+			}
+		case "can", "may":
+			if i > 0 && (ws[i-1] == "we" || ws[i-1] == "you") && i+1 < len(ws) && (ws[i+1] == "not" || ws[i+1] == "never") {
+				return true
+			}
+		case "has", "have":
+			// An obligation on the work, not on the speaker: "it has
+			// to stay", "every migration has to be reversible".
+			if i+1 < len(ws) && ws[i+1] == "to" && i > 0 && ws[i-1] != "i" && i+2 < len(ws) {
+				return true
+			}
+		case "needs":
+			if i+1 < len(ws) && ws[i+1] == "to" && i > 0 && i+2 < len(ws) {
+				return true
+			}
+		}
+	}
+	ws = withoutOpeners(ws)
+	if len(ws) < 2 {
+		return false
+	}
+	switch ws[0] {
+	case "no":
+		return !notBinding[ws[1]]
+	case "keep":
+		return ws[1] != "going" && ws[1] != "up" && ws[1] != "on"
+	case "leave":
+		return true
+	case "only":
+		return true
+	}
+	if ws[1] == "only" && !copula[ws[0]] {
+		return true
+	}
+	return ws[len(ws)-1] == "only" && len(ws) <= 6
+}
+
+// notBinding are the words after which "no" opens no constraint: an
+// answer ("no, the other one"), an idiom ("no rush", "no need to").
+var notBinding = map[string]bool{
+	"need": true, "rush": true, "idea": true, "worries": true, "worry": true, "problem": true, "problems": true,
+	"thanks": true, "luck": true, "way": true, "longer": true, "doubt": true, "matter": true, "answer": true,
+	"reply": true, "news": true, "one": true, "i": true, "it": true, "it's": true, "that": true, "this": true,
+	"the": true, "we": true, "you": true, "they": true, "not": true, "but": true, "just": true, "wait": true,
+	"sorry": true, "actually": true, "worse": true, "better": true, "big": true, "hurry": true, "pressure": true,
+	"clue": true, "offence": true, "offense": true, "biggie": true, "kidding": true,
+}
+
+// copula are the words before "only" that make it a fact, not a rule:
+// "it's only a one-off", "leak is only in the harness", "I only changed
+// the tests".
+var copula = map[string]bool{"it's": true, "is": true, "are": true, "was": true, "were": true, "has": true, "have": true, "had": true, "that's": true,
+	"i": true, "we": true, "you": true, "he": true, "she": true, "they": true, "it": true, "this": true, "that": true, "there": true}
+
+// openers are the words a clause may open with before what binds the
+// work: "and please keep …", "oh, and no new deps", "Rule: no changes".
+var openers = map[string]bool{
+	"and": true, "but": true, "so": true, "also": true, "oh": true, "ok": true, "okay": true, "hmm": true, "please": true,
+	"just": true, "still": true, "actually": true, "then": true, "btw": true, "plus": true, "rule": true, "important": true,
+	"ah": true, "well": true, "do": true, "again": true, "hm": true, "pls": true, "plz": true, "again,": true,
+}
+
+func withoutOpeners(ws []string) []string {
+	for len(ws) > 0 && openers[ws[0]] {
+		ws = ws[1:]
+	}
+	return ws
+}
+
+// clauseWords is a clause's words in lower case, without the marks
+// around them; a typographic apostrophe reads as a straight one.
+func clauseWords(clause string) []string {
+	var ws []string
+	for _, f := range strings.Fields(strings.ToLower(strings.ReplaceAll(clause, "’", "'"))) {
+		if t := strings.Trim(f, ".,;:!?\"“”()[]*_-—–"); t != "" {
+			ws = append(ws, t)
+		}
+	}
+	return ws
+}

@@ -1,0 +1,85 @@
+package checkpoint
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+// A constraint is found wherever it sits in a prompt, in the shapes users
+// bind the work with, and kept with its reason; a negation about how
+// things are, a question, an idiom is not one.
+func TestConstraints(t *testing.T) {
+	long := "ok so, context: IOS-2760. the home feed basically hammers the API whenever it gets a 429, it just retries three times instantly, and the backend folks are (rightly) annoyed, " +
+		"so I want a proper retry policy in the Networking package, something like exponential backoff with full jitter as in that old AWS architecture blog post, and while you are at it, " +
+		"we can't add anything to Package.swift (every new dependency has to go through legal review and that takes weeks), so whatever we do is hand-rolled, thanks a lot!"
+	tests := []struct {
+		name   string
+		prompt string
+		want   []string
+	}{
+		{"a modal negation with we", "also — and this is a hard one — we can't add anything to Package.swift, every new dependency has to go through legal review and that takes weeks, so whatever we do is hand-rolled.",
+			[]string{"also — and this is a hard one — we can't add anything to Package.swift, every new dependency has to go through legal review and that takes weeks, so whatever we do is hand-rolled."}},
+		{"deep in a long sentence, with its reason", long,
+			[]string{"… we can't add anything to Package.swift (every new dependency has to go through legal review and that takes weeks), so whatever we do is hand-rolled, thanks a lot!"}},
+		{"an obligation on the work", "the output column is called d28_retained_pct and it has to stay called exactly that.",
+			[]string{"the output column is called d28_retained_pct and it has to stay called exactly that."}},
+		{"no, keep, leave, only at a clause's start", "no new deps. keep the public API unchanged. leave that test failing, I'll open a ticket. stdlib only, no x/ packages. pnpm only please.",
+			[]string{"no new deps.", "keep the public API unchanged.", "leave that test failing, I'll open a ticket.", "stdlib only, no x/ packages.", "pnpm only please."}},
+		{"the cue words", "Never touch the migrations folder. Use pnpm, not npm.", []string{"Never touch the migrations folder.", "Use pnpm, not npm."}},
+		{"how things are", "mix phx.server doesnt seem to start", nil},
+		{"a problem, not a rule", "scrolling back in xterm.js still does not work (maybe because outer web catches it)? websearch xterm.js tmux interactions", nil},
+		{"idioms", "no answer from joanna yet, let's wait. no rush. Let's keep going. no, the other one.", nil},
+		{"the speaker's own", "I can't reproduce it. I have to leave at five.", nil},
+		{"a question", "leak = harness only? can we keep it?", nil},
+		{"only as a fact", "The CI runner has only 4 GB memory. it's only a one-off. I only changed the tests. no hurry.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := constraints([]transcript.Prompt{{Text: tt.prompt}})
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("constraints (-want +got):\n%s", diff)
+			}
+			for _, c := range got {
+				if len(c) > maxItem {
+					t.Errorf("%d bytes: %q", len(c), c)
+				}
+			}
+		})
+	}
+}
+
+// The latest saying of a constraint is kept, once.
+func TestConstraintsOnce(t *testing.T) {
+	got := constraints([]transcript.Prompt{{Text: "no new deps."}, {Text: "keep 3"}, {Text: "no new deps."}})
+	if !cmp.Equal(got, []string{"keep 3", "no new deps."}) {
+		t.Errorf("constraints = %q", got)
+	}
+}
+
+// Issue 9: a constraint said deep in a long first prompt, past what the
+// task's quote of it keeps, reaches the restore on its own, with its
+// reason.
+func TestRestoreKeepsDeepConstraint(t *testing.T) {
+	prompt := "ok so, context: IOS-2760. the home feed basically hammers the API whenever it gets a 429, it just retries three times instantly, and the backend folks are (rightly) annoyed. " +
+		"I want a proper retry policy in the Networking package. I'm thinking exponential backoff with full jitter, like in that old AWS architecture blog post? " +
+		"also — and this is a hard one — we can't add anything to Package.swift, every new dependency has to go through legal review and that takes weeks, so whatever we do is hand-rolled."
+	c := Build(build(t, []step{
+		{user: prompt},
+		{text: "Full jitter it is."},
+		{tool: "Write", input: map[string]any{"file_path": "/work/shop/Sources/Networking/RetryPolicy.swift", "content": "public struct RetryPolicy {}"}},
+		{result: "File created successfully"},
+		{user: "cool. hook it into HTTPClient?"},
+		{text: "HTTPClient.send now retries 429s through the policy."},
+	}), input())
+	r := c.Restore(Compaction{Trigger: "manual"}, DefaultRestoreBudget)
+	if Tokens(r) > DefaultRestoreBudget {
+		t.Fatalf("restore is %d tokens", Tokens(r))
+	}
+	if !strings.Contains(r, "## User constraints\n- “also — and this is a hard one — we can't add anything to Package.swift, every new dependency has to go through legal review") {
+		t.Errorf("the constraint is not in the restore on its own:\n%s", r)
+	}
+}
