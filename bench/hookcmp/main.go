@@ -9,6 +9,9 @@
 //
 //	go run ./bench/hookcmp -n 200 -event PostToolUse main=/tmp/cairn-main new=/tmp/cairn-new
 //
+// -turn FILE appends FILE's lines instead of bench/'s turn (tool results
+// mostly), e.g. a turn of long replies.
+//
 // Each binary gets a project of its own with a copy of the benchmarks'
 // 100 MB transcript whose state is saved, as bench/hooks_test.go sets it
 // up, and one more turn is appended before each of its hooks. Binaries
@@ -44,18 +47,19 @@ type target struct {
 func main() {
 	rounds := flag.Int("n", 100, "rounds")
 	event := flag.String("event", "UserPromptSubmit", "UserPromptSubmit or PostToolUse")
+	turnFile := flag.String("turn", "", "a file of lines to append before each hook (default: bench/'s turn, the tool_heavy fixture's last 12 lines)")
 	flag.Parse()
 	if flag.NArg() == 0 || (*event != "UserPromptSubmit" && *event != "PostToolUse") {
 		fmt.Fprintln(os.Stderr, "usage: hookcmp [-n rounds] [-event UserPromptSubmit|PostToolUse] name=CAIRN...")
 		os.Exit(2)
 	}
-	if err := run(*rounds, *event, flag.Args()); err != nil {
+	if err := run(*rounds, *event, *turnFile, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "hookcmp:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rounds int, event string, bins []string) error {
+func run(rounds int, event, turnFile string, bins []string) error {
 	dir, err := os.MkdirTemp("", "cairn-hookcmp-")
 	if err != nil {
 		return err
@@ -76,6 +80,11 @@ func run(rounds int, event string, bins []string) error {
 	}
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	turn := bytes.Join(lines[len(lines)-12:], nil)
+	if turnFile != "" {
+		if turn, err = os.ReadFile(turnFile); err != nil {
+			return err
+		}
+	}
 
 	hello, err := buildHello(dir)
 	if err != nil {
