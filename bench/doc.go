@@ -3,4 +3,6 @@
 // same file, and whole-process runs of `cairn status` against a Go
 // hello-world process, each baseline measured in the same run. run.sh runs
 // them and prints the ratios; docs/benchmarks.md records the figures.
+// hookcmp compares the hot hooks of several cairn binaries (a before and
+// an after) beside hello-world, taking turns within one run.
 package bench

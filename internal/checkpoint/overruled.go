@@ -14,10 +14,12 @@ import (
 
 // refusers are the words after which a statement names what it turns
 // down: those that replace one thing by another, then, for a user's
-// short reply, those that only refuse.
+// short reply, those that only refuse. refusers ends with replacers,
+// written out: the linker lays out a literal, where an append would run
+// at every process's start.
 var (
 	replacers = [][]string{{"instead", "of"}, {"rather", "than"}, {"no", "longer"}}
-	refusers  = append([][]string{{"no"}, {"not"}, {"never"}, {"don't"}, {"dont"}, {"without"}}, replacers...)
+	refusers  = [][]string{{"no"}, {"not"}, {"never"}, {"don't"}, {"dont"}, {"without"}, {"instead", "of"}, {"rather", "than"}, {"no", "longer"}}
 )
 
 // refused lists the words a statement turns down: the first content word

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -101,5 +102,13 @@ func TestRevision(t *testing.T) {
 	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}
 	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "→ the user first: “yes”, then took it back: “wait. breakglass keeps passwords.”") {
 		t.Errorf("restore:\n%s", r)
+	}
+}
+
+// refusers is written out: it must stay the bare refusals and then every
+// replacer.
+func TestRefusersEndWithReplacers(t *testing.T) {
+	if len(refusers) <= len(replacers) || !reflect.DeepEqual(refusers[len(refusers)-len(replacers):], replacers) {
+		t.Errorf("refusers %q do not end with replacers %q", refusers, replacers)
 	}
 }

@@ -442,7 +442,7 @@ func withoutSteered(secs []section, steer []section) bool {
 	}
 	left := false
 	for i := range secs {
-		if !leanOnSteering[secs[i].title] {
+		if !leansOnSteering(secs[i].title) {
 			continue
 		}
 		kept := secs[i].items[:0]
@@ -458,10 +458,16 @@ func withoutSteered(secs []section, steer []section) bool {
 	return left
 }
 
-// leanOnSteering are the sections whose items the restore leaves to the
-// steering echoed after a /compact when it shows them whole.
-var leanOnSteering = map[string]bool{"Open items": true, "Settled with the user": true, "Decisions": true,
-	"Findings (oldest first)": true, "Next steps": true, "Files read": true}
+// leansOnSteering reports whether the restore leaves the section's items
+// to the steering echoed after a /compact when it shows them whole. A
+// switch, not a map: a map literal is built at every process's start.
+func leansOnSteering(title string) bool {
+	switch title {
+	case "Open items", "Settled with the user", "Decisions", "Findings (oldest first)", "Next steps", "Files read":
+		return true
+	}
+	return false
+}
 
 // SteerBudget is the size of the steering text in tokens.
 const SteerBudget = 400

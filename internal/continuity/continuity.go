@@ -126,6 +126,16 @@ func (k *Keeper) Load(path string, full bool) (*transcript.Session, error) {
 	return st.Session(path, full)
 }
 
+// LoadBare is Load's light session without the latest texts
+// (state.Store.Bare), for the hooks on every prompt and tool call.
+func (k *Keeper) LoadBare(path string) (*transcript.Session, error) {
+	st := k.State
+	if st.Warn == nil {
+		st.Warn = k.Warn
+	}
+	return st.Bare(path)
+}
+
 // ErrNothing is returned (wrapped) when a transcript holds nothing to
 // take a checkpoint of: missing, empty, or not a regular file.
 var ErrNothing = errors.New("nothing to checkpoint")

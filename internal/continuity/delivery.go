@@ -49,7 +49,7 @@ type sent struct {
 // session).
 func (k *Keeper) delivered(path string) (record []sent, ok bool) {
 	for _, dir := range append([]string{k.State.Dir}, k.OtherStateDirs...) {
-		data, err := os.ReadFile(state.Store{Dir: dir}.File(path) + ".restored")
+		data, err := state.ReadFile(state.Store{Dir: dir}.File(path) + ".restored")
 		if err == nil {
 			record, ok = append(record, parseRestored(string(data))...), true
 		}

@@ -9,21 +9,46 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
-// nameRE matches the names Write gives handoffs. Regular expressions are
-// compiled on first use, not at start-up: every cairn process, every hook,
-// links this package.
-var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}-\d{4})(?:-(\d+))?\.md$`) })
+// nameParts reads the names Write gives handoffs,
+// `^(\d{4}-\d{2}-\d{2}-\d{4})(?:-(\d+))?\.md$`: the date and time, and
+// the -N Write adds ("" for none). It is matched by hand: every cairn
+// process, every hook, links this package, and with regexp linked its
+// parser's Unicode tables are built at start-up (docs/benchmarks.md,
+// issue 15).
+func nameParts(name string) (stamp, n string, ok bool) {
+	rest, ok := strings.CutSuffix(name, ".md")
+	if !ok || len(rest) < 15 {
+		return "", "", false
+	}
+	stamp, rest = rest[:15], rest[15:]
+	for i := 0; i < len(stamp); i++ {
+		sep := i == 4 || i == 7 || i == 10
+		if sep && stamp[i] != '-' || !sep && (stamp[i] < '0' || stamp[i] > '9') {
+			return "", "", false
+		}
+	}
+	if rest == "" {
+		return stamp, "", true
+	}
+	if rest[0] != '-' || len(rest) == 1 {
+		return "", "", false
+	}
+	for i := 1; i < len(rest); i++ {
+		if rest[i] < '0' || rest[i] > '9' {
+			return "", "", false
+		}
+	}
+	return stamp, rest[1:], true
+}
 
 type entry struct {
 	path  string
@@ -44,15 +69,15 @@ func list(project string) ([]entry, error) {
 	}
 	var out []entry
 	for _, de := range des {
-		m := nameRE().FindStringSubmatch(de.Name())
-		if m == nil || !de.Type().IsRegular() {
+		stamp, num, ok := nameParts(de.Name())
+		if !ok || !de.Type().IsRegular() {
 			continue
 		}
 		n := 1
-		if m[2] != "" {
-			n, _ = strconv.Atoi(m[2])
+		if num != "" {
+			n, _ = strconv.Atoi(num)
 		}
-		out = append(out, entry{path: filepath.Join(dir, de.Name()), stamp: m[1], n: n})
+		out = append(out, entry{path: filepath.Join(dir, de.Name()), stamp: stamp, n: n})
 	}
 	slices.SortFunc(out, func(a, b entry) int {
 		if c := strings.Compare(b.stamp, a.stamp); c != 0 {

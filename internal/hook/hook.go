@@ -260,7 +260,8 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		}
 		return starting(ctx, k, cfg, project, path, p.SessionID, p.Source, context)
 	case "UserPromptSubmit":
-		s, err := k.Load(path, false)
+		// Neither the restore nor the advisory reads the latest texts.
+		s, err := k.LoadBare(path)
 		if err != nil {
 			return err
 		}
@@ -272,7 +273,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		return restoreOrAdviseOn(ctx, k, adv, project, path, continuity.AtPrompt, p.Prompt, s, withGuidance(context, kn))
 	case "PostToolUse":
 		if ag.promptRestoresOnly {
-			s, err := k.Load(path, false)
+			s, err := k.LoadBare(path)
 			if err != nil {
 				return err
 			}
@@ -366,7 +367,7 @@ func (r *Runner) configure(event, session, project string) config.Config {
 // deliver it, else an advisory when the context crossed a level. Never
 // both: the context an advisory measured is gone after a compaction.
 func restoreOrAdvise(ctx context.Context, k *continuity.Keeper, adv *pressure.Advisor, project, path, at, prompt string, deliver continuity.Deliver) error {
-	s, err := k.Load(path, false)
+	s, err := k.LoadBare(path)
 	if err != nil {
 		return err
 	}

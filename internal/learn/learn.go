@@ -28,10 +28,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cairn-agent/cairn/internal/state"
 )
@@ -134,27 +132,15 @@ func entryID(file, heading string, n int) string {
 	return hex.EncodeToString(sum[:4])
 }
 
-var (
-	// "2026-03-01 10:00 — implement: title", "2026-03-01 - debug: title"
-	datedHeading = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[^—–-]*\s[—–-]+\s*([A-Za-z][\w/-]*):\s*(.+)$`)
-	})
-	// "[implement] title"
-	bracketHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[([A-Za-z][\w/-]*)\]\s*(.+)$`) })
-	phaseLine      = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?im)^\s*(?:[-*]\s*)?(?:\*\*)?phase(?:\*\*)?\s*:\s*(?:\*\*)?\s*/?([A-Za-z][\w-]*)`)
-	})
-)
-
 func phaseOf(heading, body string) (phase, title string) {
-	if m := datedHeading().FindStringSubmatch(heading); m != nil {
-		return strings.ToLower(strings.TrimPrefix(m[1], "/")), strings.TrimSpace(m[2])
+	if p, t, ok := datedHeading(heading); ok {
+		return strings.ToLower(strings.TrimPrefix(p, "/")), strings.TrimSpace(t)
 	}
-	if m := bracketHeading().FindStringSubmatch(heading); m != nil {
-		return strings.ToLower(strings.TrimPrefix(m[1], "/")), strings.TrimSpace(m[2])
+	if p, t, ok := bracketHeading(heading); ok {
+		return strings.ToLower(strings.TrimPrefix(p, "/")), strings.TrimSpace(t)
 	}
-	if m := phaseLine().FindStringSubmatch(body); m != nil {
-		return strings.ToLower(m[1]), heading
+	if p, ok := phaseLine(body); ok {
+		return strings.ToLower(p), heading
 	}
 	return "", heading
 }

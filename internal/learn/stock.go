@@ -6,11 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -50,8 +48,6 @@ func (m Meta) line() string {
 	return "- " + strings.Join(f, " | ") + "\n"
 }
 
-var metaStart = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^\s*[-*]\s*(\*\*)?confirmed(\*\*)?\s*:`) })
-
 // findMeta finds the metadata line among an entry's first lines: it is
 // the first non-blank line under the heading.
 func findMeta(body []string) (int, Meta, bool) {
@@ -59,7 +55,7 @@ func findMeta(body []string) (int, Meta, bool) {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if !metaStart().MatchString(l) {
+		if !metaLine(l) {
 			return 0, Meta{}, false
 		}
 		return i, parseMeta(l), true

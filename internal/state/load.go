@@ -25,6 +25,18 @@ const headSaveEvery = 64 << 10
 // writes it after the first prompt's hook has run. A read that fails is
 // "read transcript: ..." wrapping the file system's error.
 func (st Store) Session(path string, full bool) (*transcript.Session, error) {
+	return st.session(path, full, true)
+}
+
+// Bare is the light Session without the latest texts (LastTexts may
+// be empty or stale): what the hooks on every prompt and tool call read,
+// the meter's inputs and the compactions, without cleaning texts they do
+// not look at.
+func (st Store) Bare(path string) (*transcript.Session, error) {
+	return st.session(path, false, false)
+}
+
+func (st Store) session(path string, full, texts bool) (*transcript.Session, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return transcript.New(path), nil
 	}
@@ -33,7 +45,7 @@ func (st Store) Session(path string, full bool) (*transcript.Session, error) {
 			saved, comps := h.Offset, len(h.Compactions)
 			// The light session keeps no ledger and no command outcomes:
 			// the hot hooks skip working them out.
-			light := transcript.Parser{Light: true}
+			light := transcript.Parser{Light: true, NoTexts: !texts}
 			res, err := h.Update(&light)
 			if err != nil {
 				return nil, fmt.Errorf("read transcript: %w", err)

@@ -42,7 +42,7 @@ func (st Store) marksFile(path string) string { return st.File(path) + ".marks" 
 // Marks reads the session's marks; none yet is the zero Marks.
 func (st Store) Marks(path string) Marks {
 	var m Marks
-	data, err := os.ReadFile(st.marksFile(path))
+	data, err := ReadFile(st.marksFile(path))
 	if err != nil {
 		return m
 	}

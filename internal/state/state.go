@@ -97,7 +97,7 @@ const bodyKind = "cairn-session-state"
 // only, no tool calls, prompts but the first, files or subagents), or nil
 // when there is no usable state.
 func (st Store) LoadHeader(path string) *transcript.Session {
-	data, err := os.ReadFile(st.headFile(path))
+	data, err := ReadFile(st.headFile(path))
 	if err != nil {
 		return nil
 	}

@@ -335,3 +335,43 @@ func FuzzDecodeBody(f *testing.F) {
 		decodeBody(data)
 	})
 }
+
+// Bare is the light load less the latest texts: after a saved head, on
+// the same appended turn, the same session and the same head saved.
+func TestBareIsLightLessTexts(t *testing.T) {
+	dir := t.TempDir()
+	s := session(t, dir, 3)
+	light, bare := Store{Dir: filepath.Join(dir, "light")}, Store{Dir: filepath.Join(dir, "bare")}
+	for _, st := range []Store{light, bare} {
+		if err := st.Save(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := os.OpenFile(s.Path, os.O_APPEND|os.O_WRONLY, 0o600)
+	// Enough to save the head again, with a text at the end.
+	f.WriteString(`{"type":"assistant","message":{"id":"late","model":"m","usage":{"input_tokens":7},"content":[{"type":"text","text":"` +
+		strings.Repeat("x", headSaveEvery) + `"}]},"timestamp":"2026-01-01T00:01:00Z"}` + "\n")
+	f.Close()
+	want, err := light.Session(s.Path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := bare.Bare(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.LastTexts) != 1 || len(got.LastTexts) != 0 {
+		t.Fatalf("latest texts: light %d, bare %d; want 1 and 0", len(want.LastTexts), len(got.LastTexts))
+	}
+	want.LastTexts = nil
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(got)
+	if d := cmp.Diff(string(a), string(b)); d != "" {
+		t.Errorf("bare session differs from the light one:\n%s", d)
+	}
+	a, _ = os.ReadFile(light.headFile(s.Path))
+	b, _ = os.ReadFile(bare.headFile(s.Path))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("saved heads differ (%d and %d bytes)", len(a), len(b))
+	}
+}

@@ -2,12 +2,14 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -602,6 +604,56 @@ func TestAgentRestoreLines(t *testing.T) {
 			}
 			if !s.HookAnswers || !cmp.Equal(s.RestoreLines, tt.want) {
 				t.Errorf("hook answers %v, restore lines %v, want %v", s.HookAnswers, s.RestoreLines, tt.want)
+			}
+		})
+	}
+}
+
+// A light read with NoTexts derives what a light read does but the latest
+// texts, on every client's transcripts, read whole and in appends.
+func TestLightNoTextsLeavesOnlyTexts(t *testing.T) {
+	samples := append([]string{}, agentSamples...)
+	for _, name := range fixtures.Small {
+		samples = append(samples, fixturePath(t, name))
+	}
+	for _, c := range fixtures.Compactions {
+		samples = append(samples, fixturePath(t, c.Session))
+	}
+	for _, sample := range samples {
+		t.Run(filepath.Base(sample), func(t *testing.T) {
+			src, err := os.ReadFile(sample)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "grow.jsonl")
+			half := bytes.LastIndexByte(src[:len(src)/2], '\n') + 1
+			os.WriteFile(path, src[:half], 0o600)
+			// One session each, read in two steps: the second is what a
+			// hook reads after the saved state.
+			with, bare := New(path), New(path)
+			withP, bareP := Parser{Light: true}, Parser{Light: true, NoTexts: true}
+			for step := range 2 {
+				if step == 1 {
+					os.WriteFile(path, src, 0o600)
+				}
+				if _, err := with.Update(&withP); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := bare.Update(&bareP); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(with.LastTexts) == 0 {
+				t.Fatal("the light read kept no texts: the sample tests nothing")
+			}
+			if len(bare.LastTexts) != 0 {
+				t.Errorf("NoTexts kept %d texts", len(bare.LastTexts))
+			}
+			with.LastTexts = nil
+			a, _ := json.Marshal(with)
+			b, _ := json.Marshal(bare)
+			if string(a) != string(b) {
+				t.Errorf("NoTexts changed more than the texts:\n%s", cmp.Diff(string(a), string(b)))
 			}
 		})
 	}

@@ -16,8 +16,9 @@ import (
 // hands what it found to the derivation (derive.go). It reuses its
 // buffers between lines, so one decoder serves one goroutine.
 type claudeDecoder struct {
-	full bool // !Parser.Light
-	head bool // Parser.Head
+	full  bool // !Parser.Light
+	head  bool // Parser.Head
+	texts bool // the latest texts are kept (not Parser.NoTexts)
 	// workers is how many goroutines a large cold read uses; 0 decides by
 	// the machine (readParallel). Tests set it.
 	workers int
@@ -645,7 +646,7 @@ func (p *claudeDecoder) assistant(s *Session, ts time.Time, lineNo int) {
 			if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
 				if k < len(p.sayings) {
 					s.said(p.sayings[k], ts, lineNo)
-				} else {
+				} else if p.texts {
 					s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, p.full)
 				}
 				k++

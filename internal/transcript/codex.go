@@ -33,10 +33,11 @@ import (
 // repeats the latest token_count at the start of a turn; a repeat has the
 // same thread total and is no new response.
 type codexDecoder struct {
-	full bool
-	sc   jsonscan.Scanner
-	sub  jsonscan.Scanner
-	r    codexRecord
+	full  bool
+	texts bool // the latest texts are kept (not Parser.NoTexts)
+	sc    jsonscan.Scanner
+	sub   jsonscan.Scanner
+	r     codexRecord
 }
 
 // codexRecord is the part of one rollout line cairn reads. Byte slices
@@ -319,7 +320,9 @@ func (d *codexDecoder) item(s *Session, ts time.Time, lineNo int) {
 				return
 			}
 			for _, t := range r.texts {
-				s.assistantText(jsonscan.Unescape(t), ts, lineNo, d.full)
+				if d.texts {
+					s.assistantText(jsonscan.Unescape(t), ts, lineNo, d.full)
+				}
 			}
 		case "developer":
 			// The client's instructions and the hooks' context: of

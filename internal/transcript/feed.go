@@ -43,6 +43,11 @@ type Parser struct {
 	// The other clients' transcripts are a few megabytes; their decoders
 	// read them as they would without it (HeadOnly says which was done).
 	Head bool
+	// NoTexts, with Light, leaves out the latest assistant texts
+	// (Session.LastTexts): the hooks on every prompt and tool call read
+	// none of them, and cleaning them (redact) costs more than the rest
+	// of what a turn appends.
+	NoTexts bool
 
 	claude claudeDecoder
 	codex  codexDecoder
@@ -81,13 +86,16 @@ func (p *Parser) decoder(s *Session) decoder {
 	switch s.Client {
 	case Codex:
 		p.codex.full = !p.Light
+		p.codex.texts = !p.Light || !p.NoTexts
 		return &p.codex
 	case Gemini:
 		p.gemini.full = !p.Light
+		p.gemini.texts = !p.Light || !p.NoTexts
 		return &p.gemini
 	}
 	p.claude.full = !p.Light && !p.Head
 	p.claude.head = p.Head
+	p.claude.texts = p.claude.full || !p.NoTexts
 	return &p.claude
 }
 

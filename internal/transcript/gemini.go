@@ -33,10 +33,11 @@ import (
 // read again; only a <state_snapshot> not seen before is news, a
 // compression.
 type geminiDecoder struct {
-	full bool
-	sc   jsonscan.Scanner
-	sub  jsonscan.Scanner
-	r    geminiRecord
+	full  bool
+	texts bool // the latest texts are kept (not Parser.NoTexts)
+	sc    jsonscan.Scanner
+	sub   jsonscan.Scanner
+	r     geminiRecord
 }
 
 // geminiRecord is the part of one chat line cairn reads. Byte slices point
@@ -430,7 +431,7 @@ func (d *geminiDecoder) gemini(s *Session, ts time.Time, lineNo int) {
 		})
 		setStr(&s.Model, r.model)
 	}
-	if !again {
+	if !again && d.texts {
 		if len(r.content) > 0 {
 			s.assistantText(jsonscan.Unescape(r.content), ts, lineNo, d.full)
 		}
