@@ -1009,6 +1009,26 @@ func TestOtherRunners(t *testing.T) {
 			exit:    code(0), status: Failed,
 		},
 		{
+			// Pest (Collision) names the exception on the FAILED line and
+			// its message on the next: the message says which failure.
+			name:    "pest, the exception's message on the next line",
+			command: "php artisan test --filter=StripeWebhookTest",
+			output: "\n   FAIL  Tests\\Feature\\StripeWebhookTest\n  ⨯ it ignores a recorded event   0.09s\n  ───────\n" +
+				"   FAILED  Tests\\Feature\\StripeWebhookTest > it ignores a recorded event   SignatureVerificationException\n" +
+				"  No signatures found matching the expected signature for payload\n\n  at vendor/stripe/stripe-php/lib/WebhookSignature.php:51\n\n" +
+				"  Tests:    2 failed (0 assertions)\n  Duration: 0.21s\n",
+			exit: code(1), status: Failed,
+			errors: []string{"Tests\\Feature\\StripeWebhookTest > it ignores a recorded event   SignatureVerificationException: No signatures found matching the expected signature for payload"},
+		},
+		{
+			// A pytest summary's next line is another failure, not a message.
+			name:    "pytest summary, a bare exception then the next failure",
+			command: "pytest -q",
+			output:  "FAILED tests/a.py::test_b - AssertionError\nFAILED tests/a.py::test_c - KeyError: 'x'\n2 failed, 3 passed in 0.12s\n",
+			exit:    code(1), status: Failed,
+			errors: []string{"tests/a.py::test_b - AssertionError", "tests/a.py::test_c - KeyError: 'x'"},
+		},
+		{
 			name:    "cabal test, hspec",
 			command: "cabal test 2>&1 | tail -14",
 			output:  "Failures:\n\n  test/ParseSpec.hs:41:7:\n  1) Parse.parseRecord handles jumbo frames\n\n47 examples, 1 failure\nTest suite spec: FAIL\n",

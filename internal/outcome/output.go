@@ -67,6 +67,7 @@ const (
 	pendExUnit
 	pendCredo
 	pendPanic
+	pendMessage
 )
 
 func read(out string, cmd command) reading {
@@ -175,6 +176,19 @@ func (r *reading) addErr(s string) {
 		}
 	}
 	r.errs = append(r.errs, s)
+}
+
+// addErrOrAwait adds an error line, or, when the line ends in an
+// exception's bare name (Pest's "FAILED  Tests\X > it works
+// SignatureVerificationException"), waits one line for its message: the
+// class says what kind of failure, the message says which.
+func (r *reading) addErrOrAwait(s string) {
+	i := strings.LastIndexAny(s, " \t")
+	if i < 0 || !isException(s[i+1:]) || strings.HasSuffix(s, ":") {
+		r.addErr(s)
+		return
+	}
+	r.startPending(pendMessage, s, 1)
 }
 
 func (r *reading) fail(strong bool, tool string) {
@@ -310,6 +324,17 @@ func (r *reading) pending(t string) bool {
 		// Rust since 1.73: "thread 'x' panicked at src/lib.rs:10:9:" and
 		// the message on the next line.
 		p.msg = t
+		r.flush()
+		return false
+	case pendMessage:
+		// An exception named without its message ("... > it works
+		// SignatureVerificationException"): the message is the next line,
+		// unless that line is where it was thrown or another marker.
+		if !strings.HasPrefix(t, "at ") && !strings.HasPrefix(t, "FAIL") {
+			if _, _, ok := fileLine(t); !ok {
+				p.msg += ": " + t
+			}
+		}
 		r.flush()
 		return false
 	}
@@ -463,7 +488,7 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	case strings.HasPrefix(t, "FAILED ") || t == "FAILED":
 		r.fail(true, "pytest")
 		if !strings.HasPrefix(t, "FAILED (") && len(t) > 7 {
-			r.addErr(t[len("FAILED "):])
+			r.addErrOrAwait(strings.TrimSpace(t[len("FAILED "):]))
 		}
 		return true
 	case strings.HasPrefix(t, "ERROR ") && (strings.Contains(t, "::") || strings.Contains(t, ".py")):
