@@ -412,6 +412,16 @@ func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, 
 				}
 				break
 			}
+			if gotPast(tc, later, works) {
+				// The build gets further after a change and stops on
+				// something else (compile, then link, then the image's
+				// size): this error is fixed; the new one is its own.
+				if fixedIn := changedBetween(calls[i+1:i+1+k], tc.FilePath, base); len(fixedIn) > 0 {
+					e.Resolved = true
+					e.FixedIn = fixedIn
+					break
+				}
+			}
 		}
 		// The same failure again (a rerun before the fix) is one error.
 		if i := slices.IndexFunc(out, func(o Error) bool { return o.Tool == e.Tool && o.Subject == e.Subject && o.Message == e.Message }); i >= 0 {
@@ -421,6 +431,39 @@ func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, 
 		out = append(out, e)
 	}
 	return last(out, maxErrors)
+}
+
+// gotPast says whether a later run of the same work failed again, but on
+// other errors only: none of the failed run's error lines comes back. A
+// later run whose output names no error, or one the pipe cut short, says
+// nothing of the earlier one.
+func gotPast(failedCall, later transcript.ToolCall, works worksCache) bool {
+	if failedCall.Name != "Bash" || !failed(later) || later.Outcome == nil || failedCall.Outcome == nil ||
+		len(later.Outcome.Errors) == 0 || len(failedCall.Outcome.Errors) == 0 || later.Outcome.Hidden != "" ||
+		!sameWork(failedCall, later, works) {
+		return false
+	}
+	// Without their digits: an edit above the error moves its line ("a.c:12:5"
+	// then "a.c:14:5"), and a smaller overflow is the same overflow.
+	again := map[string]bool{}
+	for _, e := range later.Outcome.Errors {
+		again[withoutDigits(e)] = true
+	}
+	for _, e := range failedCall.Outcome.Errors {
+		if again[withoutDigits(e)] {
+			return false
+		}
+	}
+	return true
+}
+
+func withoutDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // saidAfter is what the agent reported of the fix of e once calls[at]

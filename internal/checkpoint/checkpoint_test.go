@@ -440,3 +440,48 @@ func TestFixOfError(t *testing.T) {
 		})
 	}
 }
+
+// A build that fails on one error, is changed, and then fails further on
+// (compile, then link, then the image's size) fixed the first: only the
+// error it stops on now is unresolved. An error that comes back after the
+// change, on a line the edit moved, is not fixed.
+func TestErrorGotPast(t *testing.T) {
+	bash := func(cmd string) step { return step{tool: "Bash", input: map[string]any{"command": cmd}} }
+	edit := func(p string) step {
+		return step{tool: "Edit", input: map[string]any{"file_path": "/work/shop/" + p, "old_string": "a", "new_string": "b"}}
+	}
+	updated := step{result: "The file has been updated"}
+	cmd := "cmake --build --preset release"
+	compile := step{result: "Exit code 1\nsrc/sensors.c:8:12: error: implicit declaration of function 'read_legacy'", isError: true}
+	moved := step{result: "Exit code 1\nsrc/sensors.c:10:12: error: implicit declaration of function 'read_legacy'", isError: true}
+	overflow := step{result: "Exit code 1\n/usr/bin/ld: region `FLASH' overflowed by 1184 bytes\ncollect2: error: ld returned 1 exit status", isError: true}
+	tests := []struct {
+		name       string
+		steps      []step
+		unresolved []string
+	}{
+		{name: "further after a change", steps: []step{bash(cmd), compile, edit("src/sensors.c"), updated, bash(cmd), overflow},
+			unresolved: []string{"overflowed by 1184 bytes"}},
+		{name: "the same error, moved by the edit", steps: []step{bash(cmd), compile, edit("src/sensors.c"), updated, bash(cmd), moved},
+			unresolved: []string{"src/sensors.c:8:12", "src/sensors.c:10:12"}},
+		{name: "nothing changed in between", steps: []step{bash(cmd), compile, bash(cmd), overflow},
+			unresolved: []string{"read_legacy", "overflowed by 1184 bytes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Build(build(t, append([]step{{user: "get the release build green"}}, tt.steps...)), input())
+			var open []string
+			for _, e := range c.Unresolved() {
+				open = append(open, e.Message)
+			}
+			if len(open) != len(tt.unresolved) {
+				t.Fatalf("unresolved %q, want %q", open, tt.unresolved)
+			}
+			for i, want := range tt.unresolved {
+				if !strings.Contains(open[i], want) {
+					t.Errorf("unresolved %q, want %q", open, tt.unresolved)
+				}
+			}
+		})
+	}
+}
