@@ -401,7 +401,7 @@ func Sentences(text string) []string {
 			if c == '`' && (span || strings.IndexByte(t[i+1:], '`') >= 0) {
 				span = !span // a stray backtick opens nothing
 			}
-			if !span && (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') {
+			if !span && (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') && !elision(t, i) {
 				// Not after a single letter or a number ("e.g.", "v1.2").
 				if sent := strings.TrimSpace(t[start : i+1]); len(sent) > 3 {
 					out = append(out, sent)
@@ -414,6 +414,14 @@ func Sentences(text string) []string {
 		}
 	}
 	return out
+}
+
+// elision says whether the "." at t[i] ends an ellipsis that stands
+// between words ("SELECT ... FOR UPDATE", "from ... to"): something left
+// out inside a sentence. An ellipsis that ends a sentence trails its word
+// ("it hangs... Then"), and one at the end of the line ends it anyway.
+func elision(t string, i int) bool {
+	return i >= 3 && i+1 < len(t) && t[i-2:i+1] == "..." && t[i-3] == ' '
 }
 
 // cleanTexts cleans the latest texts that came in raw: no caller ever sees

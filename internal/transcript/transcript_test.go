@@ -424,6 +424,8 @@ func TestFindings(t *testing.T) {
 		{"`make lint` fails: `api.go:41:30 ... at <.Config.auth>: nil pointer`. The rest is fine.",
 			[]string{"`make lint` fails: `api.go:41:30 ... at <.Config.auth>: nil pointer`."}},
 		{"- `tokens.css`: muted #8a8f98 → #5f6670 (5.9:1, was 3.2:1).", []string{"`tokens.css`: muted #8a8f98 → #5f6670 (5.9:1, was 3.2:1)."}},
+		// An ellipsis between words leaves something out inside a sentence.
+		{"It claims rows with SELECT ... FOR UPDATE SKIP LOCKED in 2 queries. Odd.", []string{"It claims rows with SELECT ... FOR UPDATE SKIP LOCKED in 2 queries."}},
 	}
 	for _, tt := range tests {
 		if got := Findings(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
