@@ -255,7 +255,7 @@ func Findings(body string) []string { return findings(body, nil) }
 // findings is Findings without the sentences in decided, which are
 // decisions: a finding is not joined to one.
 func findings(body string, decided []string) []string {
-	if !strings.ContainsAny(body, "0123456789`/") && !containsAnyOf(strings.ToLower(body), shapeGate) {
+	if !strings.ContainsAny(body, "0123456789`/") && !identifier(body) && !containsAnyOf(strings.ToLower(body), shapeGate) {
 		return nil
 	}
 	var out []string
@@ -347,9 +347,16 @@ func hasPrefixAny(s string, ps []string) bool {
 	return false
 }
 
-// hasDatum: a digit, a `code` span, or a path-like word (a/b, a.go).
+// hasDatum: a digit, a `code` span, a path-like word (a/b, a.go), or an
+// identifier written as code is (order_outbox, kafkaTemplate,
+// PaymentListener): a name the agent found, as exact as a number.
 func hasDatum(s string) bool {
 	if strings.ContainsAny(s, "0123456789") || strings.Count(s, "`") >= 2 {
+		return true
+	}
+	if identifier(s) && !strings.HasSuffix(s, ":") {
+		// A name in a line that leads into code or a list ("Now update
+		// hooks.json in ReviewLive:") names what comes next, not a find.
 		return true
 	}
 	for _, w := range strings.Fields(s) {
@@ -359,6 +366,28 @@ func hasDatum(s string) bool {
 		}
 	}
 	return false
+}
+
+// identifier says whether s holds a word written as code names are:
+// letters joined by an underscore (snake_case), or a capital after a
+// small letter (camelCase, PascalCase). A capitalised word, an acronym or
+// a hyphenated word is prose.
+func identifier(w string) bool {
+	for i := 1; i+1 < len(w); i++ {
+		if w[i] == '_' && isAlnum(w[i-1]) && isAlnum(w[i+1]) {
+			return true
+		}
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] >= 'A' && w[i] <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // containsAnyOf says whether s contains a string of one of the lists.
