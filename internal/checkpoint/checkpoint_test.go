@@ -485,3 +485,26 @@ func TestErrorGotPast(t *testing.T) {
 		})
 	}
 }
+
+// A constraint said at the end of a long prompt is a repeat of the
+// prompt's quote while the quote shows it; once the budget clips the quote
+// before it, the constraint is shown on its own. Under a budget that
+// clips nothing it is still shown once.
+func TestConstraintTheClipCuts(t *testing.T) {
+	prompt := "great. could you check on staging that the table name isn't already taken? conn string is " +
+		"postgresql://orders_app:[REDACTED:password]@staging-db.internal:5432/orders (and pls don't bump spring boot while you're in the pom, we're pinned to 3.2.x by the platform team)"
+	constraint := "conn string is postgresql://orders_app:[REDACTED:password]@staging-db.internal:5432/orders (and pls don't bump spring boot while you're in the pom, we're pinned to 3.2.x by the platform team)"
+	c := Checkpoint{SessionID: "s",
+		Task:        Task{First: "ORD-1442: a transactional outbox for order events", Latest: []string{prompt, "ok, go on"}},
+		Constraints: []string{constraint},
+	}
+	for i := range 80 {
+		c.Findings = append(c.Findings, fmt.Sprintf("Finding %d: the publisher polls table_%d every %d ms and the replica lag is %d s.", i, i, 100*i, i))
+	}
+	for _, budget := range []int{DefaultRestoreBudget, 20000} {
+		r := c.Restore(Compaction{Trigger: "auto"}, budget)
+		if n := strings.Count(r, "pinned to 3.2.x"); n != 1 {
+			t.Errorf("budget %d: the constraint is shown %d times, want once:\n%s", budget, n, r)
+		}
+	}
+}
