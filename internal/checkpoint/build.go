@@ -325,7 +325,7 @@ func files(fs []transcript.FileStat, project string) ([]File, []string) {
 	var reads []read
 	for _, f := range fs {
 		if f.Write+f.Edit+f.Delete > 0 {
-			changed = append(changed, File{Path: rel(f.Path), Created: f.Created, Edits: f.Edit, Writes: f.Write, Deleted: f.Delete > 0 && f.Write == 0})
+			changed = append(changed, File{Path: rel(f.Path), Created: f.Created, Edits: f.Edit, Writes: f.Write, Deleted: f.Gone || f.Delete > 0 && f.Write == 0})
 		} else if f.Read > 0 {
 			reads = append(reads, read{rel(f.Path), f.Read})
 		}

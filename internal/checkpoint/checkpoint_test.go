@@ -508,3 +508,28 @@ func TestConstraintTheClipCuts(t *testing.T) {
 		}
 	}
 }
+
+// A file written and then removed with rm is listed as such, not as
+// created: the restore would point the model at a file that is gone. One
+// written again after the rm is there.
+func TestFileRemoved(t *testing.T) {
+	write := step{tool: "Write", input: map[string]any{"file_path": "/work/shop/db/V7__outbox.sql", "content": "create table"}}
+	written := step{result: "File created successfully"}
+	rm := step{tool: "Bash", input: map[string]any{"command": "rm db/V7__outbox.sql"}}
+	tests := []struct {
+		name  string
+		steps []step
+		want  string
+	}{
+		{name: "written, then removed", steps: []step{write, written, rm, {result: ""}}, want: "db/V7__outbox.sql (created, then deleted)"},
+		{name: "removed, then written again", steps: []step{write, written, rm, {result: ""}, write, written}, want: "db/V7__outbox.sql (created, 2 writes)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Build(build(t, append([]step{{user: "add the outbox table"}}, tt.steps...)), input())
+			if len(c.Files) != 1 || fileLine(c.Files[0]) != tt.want {
+				t.Errorf("files %+v, want %q", c.Files, tt.want)
+			}
+		})
+	}
+}

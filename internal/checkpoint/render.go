@@ -716,6 +716,8 @@ func fileLine(f File) string {
 func (f File) Notes() []string {
 	var notes []string
 	switch {
+	case f.Deleted && f.Created:
+		notes = append(notes, "created, then deleted")
 	case f.Deleted:
 		notes = append(notes, "deleted")
 	case f.Created:

@@ -137,7 +137,7 @@ func TestToolCallsAndResults(t *testing.T) {
 	wantFiles := []FileStat{
 		{Path: "/p/a.go", Write: 1, Edit: 2, Created: true},
 		{Path: "/p/out.txt", Write: 1, Created: true},
-		{Path: "/p/build", Delete: 1},
+		{Path: "/p/build", Delete: 1, Gone: true},
 		{Path: "/p/b.go", Read: 1},
 		{Path: "/p/n.ipynb", Edit: 1},
 	}
