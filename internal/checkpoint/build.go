@@ -757,11 +757,31 @@ func revision(question string, answered int, said []lined) string {
 	return ""
 }
 
-// turnsBack: a prompt that opens by taking back what was said.
+// turnsBack: a prompt that opens by taking back what was said, maybe
+// after an interjection ("hm, actually scrap that", "ok wait").
 func turnsBack(ws []string) bool {
-	switch ws[0] {
-	case "wait", "actually", "hmm", "hold", "scratch", "correction", "sorry", "oops", "no", "nope", "hang", "undo", "revert", "instead":
+	if turnWord(ws[0]) {
+		return true
+	}
+	if len(ws) > 1 && interjection(ws[0]) && turnWord(ws[1]) {
 		return true
 	}
 	return len(ws) > 2 && ws[0] == "on" && ws[1] == "second" && ws[2] == "thought"
+}
+
+func turnWord(w string) bool {
+	switch w {
+	case "wait", "actually", "hmm", "hold", "scratch", "scrap", "correction", "sorry", "oops", "no", "nope", "hang", "undo", "revert", "instead":
+		return true
+	}
+	return false
+}
+
+// interjection: a word a prompt opens with before it says anything.
+func interjection(w string) bool {
+	switch w {
+	case "hm", "hmm", "hmmm", "oh", "ah", "uh", "um", "umm", "erm", "ok", "okay", "so", "well", "ugh", "argh", "welp":
+		return true
+	}
+	return false
 }

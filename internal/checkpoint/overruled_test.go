@@ -98,6 +98,16 @@ func TestRevision(t *testing.T) {
 	if got := revision("MaxAuthTries 3 or 4?", 10, said); got != "" {
 		t.Errorf("a prompt about something else revised it: %q", got)
 	}
+	// The turn may come after an interjection; an interjection alone
+	// turns nothing back.
+	fw := []lined{{"flyway", 10}, {"hm actually scrap flyway — the other services are on liquibase. switch please", 20}}
+	if got := revision("Flyway or Liquibase for the migration?", 10, fw); got != fw[1].text {
+		t.Errorf("revision after an interjection = %q", got)
+	}
+	fw[1].text = "ok, flyway it is, but keep the migration small"
+	if got := revision("Flyway or Liquibase for the migration?", 10, fw); got != "" {
+		t.Errorf("an interjection alone revised it: %q", got)
+	}
 	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}
 	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "→ the user first: “yes”, then took it back: “wait. breakglass keeps passwords.”") {
 		t.Errorf("restore:\n%s", r)
