@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairn-agent/cairn/internal/text"
 )
@@ -280,9 +281,16 @@ func (l *Ledger) activity(line int) {
 func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	var agreed []string
 	later := putsOff(said)
+	one := -1
+	if bareAnswer(said) {
+		one = l.answers(said, line)
+	}
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+			continue
+		}
+		if one >= 0 && i != one {
 			continue
 		}
 		if later {
@@ -301,6 +309,56 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	for _, q := range agreed {
 		l.add(Item{Text: text.ClipLine(q+" → "+said, maxItemBytes), Kind: Request, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
 	}
+}
+
+// bareAnswer says a prompt is one short answer ("postgres", "500ms",
+// "the second one"): a line of a few words, no list, no yes or no (which
+// may agree to all the offers at once).
+func bareAnswer(said string) bool {
+	said = strings.TrimSpace(said)
+	return said != "" && !strings.ContainsAny(said, "\n,;") && len(strings.Fields(said)) <= 4 && !affirmative(said) && !putsOff(said)
+}
+
+// answers is the index of the one open question of the assistant's that a
+// bare answer answers, when it asked several: the one that names what the
+// answer says ("Flyway or Liquibase?" for "flyway"), else the oldest. A
+// user who answers questions one prompt at a time answers them in order.
+// -1 when fewer than two are open.
+func (l *Ledger) answers(said string, line int) int {
+	first, n := -1, 0
+	var ws []string
+	for _, w := range strings.Fields(strings.ToLower(said)) {
+		if w = strings.Trim(w, ".!?\"'()"); len(w) >= 3 {
+			ws = append(ws, w)
+		}
+	}
+	named := -1
+	for i, it := range l.Items {
+		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+			continue
+		}
+		n++
+		if first < 0 {
+			first = i
+		}
+		if named >= 0 {
+			continue
+		}
+		q := strings.FieldsFunc(strings.ToLower(it.Text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+		for _, w := range ws {
+			if slices.Contains(q, w) {
+				named = i
+				break
+			}
+		}
+	}
+	switch {
+	case n < 2:
+		return -1
+	case named >= 0:
+		return named
+	}
+	return first
 }
 
 // putsOff says a reply puts the question off rather than answers it: a

@@ -48,6 +48,7 @@ func TestClosing(t *testing.T) {
 		steps  []step
 		open   []string // pieces of the open items' texts, in order
 		closed []string // "piece<-by" for each closed item, in closing order
+		pairs  []string // "piece->answer": the question's answer
 	}{
 		{name: "file the item names",
 			steps:  []step{{"a", "Next: update `internal/export/csv.go` to write the header."}, {"f", "/repo/internal/export/csv.go"}},
@@ -131,6 +132,16 @@ func TestClosing(t *testing.T) {
 			steps:  []step{{"a", "I finished the export.\n\nShould I also add an XLSX export?"}, {"u", "yes please"}},
 			open:   []string{"XLSX export? → yes please"},
 			closed: []string{"XLSX<-answer"}},
+		{name: "questions answered one prompt at a time, each by its own answer",
+			steps: []step{{"a", "Three questions before I start:\n1. Which database does the service run on in prod?\n2. Flyway or Liquibase for the migration?\n3. How often should the publisher poll the outbox?"},
+				{"u", "postgres"}, {"u", "flyway"}, {"u", "500ms"}},
+			closed: []string{"Which database", "Flyway or Liquibase", "How often"},
+			pairs:  []string{"Which database->postgres", "Flyway or Liquibase->flyway", "How often->500ms"}},
+		{name: "one answer to several questions closes them all",
+			steps: []step{{"a", "Two questions:\n1. Which database does the service run on?\n2. How often should the publisher poll?"},
+				{"u", "postgres, and poll every 500ms"}},
+			closed: []string{"Which database", "How often"},
+			pairs:  []string{"Which database->postgres, and poll every 500ms", "How often->postgres, and poll every 500ms"}},
 		{name: "answer that is a request of its own",
 			steps:  []step{{"a", "The next ticket is ABC-7. Want me to start on it?"}, {"u", "no, first fix the flaky login test"}},
 			open:   []string{"ABC-7", "flaky login test"},
@@ -190,6 +201,14 @@ func TestClosing(t *testing.T) {
 			}
 			check("open", open, tt.open)
 			check("closed", closed, tt.closed)
+			for _, p := range tt.pairs {
+				q, a, _ := strings.Cut(p, "->")
+				for _, it := range l.Closed() {
+					if strings.Contains(it.Text, q) && it.Closed.Evidence != a {
+						t.Errorf("%q answered by %q, want %q", it.Text, it.Closed.Evidence, a)
+					}
+				}
+			}
 		})
 	}
 }
