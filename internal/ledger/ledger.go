@@ -74,6 +74,9 @@ type Ledger struct {
 	// Prompt is the line of the user's latest prompt: a question asked
 	// before it and answered after it was left open across a turn.
 	Prompt int `json:"prompt,omitempty"`
+	// Changed is the line of the latest file change: work done since an
+	// item was stated.
+	Changed int `json:"changed,omitempty"`
 
 	r *reader // reused from text to text; never saved
 }
@@ -208,6 +211,7 @@ func (l *Ledger) FileChanged(turn, line int, path string) {
 		return
 	}
 	l.activity(line)
+	l.Changed = line
 	if l.closable(line) {
 		l.close(turn, line, pathTerms(path), ClosedByFile, path)
 	}
@@ -487,10 +491,21 @@ func (l *Ledger) close(turn, line int, ev *terms, by, evidence string) {
 		if it.Closed != nil || it.Line >= line || it.Kind == Question {
 			continue
 		}
-		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
+		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && (sameSubject(it.terms(), ev) || l.workedOn(it, ev, line))) {
 			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: by, Evidence: text.ClipLine(evidence, maxEvidence)}, true
 		}
 	}
+}
+
+// workedOn says a statement of completion at line speaks of a long item
+// the session worked on since it was stated: a file changed in between,
+// and the statement shares three of the item's content words. A plan
+// ("pass an idempotency key derived from the subscription id ... to
+// Stripe, rather than ...") is done when it is reported done in other
+// words ("the retry reuses the same idempotency key, so Stripe returns
+// ..."), and is too long to share half its words with the report.
+func (l *Ledger) workedOn(it *Item, ev *terms, line int) bool {
+	return it.Line < l.Changed && l.Changed < line && sharedWords(it.terms().words, ev.words) >= 3
 }
 
 // closeAll takes the assistant at its word when it says everything is
