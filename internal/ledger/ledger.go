@@ -377,6 +377,51 @@ func putsOff(said string) bool {
 			return true
 		}
 	}
+	return consults(said)
+}
+
+// consults says a reply leaves the choice to someone else first: the user
+// will check with, ask or wait on a third person ("A probably, but let me
+// check with Priya first", "I'll ask the DBA", "waiting on ops"). What
+// it says is a leaning, not the answer.
+func consults(said string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(said), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	for i, w := range ws {
+		next := ""
+		if i+1 < len(ws) {
+			next = ws[i+1]
+		}
+		switch w {
+		case "check", "checking", "confirm", "confirming", "clear", "sync", "talk", "talking", "speak", "discuss":
+			if next == "with" || w == "talk" && next == "to" || w == "speak" && next == "to" {
+				return i > 0 && speaker(ws[:i])
+			}
+		case "ask", "asking":
+			if next != "" && next != "you" && next != "for" && next != "about" {
+				return i > 0 && speaker(ws[:i])
+			}
+		case "waiting", "wait":
+			if (next == "on" || next == "for") && i+2 < len(ws) && ws[i+2] != "you" && ws[i+2] != "the" && ws[i+2] != "it" {
+				return true
+			}
+		case "hear":
+			if next == "back" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// speaker says the words before a verb make the user its subject: "let
+// me", "I'll", "I need to", "we should".
+func speaker(before []string) bool {
+	for _, w := range before[max(0, len(before)-4):] {
+		switch w {
+		case "me", "i", "i'll", "i'm", "we", "we'll", "i'd", "lemme", "gotta":
+			return true
+		}
+	}
 	return false
 }
 

@@ -386,3 +386,36 @@ func TestReplyPutsOff(t *testing.T) {
 		})
 	}
 }
+
+// TestConsults: a reply that leaves the choice to a third person first is
+// a leaning, not the answer; asking the assistant, or checking a thing,
+// is not that.
+func TestConsults(t *testing.T) {
+	for _, c := range []struct {
+		said string
+		want bool
+	}{
+		{"A probably, but let me check with Priya first, she owns the display code.", true},
+		{"I'll ask the DBA tomorrow morning", true},
+		{"still waiting on ops for the quota", true},
+		{"B, once I hear back from legal", true},
+		{"can you check with the linter first?", false},
+		{"check the logs with grep", false},
+		{"I asked you about the timeout", false},
+		{"wait for the build, then deploy", false},
+		{"A", false},
+	} {
+		t.Run(c.said, func(t *testing.T) {
+			if got := consults(c.said); got != c.want {
+				t.Errorf("consults = %v, want %v", got, c.want)
+			}
+		})
+	}
+	l := run([]step{{"a", "A drops float printf, B moves the font to SPI flash. A is the smaller change. Which one?"},
+		{"u", "A probably, but let me check with Priya first, she owns the display code."}})
+	for _, it := range l.Items {
+		if it.By == ByAssistant && it.Closed != nil {
+			t.Errorf("a choice waiting on someone else is settled: %+v", it)
+		}
+	}
+}
