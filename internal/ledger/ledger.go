@@ -77,8 +77,13 @@ type Ledger struct {
 	// Changed is the line of the latest file change: work done since an
 	// item was stated.
 	Changed int `json:"changed,omitempty"`
+	// Replied is the assistant's latest text with substance since the
+	// latest prompt: the reply to it. "" before one.
+	Replied string `json:"replied,omitempty"`
 
 	r *reader // reused from text to text; never saved
+	// repliedDirty marks a Replied that came in since the last Clean.
+	repliedDirty bool
 }
 
 func (l *Ledger) reader() *reader {
@@ -107,6 +112,9 @@ type Item struct {
 	// label, with a checkbox): an explicit question stays open when the
 	// assistant goes on working; one asked in passing does not.
 	Explicit bool `json:"explicit,omitempty"`
+	// Ends marks a user's question that ends its prompt: what the prompt
+	// asks, which the reply to the prompt answers.
+	Ends bool `json:"ends,omitempty"`
 	// Closed is set once evidence closed the item.
 	Closed *Closure `json:"closed,omitempty"`
 
@@ -133,6 +141,9 @@ type Closure struct {
 // cleans what it keeps of it (secrets, <private> spans) with f before
 // anything else sees it.
 func (l *Ledger) Clean(f func(string) string) {
+	if l.repliedDirty {
+		l.Replied, l.repliedDirty = f(l.Replied), false
+	}
 	for i := range l.Items {
 		it := &l.Items[i]
 		if !it.dirty {
@@ -162,6 +173,9 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 	}
 	l.activity(line)
 	l.replyToUser(turn, line, text)
+	if substantive(text) {
+		l.Replied, l.repliedDirty = evidenceOf(text), true
+	}
 	if open, done := gate(text, &l.reader().an.it); !open && !(done && l.closable(line)) {
 		return
 	}
@@ -188,12 +202,14 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 	if text == "" {
 		return
 	}
+	l.movedOn(turn, line)
 	l.answer(turn, line, t, text)
-	l.Prompt = line
+	l.Prompt, l.Replied = line, ""
 	if acknowledgement(text) {
 		return
 	}
-	for _, st := range userStatements(l.reader(), text) {
+	sts := userStatements(l.reader(), text)
+	for k, st := range sts {
 		if !hasTerms(st.text) && st.kind != Question {
 			continue // "continue until all are done": no content to track
 		}
@@ -201,8 +217,40 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 			l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
 			continue
 		}
-		l.add(Item{Text: st.text, Kind: st.kind, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
+		ends := k == len(sts)-1 && st.kind == Question && strings.HasSuffix(text, "?")
+		l.add(Item{Text: st.text, Kind: st.kind, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true, Ends: ends})
 	}
+}
+
+// movedOn closes the question that ended the user's previous prompt when
+// the assistant replied to it with substance and the user now speaks
+// again: the reply to a prompt that asks one thing is its answer, in
+// whatever words (a question about "what's eating" the flash answered
+// with the sizes of the biggest symbols). A question in the middle of a
+// long prompt waits for a reply that names it (replyToUser).
+func (l *Ledger) movedOn(turn, line int) {
+	if l.Replied == "" {
+		return
+	}
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Ends && it.Line == l.Prompt {
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(l.Replied, maxEvidence)}, true
+		}
+	}
+}
+
+// evidenceOf is a text as an item's evidence keeps it: one line, clipped.
+func evidenceOf(s string) string { return text.ClipLine(s, maxEvidence) }
+
+// substantive says an assistant's text says something rather than
+// announcing what it will look at first ("Let me check the map file.").
+func substantive(said string) bool {
+	first := said
+	if ss := sentences(strings.TrimSpace(strings.SplitN(said, "\n", 2)[0])); len(ss) > 0 {
+		first = ss[0]
+	}
+	return len(strings.TrimSpace(said)) >= 40 && !(len(said) < 200 && analyse(first).immediate())
 }
 
 // FileChanged records a write or edit of path.

@@ -419,3 +419,33 @@ func TestConsults(t *testing.T) {
 		}
 	}
 }
+
+// TestMovedOn: the question that ends a prompt is answered by the reply
+// to that prompt once the user speaks again, in whatever words; not by a
+// reply that only announces a look, and a question in the middle of a
+// prompt waits for a reply that names it.
+func TestMovedOn(t *testing.T) {
+	reply := "Biggest items: the font table (2,088 bytes of .rodata) and the float printf the toolchain file links (about 7 KB)."
+	tests := []struct {
+		name  string
+		steps []step
+		open  bool
+	}{
+		{name: "answered by the reply", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", reply}, {"u", "hm ok"}}},
+		{name: "not before the user speaks again", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", reply}}, open: true},
+		{name: "not by an announcement", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", "Let me look at the map file."}, {"u", "and?"}}, open: true},
+		{name: "not in the middle of a prompt", steps: []step{{"u", "what's eating the flash? anyway, start with the build please."}, {"a", reply}, {"u", "ok"}}, open: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(tt.steps)
+			open := false
+			for _, it := range l.Open() {
+				open = open || it.Kind == Question && strings.Contains(it.Text, "eating")
+			}
+			if open != tt.open {
+				t.Errorf("open %v, want %v: %+v", open, tt.open, l.Items)
+			}
+		})
+	}
+}
