@@ -533,3 +533,23 @@ func TestFileRemoved(t *testing.T) {
 		})
 	}
 }
+
+// The user's question in the latest request is what the model answers
+// next: it is not listed again as an open question. One asked in an
+// earlier prompt and not answered is.
+func TestLatestQuestionNotOpen(t *testing.T) {
+	c := Checkpoint{SessionID: "s",
+		Task: Task{First: "SUB-2207: customers are charged twice", Latest: []string{"does the webhook also double-charge?", "back! where were we?"}},
+		Open: []OpenItem{
+			{Text: "does the webhook also double-charge?", Kind: "question", By: "user"},
+			{Text: "back! where were we?", Kind: "question", By: "user"},
+		},
+	}
+	r := c.Restore(Compaction{Trigger: "auto"}, DefaultRestoreBudget)
+	if strings.Contains(r, "(the user's open question) back! where were we?") {
+		t.Errorf("the latest request is listed as an open question:\n%s", r)
+	}
+	if !strings.Contains(r, "(the user's open question) does the webhook also double-charge?") {
+		t.Errorf("an earlier open question is missing:\n%s", r)
+	}
+}

@@ -565,6 +565,12 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		if o.By == "user" && o.Kind == "request" && !strings.Contains(o.Text, "→") && c.quoteShows(o.Text) {
 			continue
 		}
+		// The latest request is the question the model answers next, not
+		// one left open: "back! where were we?" right after the break.
+		if o.By == "user" && o.Kind == "question" && len(c.Task.Latest) > 0 &&
+			strings.Contains(sameText(quote(c.Task.Latest[len(c.Task.Latest)-1])), sameText(o.Text)) {
+			continue
+		}
 		open = append(open, "("+o.Label()+") "+o.Text)
 		shown[sameText(o.Text)] = true
 	}
