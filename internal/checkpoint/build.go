@@ -80,7 +80,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	for _, it := range s.Ledger.Closed() {
 		switch {
 		case it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer":
-			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(revision(it.Text, it.Closed.Line, said))})
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(revision(it.Text, it.Closed.Evidence, it.Closed.Line, said))})
 		case it.Kind == "question" && it.By == "user" && it.Closed.By == "reply" && it.Closed.Later && hasWords(it.Text):
 			// A question the user left open for later, answered turns
 			// after: the reply is gone from the context with the
@@ -738,14 +738,31 @@ func changedBetween(calls []transcript.ToolCall, own, base string) []string {
 // with a word that turns back ("wait", "actually", "no", "scratch that")
 // or refuses, and speaks of what the question asked about (a content word
 // of five letters or more in common). "" when none does.
-func revision(question string, answered int, said []lined) string {
+func revision(question, answer string, answered int, said []lined) string {
 	qw := fields(question)
+	// An answer that names something ("postgres", "flyway") is taken back
+	// by a prompt that names it: a question's common words ("services")
+	// would pair a revision with every question of the kind.
+	var named []string
+	for _, w := range fields(answer) {
+		if len(w) >= 3 && content(w) && !affirms(w) {
+			named = append(named, w)
+		}
+	}
 	for _, p := range said {
 		if p.line <= answered {
 			continue
 		}
 		ws := fields(p.text)
 		if len(ws) == 0 || !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
+			continue
+		}
+		if len(named) > 0 {
+			for _, w := range named {
+				if containsStem(ws, w) {
+					return p.text
+				}
+			}
 			continue
 		}
 		for _, w := range ws {
@@ -755,6 +772,15 @@ func revision(question string, answered int, said []lined) string {
 		}
 	}
 	return ""
+}
+
+// affirms: a word that agrees or refuses, naming nothing.
+func affirms(w string) bool {
+	switch w {
+	case "yes", "yep", "yeah", "sure", "okay", "please", "nope", "fine", "go", "ahead", "do", "it":
+		return true
+	}
+	return false
 }
 
 // turnsBack: a prompt that opens by taking back what was said, maybe
