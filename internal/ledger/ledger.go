@@ -351,6 +351,9 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 			if !strings.Contains(it.Text, " → the user: ") {
 				it.Text, it.dirty = text.ClipLine(it.Text+" → the user: "+said, maxItemBytes), true
 			}
+			// The user took it up: it is not a question asked in
+			// passing, and stays open while the assistant works on.
+			it.Explicit = true
 			continue
 		}
 		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: text.ClipLine(said, maxAnswer)}, true

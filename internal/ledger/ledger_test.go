@@ -412,11 +412,16 @@ func TestConsults(t *testing.T) {
 		})
 	}
 	l := run([]step{{"a", "A drops float printf, B moves the font to SPI flash. A is the smaller change. Which one?"},
-		{"u", "A probably, but let me check with Priya first, she owns the display code."}})
+		{"u", "A probably, but let me check with Priya first, she owns the display code."}, {"c", "grep -rn LOG_LEVEL Core/Inc"}, {"f", "/repo/Core/Inc/board_config.h"}})
+	open := false
 	for _, it := range l.Items {
 		if it.By == ByAssistant && it.Closed != nil {
 			t.Errorf("a choice waiting on someone else is settled: %+v", it)
 		}
+		open = open || it.By == ByAssistant && it.Closed == nil && strings.Contains(it.Text, "Priya")
+	}
+	if !open {
+		t.Errorf("the choice waiting on someone else is gone once the assistant works on: %+v", l.Items)
 	}
 }
 
