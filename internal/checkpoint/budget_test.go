@@ -53,7 +53,7 @@ func TestDedupe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dedupe("# head", tt.secs)
+			dedupe("# head", tt.secs, nil)
 			for i, s := range tt.secs {
 				if strings.Join(s.items, "|") != strings.Join(tt.want[i], "|") {
 					t.Errorf("%s: got %q, want %q", s.title, s.items, tt.want[i])

@@ -80,7 +80,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	for _, it := range s.Ledger.Closed() {
 		switch {
 		case it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer":
-			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(revision(it.Text, it.Closed.Line, said))})
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(revision(it.Text, it.Closed.Evidence, it.Closed.Line, said))})
 		case it.Kind == "question" && it.By == "user" && it.Closed.By == "reply" && it.Closed.Later && hasWords(it.Text):
 			// A question the user left open for later, answered turns
 			// after: the reply is gone from the context with the
@@ -308,7 +308,7 @@ func files(fs []transcript.FileStat, project string) ([]File, []string) {
 	var reads []read
 	for _, f := range fs {
 		if f.Write+f.Edit+f.Delete > 0 {
-			changed = append(changed, File{Path: rel(f.Path), Created: f.Created, Edits: f.Edit, Writes: f.Write, Deleted: f.Delete > 0 && f.Write == 0})
+			changed = append(changed, File{Path: rel(f.Path), Created: f.Created, Edits: f.Edit, Writes: f.Write, Deleted: f.Gone || f.Delete > 0 && f.Write == 0})
 		} else if f.Read > 0 {
 			reads = append(reads, read{rel(f.Path), f.Read})
 		}
@@ -395,6 +395,16 @@ func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, 
 				}
 				break
 			}
+			if gotPast(tc, later, works) {
+				// The build gets further after a change and stops on
+				// something else (compile, then link, then the image's
+				// size): this error is fixed; the new one is its own.
+				if fixedIn := changedBetween(calls[i+1:i+1+k], tc.FilePath, base); len(fixedIn) > 0 {
+					e.Resolved = true
+					e.FixedIn = fixedIn
+					break
+				}
+			}
 		}
 		// The same failure again (a rerun before the fix) is one error.
 		if i := slices.IndexFunc(out, func(o Error) bool { return o.Tool == e.Tool && o.Subject == e.Subject && o.Message == e.Message }); i >= 0 {
@@ -404,6 +414,39 @@ func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, 
 		out = append(out, e)
 	}
 	return last(out, maxErrors)
+}
+
+// gotPast says whether a later run of the same work failed again, but on
+// other errors only: none of the failed run's error lines comes back. A
+// later run whose output names no error, or one the pipe cut short, says
+// nothing of the earlier one.
+func gotPast(failedCall, later transcript.ToolCall, works worksCache) bool {
+	if failedCall.Name != "Bash" || !failed(later) || later.Outcome == nil || failedCall.Outcome == nil ||
+		len(later.Outcome.Errors) == 0 || len(failedCall.Outcome.Errors) == 0 || later.Outcome.Hidden != "" ||
+		!sameWork(failedCall, later, works) {
+		return false
+	}
+	// Without their digits: an edit above the error moves its line ("a.c:12:5"
+	// then "a.c:14:5"), and a smaller overflow is the same overflow.
+	again := map[string]bool{}
+	for _, e := range later.Outcome.Errors {
+		again[withoutDigits(e)] = true
+	}
+	for _, e := range failedCall.Outcome.Errors {
+		if again[withoutDigits(e)] {
+			return false
+		}
+	}
+	return true
+}
+
+func withoutDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // saidAfter is what the agent reported of the fix of e once calls[at]
@@ -678,14 +721,31 @@ func changedBetween(calls []transcript.ToolCall, own, base string) []string {
 // with a word that turns back ("wait", "actually", "no", "scratch that")
 // or refuses, and speaks of what the question asked about (a content word
 // of five letters or more in common). "" when none does.
-func revision(question string, answered int, said []lined) string {
+func revision(question, answer string, answered int, said []lined) string {
 	qw := fields(question)
+	// An answer that names something ("postgres", "flyway") is taken back
+	// by a prompt that names it: a question's common words ("services")
+	// would pair a revision with every question of the kind.
+	var named []string
+	for _, w := range fields(answer) {
+		if len(w) >= 3 && content(w) && !affirms(w) {
+			named = append(named, w)
+		}
+	}
 	for _, p := range said {
 		if p.line <= answered {
 			continue
 		}
 		ws := fields(p.text)
 		if len(ws) == 0 || !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
+			continue
+		}
+		if len(named) > 0 {
+			for _, w := range named {
+				if containsStem(ws, w) {
+					return p.text
+				}
+			}
 			continue
 		}
 		for _, w := range ws {
@@ -697,11 +757,40 @@ func revision(question string, answered int, said []lined) string {
 	return ""
 }
 
-// turnsBack: a prompt that opens by taking back what was said.
+// affirms: a word that agrees or refuses, naming nothing.
+func affirms(w string) bool {
+	switch w {
+	case "yes", "yep", "yeah", "sure", "okay", "please", "nope", "fine", "go", "ahead", "do", "it":
+		return true
+	}
+	return false
+}
+
+// turnsBack: a prompt that opens by taking back what was said, maybe
+// after an interjection ("hm, actually scrap that", "ok wait").
 func turnsBack(ws []string) bool {
-	switch ws[0] {
-	case "wait", "actually", "hmm", "hold", "scratch", "correction", "sorry", "oops", "no", "nope", "hang", "undo", "revert", "instead":
+	if turnWord(ws[0]) {
+		return true
+	}
+	if len(ws) > 1 && interjection(ws[0]) && turnWord(ws[1]) {
 		return true
 	}
 	return len(ws) > 2 && ws[0] == "on" && ws[1] == "second" && ws[2] == "thought"
+}
+
+func turnWord(w string) bool {
+	switch w {
+	case "wait", "actually", "hmm", "hold", "scratch", "scrap", "correction", "sorry", "oops", "no", "nope", "hang", "undo", "revert", "instead":
+		return true
+	}
+	return false
+}
+
+// interjection: a word a prompt opens with before it says anything.
+func interjection(w string) bool {
+	switch w {
+	case "hm", "hmm", "hmmm", "oh", "ah", "uh", "um", "umm", "erm", "ok", "okay", "so", "well", "ugh", "argh", "welp":
+		return true
+	}
+	return false
 }

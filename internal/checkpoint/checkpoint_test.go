@@ -440,3 +440,116 @@ func TestFixOfError(t *testing.T) {
 		})
 	}
 }
+
+// A build that fails on one error, is changed, and then fails further on
+// (compile, then link, then the image's size) fixed the first: only the
+// error it stops on now is unresolved. An error that comes back after the
+// change, on a line the edit moved, is not fixed.
+func TestErrorGotPast(t *testing.T) {
+	bash := func(cmd string) step { return step{tool: "Bash", input: map[string]any{"command": cmd}} }
+	edit := func(p string) step {
+		return step{tool: "Edit", input: map[string]any{"file_path": "/work/shop/" + p, "old_string": "a", "new_string": "b"}}
+	}
+	updated := step{result: "The file has been updated"}
+	cmd := "cmake --build --preset release"
+	compile := step{result: "Exit code 1\nsrc/sensors.c:8:12: error: implicit declaration of function 'read_legacy'", isError: true}
+	moved := step{result: "Exit code 1\nsrc/sensors.c:10:12: error: implicit declaration of function 'read_legacy'", isError: true}
+	overflow := step{result: "Exit code 1\n/usr/bin/ld: region `FLASH' overflowed by 1184 bytes\ncollect2: error: ld returned 1 exit status", isError: true}
+	tests := []struct {
+		name       string
+		steps      []step
+		unresolved []string
+	}{
+		{name: "further after a change", steps: []step{bash(cmd), compile, edit("src/sensors.c"), updated, bash(cmd), overflow},
+			unresolved: []string{"overflowed by 1184 bytes"}},
+		{name: "the same error, moved by the edit", steps: []step{bash(cmd), compile, edit("src/sensors.c"), updated, bash(cmd), moved},
+			unresolved: []string{"src/sensors.c:8:12", "src/sensors.c:10:12"}},
+		{name: "nothing changed in between", steps: []step{bash(cmd), compile, bash(cmd), overflow},
+			unresolved: []string{"read_legacy", "overflowed by 1184 bytes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Build(build(t, append([]step{{user: "get the release build green"}}, tt.steps...)), input())
+			var open []string
+			for _, e := range c.Unresolved() {
+				open = append(open, e.Message)
+			}
+			if len(open) != len(tt.unresolved) {
+				t.Fatalf("unresolved %q, want %q", open, tt.unresolved)
+			}
+			for i, want := range tt.unresolved {
+				if !strings.Contains(open[i], want) {
+					t.Errorf("unresolved %q, want %q", open, tt.unresolved)
+				}
+			}
+		})
+	}
+}
+
+// A constraint said at the end of a long prompt is a repeat of the
+// prompt's quote while the quote shows it; once the budget clips the quote
+// before it, the constraint is shown on its own. Under a budget that
+// clips nothing it is still shown once.
+func TestConstraintTheClipCuts(t *testing.T) {
+	prompt := "great. could you check on staging that the table name isn't already taken? conn string is " +
+		"postgresql://orders_app:[REDACTED:password]@staging-db.internal:5432/orders (and pls don't bump spring boot while you're in the pom, we're pinned to 3.2.x by the platform team)"
+	constraint := "conn string is postgresql://orders_app:[REDACTED:password]@staging-db.internal:5432/orders (and pls don't bump spring boot while you're in the pom, we're pinned to 3.2.x by the platform team)"
+	c := Checkpoint{SessionID: "s",
+		Task:        Task{First: "ORD-1442: a transactional outbox for order events", Latest: []string{prompt, "ok, go on"}},
+		Constraints: []string{constraint},
+	}
+	for i := range 80 {
+		c.Findings = append(c.Findings, fmt.Sprintf("Finding %d: the publisher polls table_%d every %d ms and the replica lag is %d s.", i, i, 100*i, i))
+	}
+	for _, budget := range []int{DefaultRestoreBudget, 20000} {
+		r := c.Restore(Compaction{Trigger: "auto"}, budget)
+		if n := strings.Count(r, "pinned to 3.2.x"); n != 1 {
+			t.Errorf("budget %d: the constraint is shown %d times, want once:\n%s", budget, n, r)
+		}
+	}
+}
+
+// A file written and then removed with rm is listed as such, not as
+// created: the restore would point the model at a file that is gone. One
+// written again after the rm is there.
+func TestFileRemoved(t *testing.T) {
+	write := step{tool: "Write", input: map[string]any{"file_path": "/work/shop/db/V7__outbox.sql", "content": "create table"}}
+	written := step{result: "File created successfully"}
+	rm := step{tool: "Bash", input: map[string]any{"command": "rm db/V7__outbox.sql"}}
+	tests := []struct {
+		name  string
+		steps []step
+		want  string
+	}{
+		{name: "written, then removed", steps: []step{write, written, rm, {result: ""}}, want: "db/V7__outbox.sql (created, then deleted)"},
+		{name: "removed, then written again", steps: []step{write, written, rm, {result: ""}, write, written}, want: "db/V7__outbox.sql (created, 2 writes)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Build(build(t, append([]step{{user: "add the outbox table"}}, tt.steps...)), input())
+			if len(c.Files) != 1 || fileLine(c.Files[0]) != tt.want {
+				t.Errorf("files %+v, want %q", c.Files, tt.want)
+			}
+		})
+	}
+}
+
+// The user's question in the latest request is what the model answers
+// next: it is not listed again as an open question. One asked in an
+// earlier prompt and not answered is.
+func TestLatestQuestionNotOpen(t *testing.T) {
+	c := Checkpoint{SessionID: "s",
+		Task: Task{First: "SUB-2207: customers are charged twice", Latest: []string{"does the webhook also double-charge?", "back! where were we?"}},
+		Open: []OpenItem{
+			{Text: "does the webhook also double-charge?", Kind: "question", By: "user"},
+			{Text: "back! where were we?", Kind: "question", By: "user"},
+		},
+	}
+	r := c.Restore(Compaction{Trigger: "auto"}, DefaultRestoreBudget)
+	if strings.Contains(r, "(the user's open question) back! where were we?") {
+		t.Errorf("the latest request is listed as an open question:\n%s", r)
+	}
+	if !strings.Contains(r, "(the user's open question) does the webhook also double-charge?") {
+		t.Errorf("an earlier open question is missing:\n%s", r)
+	}
+}

@@ -48,15 +48,23 @@ type section struct {
 // user said, a constraint that is a sentence of a quoted prompt, a
 // finding that is the open item above it. A budget spent twice on one
 // sentence is a budget that drops another.
-func dedupe(head string, secs []section) {
+//
+// full, when not nil, holds the items before fit clipped them: an item
+// is a repeat when the text above shows it whole, or shows its clip.
+func dedupe(head string, secs []section, full [][]string) {
 	var shown strings.Builder
 	shown.WriteString(sameText(head))
 	unquote := strings.NewReplacer("“", "", "”", "", "…", "")
 	for i := range secs {
 		kept := secs[i].items[:0]
-		for _, it := range secs[i].items {
+		for j, it := range secs[i].items {
 			c := core(it, unquote)
-			if secs[i].repeats && len(c) >= minRepeat && strings.Contains(shown.String(), c) {
+			repeat := len(c) >= minRepeat && strings.Contains(shown.String(), c)
+			if !repeat && full != nil {
+				w := core(full[i][j], unquote)
+				repeat = len(w) >= minRepeat && strings.Contains(shown.String(), w)
+			}
+			if secs[i].repeats && repeat {
 				continue
 			}
 			kept = append(kept, it)
@@ -270,7 +278,11 @@ func core(it string, unquote *strings.Replacer) string {
 // seen is what the model reads besides this text (the steering echoed
 // after a /compact): what it tells is no news.
 func fit(head string, secs []section, tail string, budget int, render renderer, seen string) string {
-	dedupe(head, secs)
+	whole := make([][]string, len(secs))
+	for i := range secs {
+		whole[i] = slices.Clone(secs[i].items)
+	}
+	dedupe(head, secs, nil)
 	// Each step renders the text into the same buffer, to weigh it: a
 	// long session's fit takes many steps, and a new string for each was
 	// most of what its hook allocated.
@@ -303,14 +315,20 @@ func fit(head string, secs []section, tail string, budget int, render renderer, 
 	// Over budget, the long statements (quoted answers, findings,
 	// decisions) lose their tails before whole items go: the point of a
 	// sentence is rarely in its last third.
+	//
+	// What dedupe left out as a repeat is weighed again against the
+	// clipped text: a constraint said at the end of a long prompt was a
+	// repeat of the prompt's quote, and is not once the clip cut it off.
 	if over() {
 		for i := range secs {
+			secs[i].items = slices.Clone(whole[i])
 			if secs[i].repeats {
 				for j := range secs[i].items {
 					secs[i].items[j] = clipItem(secs[i].items[j], clipStatement)
 				}
 			}
 		}
+		dedupe(head, secs, whole)
 	}
 	for over() && shrink(func(s section) int { return s.min }) {
 	}
@@ -553,6 +571,12 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		if o.By == "user" && o.Kind == "request" && !strings.Contains(o.Text, "→") && c.quoteShows(o.Text) {
 			continue
 		}
+		// The latest request is the question the model answers next, not
+		// one left open: "back! where were we?" right after the break.
+		if o.By == "user" && o.Kind == "question" && len(c.Task.Latest) > 0 &&
+			strings.Contains(sameText(quote(c.Task.Latest[len(c.Task.Latest)-1])), sameText(o.Text)) {
+			continue
+		}
 		open = append(open, "("+o.Label()+") "+o.Text)
 		shown[sameText(o.Text)] = true
 	}
@@ -704,6 +728,8 @@ func fileLine(f File) string {
 func (f File) Notes() []string {
 	var notes []string
 	switch {
+	case f.Deleted && f.Created:
+		notes = append(notes, "created, then deleted")
 	case f.Deleted:
 		notes = append(notes, "deleted")
 	case f.Created:

@@ -767,6 +767,12 @@ func sentences(line string) []string {
 		if c == '.' && abbreviation(line[start:i]) {
 			continue
 		}
+		if i >= 3 && line[i-2:i+1] == "..." && line[i-3] == ' ' {
+			// An ellipsis between words ("SELECT ... FOR UPDATE") leaves
+			// something out inside the sentence; one that ends a sentence
+			// trails its word ("it hangs... Then").
+			continue
+		}
 		if s := strings.TrimSpace(line[start : i+1]); len(s) > 1 {
 			out = append(out, s)
 		}

@@ -30,6 +30,8 @@ func TestExtract(t *testing.T) {
 		{name: "still open label", text: "Still open: whether we keep the v1 endpoint.",
 			want: []want{{Task, "keep the v1 endpoint"}}},
 		{name: "next label", text: "Next: regenerate the fixtures.", want: []want{{Task, "regenerate the fixtures"}}},
+		{name: "an ellipsis between words ends no sentence", text: "Then all replicas publish the same rows. Next step: claim rows with SELECT ... FOR UPDATE SKIP LOCKED in pending(), so each replica takes its own batch.",
+			want: []want{{Task, "claim rows with SELECT ... FOR UPDATE SKIP LOCKED"}}},
 		{name: "todo label", text: "TODO: remove the debug logging before release.", want: []want{{Task, "debug logging"}}},
 		{name: "open question label", text: "Open question: should exports include archived rows?",
 			want: []want{{Question, "archived rows"}}},

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairn-agent/cairn/internal/text"
 )
@@ -73,8 +74,16 @@ type Ledger struct {
 	// Prompt is the line of the user's latest prompt: a question asked
 	// before it and answered after it was left open across a turn.
 	Prompt int `json:"prompt,omitempty"`
+	// Changed is the line of the latest file change: work done since an
+	// item was stated.
+	Changed int `json:"changed,omitempty"`
+	// Replied is the assistant's latest text with substance since the
+	// latest prompt: the reply to it. "" before one.
+	Replied string `json:"replied,omitempty"`
 
 	r *reader // reused from text to text; never saved
+	// repliedDirty marks a Replied that came in since the last Clean.
+	repliedDirty bool
 }
 
 func (l *Ledger) reader() *reader {
@@ -103,6 +112,9 @@ type Item struct {
 	// label, with a checkbox): an explicit question stays open when the
 	// assistant goes on working; one asked in passing does not.
 	Explicit bool `json:"explicit,omitempty"`
+	// Ends marks a user's question that ends its prompt: what the prompt
+	// asks, which the reply to the prompt answers.
+	Ends bool `json:"ends,omitempty"`
 	// Closed is set once evidence closed the item.
 	Closed *Closure `json:"closed,omitempty"`
 
@@ -129,6 +141,9 @@ type Closure struct {
 // cleans what it keeps of it (secrets, <private> spans) with f before
 // anything else sees it.
 func (l *Ledger) Clean(f func(string) string) {
+	if l.repliedDirty {
+		l.Replied, l.repliedDirty = f(l.Replied), false
+	}
 	for i := range l.Items {
 		it := &l.Items[i]
 		if !it.dirty {
@@ -158,6 +173,9 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 	}
 	l.activity(line)
 	l.replyToUser(turn, line, text)
+	if substantive(text) {
+		l.Replied, l.repliedDirty = evidenceOf(text), true
+	}
 	if open, done := gate(text, &l.reader().an.it); !open && !(done && l.closable(line)) && !startsWorkItem(firstSentence(text)) {
 		return
 	}
@@ -184,12 +202,14 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 	if text == "" {
 		return
 	}
+	l.movedOn(turn, line)
 	l.answer(turn, line, t, text)
-	l.Prompt = line
+	l.Prompt, l.Replied = line, ""
 	if acknowledgement(text) {
 		return
 	}
-	for _, st := range userStatements(l.reader(), text) {
+	sts := userStatements(l.reader(), text)
+	for k, st := range sts {
 		if !hasTerms(st.text) && st.kind != Question && !(st.kind == Request && wholeWork(st.text)) {
 			continue // "go on": no content to track
 		}
@@ -197,8 +217,40 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 			l.close(turn, line, textTerms(st.text), ClosedBySaid, st.text)
 			continue
 		}
-		l.add(Item{Text: st.text, Kind: st.kind, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
+		ends := k == len(sts)-1 && st.kind == Question && strings.HasSuffix(text, "?")
+		l.add(Item{Text: st.text, Kind: st.kind, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true, Ends: ends})
 	}
+}
+
+// movedOn closes the question that ended the user's previous prompt when
+// the assistant replied to it with substance and the user now speaks
+// again: the reply to a prompt that asks one thing is its answer, in
+// whatever words (a question about "what's eating" the flash answered
+// with the sizes of the biggest symbols). A question in the middle of a
+// long prompt waits for a reply that names it (replyToUser).
+func (l *Ledger) movedOn(turn, line int) {
+	if l.Replied == "" {
+		return
+	}
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Ends && it.Line == l.Prompt {
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(l.Replied, maxEvidence)}, true
+		}
+	}
+}
+
+// evidenceOf is a text as an item's evidence keeps it: one line, clipped.
+func evidenceOf(s string) string { return text.ClipLine(s, maxEvidence) }
+
+// substantive says an assistant's text says something rather than
+// announcing what it will look at first ("Let me check the map file.").
+func substantive(said string) bool {
+	first := said
+	if ss := sentences(strings.TrimSpace(strings.SplitN(said, "\n", 2)[0])); len(ss) > 0 {
+		first = ss[0]
+	}
+	return len(strings.TrimSpace(said)) >= 40 && !(len(said) < 200 && analyse(first).immediate())
 }
 
 // FileChanged records a write or edit of path.
@@ -207,6 +259,7 @@ func (l *Ledger) FileChanged(turn, line int, path string) {
 		return
 	}
 	l.activity(line)
+	l.Changed = line
 	if l.closable(line) {
 		l.close(turn, line, pathTerms(path), ClosedByFile, path)
 	}
@@ -280,9 +333,16 @@ func (l *Ledger) activity(line int) {
 func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	var agreed []string
 	later := putsOff(said)
+	one := -1
+	if bareAnswer(said) {
+		one = l.answers(said, line)
+	}
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+			continue
+		}
+		if one >= 0 && i != one {
 			continue
 		}
 		if later {
@@ -291,6 +351,9 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 			if !strings.Contains(it.Text, " → the user: ") {
 				it.Text, it.dirty = text.ClipLine(it.Text+" → the user: "+said, maxItemBytes), true
 			}
+			// The user took it up: it is not a question asked in
+			// passing, and stays open while the assistant works on.
+			it.Explicit = true
 			continue
 		}
 		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: text.ClipLine(said, maxAnswer)}, true
@@ -303,6 +366,56 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	}
 }
 
+// bareAnswer says a prompt is one short answer ("postgres", "500ms",
+// "the second one"): a line of a few words, no list, no yes or no (which
+// may agree to all the offers at once).
+func bareAnswer(said string) bool {
+	said = strings.TrimSpace(said)
+	return said != "" && !strings.ContainsAny(said, "\n,;") && len(strings.Fields(said)) <= 4 && !affirmative(said) && !putsOff(said)
+}
+
+// answers is the index of the one open question of the assistant's that a
+// bare answer answers, when it asked several: the one that names what the
+// answer says ("Flyway or Liquibase?" for "flyway"), else the oldest. A
+// user who answers questions one prompt at a time answers them in order.
+// -1 when fewer than two are open.
+func (l *Ledger) answers(said string, line int) int {
+	first, n := -1, 0
+	var ws []string
+	for _, w := range strings.Fields(strings.ToLower(said)) {
+		if w = strings.Trim(w, ".!?\"'()"); len(w) >= 3 {
+			ws = append(ws, w)
+		}
+	}
+	named := -1
+	for i, it := range l.Items {
+		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+			continue
+		}
+		n++
+		if first < 0 {
+			first = i
+		}
+		if named >= 0 {
+			continue
+		}
+		q := strings.FieldsFunc(strings.ToLower(it.Text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+		for _, w := range ws {
+			if slices.Contains(q, w) {
+				named = i
+				break
+			}
+		}
+	}
+	switch {
+	case n < 2:
+		return -1
+	case named >= 0:
+		return named
+	}
+	return first
+}
+
 // putsOff says a reply puts the question off rather than answers it: a
 // short reply (a sentence or two) with a clause of putting off ("park
 // it", "let's decide later", "I'll ask her tomorrow").
@@ -312,6 +425,51 @@ func putsOff(said string) bool {
 	}
 	for _, cl := range analyse(said).clauses() {
 		if cl.has(cDefer) || cl.has(cLater) {
+			return true
+		}
+	}
+	return consults(said)
+}
+
+// consults says a reply leaves the choice to someone else first: the user
+// will check with, ask or wait on a third person ("A probably, but let me
+// check with Priya first", "I'll ask the DBA", "waiting on ops"). What
+// it says is a leaning, not the answer.
+func consults(said string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(said), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	for i, w := range ws {
+		next := ""
+		if i+1 < len(ws) {
+			next = ws[i+1]
+		}
+		switch w {
+		case "check", "checking", "confirm", "confirming", "clear", "sync", "talk", "talking", "speak", "discuss":
+			if next == "with" || w == "talk" && next == "to" || w == "speak" && next == "to" {
+				return i > 0 && speaker(ws[:i])
+			}
+		case "ask", "asking":
+			if next != "" && next != "you" && next != "for" && next != "about" {
+				return i > 0 && speaker(ws[:i])
+			}
+		case "waiting", "wait":
+			if (next == "on" || next == "for") && i+2 < len(ws) && ws[i+2] != "you" && ws[i+2] != "the" && ws[i+2] != "it" {
+				return true
+			}
+		case "hear":
+			if next == "back" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// speaker says the words before a verb make the user its subject: "let
+// me", "I'll", "I need to", "we should".
+func speaker(before []string) bool {
+	for _, w := range before[max(0, len(before)-4):] {
+		switch w {
+		case "me", "i", "i'll", "i'm", "we", "we'll", "i'd", "lemme", "gotta":
 			return true
 		}
 	}
@@ -440,10 +598,21 @@ func (l *Ledger) close(turn, line int, ev *terms, by, evidence string) {
 			}
 			continue
 		}
-		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && sameSubject(it.terms(), ev)) {
+		if matches(it.terms(), ev, by == ClosedByFile) || (by == ClosedBySaid && (sameSubject(it.terms(), ev) || l.workedOn(it, ev, line))) {
 			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: by, Evidence: text.ClipLine(evidence, maxEvidence)}, true
 		}
 	}
+}
+
+// workedOn says a statement of completion at line speaks of a long item
+// the session worked on since it was stated: a file changed in between,
+// and the statement shares three of the item's content words. A plan
+// ("pass an idempotency key derived from the subscription id ... to
+// Stripe, rather than ...") is done when it is reported done in other
+// words ("the retry reuses the same idempotency key, so Stripe returns
+// ..."), and is too long to share half its words with the report.
+func (l *Ledger) workedOn(it *Item, ev *terms, line int) bool {
+	return it.Line < l.Changed && l.Changed < line && sharedWords(it.terms().words, ev.words) >= 3
 }
 
 // closeAll takes the assistant at its word when it says everything is

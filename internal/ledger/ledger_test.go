@@ -48,6 +48,7 @@ func TestClosing(t *testing.T) {
 		steps  []step
 		open   []string // pieces of the open items' texts, in order
 		closed []string // "piece<-by" for each closed item, in closing order
+		pairs  []string // "piece->answer": the question's answer
 	}{
 		{name: "file the item names",
 			steps:  []step{{"a", "Next: update `internal/export/csv.go` to write the header."}, {"f", "/repo/internal/export/csv.go"}},
@@ -132,6 +133,15 @@ func TestClosing(t *testing.T) {
 			steps:  []step{{"a", "Next steps:\n- add the `--export` flag\n- write the changelog"}, {"a", "## Done\n- `--export` flag added"}},
 			open:   []string{"changelog"},
 			closed: []string{"--export<-said"}},
+		{name: "a plan reported done in other words after work on it",
+			steps: []step{{"a", "My plan: pass an idempotency key derived from the subscription id and billing period to Stripe, rather than taking a DB lock, because Stripe already accepted the first charge."},
+				{"f", "/repo/app/Jobs/ChargeSubscription.php"},
+				{"a", "All three ChargeSubscription tests pass now: the retry reuses the same idempotency key, so Stripe returns the original PaymentIntent."}},
+			closed: []string{"idempotency key<-said"}},
+		{name: "a plan reported done in other words, with no work since, stays open",
+			steps: []step{{"a", "My plan: pass an idempotency key derived from the subscription id and billing period to Stripe, rather than taking a DB lock, because Stripe already accepted the first charge."},
+				{"a", "All three ChargeSubscription tests pass now: the retry reuses the same idempotency key, so Stripe returns the original PaymentIntent."}},
+			open: []string{"idempotency key"}},
 		{name: "all done closes tasks and requests, not problems or deferred work",
 			steps:  []step{{"u", "Add CSV export."}, {"a", "Remaining: the XLSX variant. The watcher still fails on network drives. I left retries for later."}, {"a", "All done."}},
 			open:   []string{"network drives", "retries"},
@@ -146,6 +156,16 @@ func TestClosing(t *testing.T) {
 			steps:  []step{{"a", "I finished the export.\n\nShould I also add an XLSX export?"}, {"u", "yes please"}},
 			open:   []string{"XLSX export? → yes please"},
 			closed: []string{"XLSX<-answer"}},
+		{name: "questions answered one prompt at a time, each by its own answer",
+			steps: []step{{"a", "Three questions before I start:\n1. Which database does the service run on in prod?\n2. Flyway or Liquibase for the migration?\n3. How often should the publisher poll the outbox?"},
+				{"u", "postgres"}, {"u", "flyway"}, {"u", "500ms"}},
+			closed: []string{"Which database", "Flyway or Liquibase", "How often"},
+			pairs:  []string{"Which database->postgres", "Flyway or Liquibase->flyway", "How often->500ms"}},
+		{name: "one answer to several questions closes them all",
+			steps: []step{{"a", "Two questions:\n1. Which database does the service run on?\n2. How often should the publisher poll?"},
+				{"u", "postgres, and poll every 500ms"}},
+			closed: []string{"Which database", "How often"},
+			pairs:  []string{"Which database->postgres, and poll every 500ms", "How often->postgres, and poll every 500ms"}},
 		{name: "answer that is a request of its own",
 			steps:  []step{{"a", "The next ticket is ABC-7. Want me to start on it?"}, {"u", "no, first fix the flaky login test"}},
 			open:   []string{"ABC-7", "flaky login test"},
@@ -205,6 +225,14 @@ func TestClosing(t *testing.T) {
 			}
 			check("open", open, tt.open)
 			check("closed", closed, tt.closed)
+			for _, p := range tt.pairs {
+				q, a, _ := strings.Cut(p, "->")
+				for _, it := range l.Closed() {
+					if strings.Contains(it.Text, q) && it.Closed.Evidence != a {
+						t.Errorf("%q answered by %q, want %q", it.Text, it.Closed.Evidence, a)
+					}
+				}
+			}
 		})
 	}
 }
@@ -369,6 +397,74 @@ func TestReplyPutsOff(t *testing.T) {
 				t.Errorf("open questions %q, want the question with the reply", open)
 			case !tt.wantOpen && len(open) != 0:
 				t.Errorf("open questions %q, want none", open)
+			}
+		})
+	}
+}
+
+// TestConsults: a reply that leaves the choice to a third person first is
+// a leaning, not the answer; asking the assistant, or checking a thing,
+// is not that.
+func TestConsults(t *testing.T) {
+	for _, c := range []struct {
+		said string
+		want bool
+	}{
+		{"A probably, but let me check with Priya first, she owns the display code.", true},
+		{"I'll ask the DBA tomorrow morning", true},
+		{"still waiting on ops for the quota", true},
+		{"B, once I hear back from legal", true},
+		{"can you check with the linter first?", false},
+		{"check the logs with grep", false},
+		{"I asked you about the timeout", false},
+		{"wait for the build, then deploy", false},
+		{"A", false},
+	} {
+		t.Run(c.said, func(t *testing.T) {
+			if got := consults(c.said); got != c.want {
+				t.Errorf("consults = %v, want %v", got, c.want)
+			}
+		})
+	}
+	l := run([]step{{"a", "A drops float printf, B moves the font to SPI flash. A is the smaller change. Which one?"},
+		{"u", "A probably, but let me check with Priya first, she owns the display code."}, {"c", "grep -rn LOG_LEVEL Core/Inc"}, {"f", "/repo/Core/Inc/board_config.h"}})
+	open := false
+	for _, it := range l.Items {
+		if it.By == ByAssistant && it.Closed != nil {
+			t.Errorf("a choice waiting on someone else is settled: %+v", it)
+		}
+		open = open || it.By == ByAssistant && it.Closed == nil && strings.Contains(it.Text, "Priya")
+	}
+	if !open {
+		t.Errorf("the choice waiting on someone else is gone once the assistant works on: %+v", l.Items)
+	}
+}
+
+// TestMovedOn: the question that ends a prompt is answered by the reply
+// to that prompt once the user speaks again, in whatever words; not by a
+// reply that only announces a look, and a question in the middle of a
+// prompt waits for a reply that names it.
+func TestMovedOn(t *testing.T) {
+	reply := "Biggest items: the font table (2,088 bytes of .rodata) and the float printf the toolchain file links (about 7 KB)."
+	tests := []struct {
+		name  string
+		steps []step
+		open  bool
+	}{
+		{name: "answered by the reply", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", reply}, {"u", "hm ok"}}},
+		{name: "not before the user speaks again", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", reply}}, open: true},
+		{name: "not by an announcement", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", "Let me look at the map file."}, {"u", "and?"}}, open: true},
+		{name: "not in the middle of a prompt", steps: []step{{"u", "what's eating the flash? anyway, start with the build please."}, {"a", reply}, {"u", "ok"}}, open: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(tt.steps)
+			open := false
+			for _, it := range l.Open() {
+				open = open || it.Kind == Question && strings.Contains(it.Text, "eating")
+			}
+			if open != tt.open {
+				t.Errorf("open %v, want %v: %+v", open, tt.open, l.Items)
 			}
 		})
 	}

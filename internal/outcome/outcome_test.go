@@ -1009,6 +1009,49 @@ func TestOtherRunners(t *testing.T) {
 			exit:    code(0), status: Failed,
 		},
 		{
+			// Pest (Collision) names the exception on the FAILED line and
+			// its message on the next: the message says which failure.
+			name:    "pest, the exception's message on the next line",
+			command: "php artisan test --filter=StripeWebhookTest",
+			output: "\n   FAIL  Tests\\Feature\\StripeWebhookTest\n  ⨯ it ignores a recorded event   0.09s\n  ───────\n" +
+				"   FAILED  Tests\\Feature\\StripeWebhookTest > it ignores a recorded event   SignatureVerificationException\n" +
+				"  No signatures found matching the expected signature for payload\n\n  at vendor/stripe/stripe-php/lib/WebhookSignature.php:51\n\n" +
+				"  Tests:    2 failed (0 assertions)\n  Duration: 0.21s\n",
+			exit: code(1), status: Failed,
+			errors: []string{"Tests\\Feature\\StripeWebhookTest > it ignores a recorded event   SignatureVerificationException: No signatures found matching the expected signature for payload"},
+		},
+		{
+			// A pytest summary's next line is another failure, not a message.
+			name:    "pytest summary, a bare exception then the next failure",
+			command: "pytest -q",
+			output:  "FAILED tests/a.py::test_b - AssertionError\nFAILED tests/a.py::test_c - KeyError: 'x'\n2 failed, 3 passed in 0.12s\n",
+			exit:    code(1), status: Failed,
+			errors: []string{"tests/a.py::test_b - AssertionError", "tests/a.py::test_c - KeyError: 'x'"},
+		},
+		{
+			// GNU ld says what failed; collect2's line after it only that
+			// the link did.
+			name:    "ld, a region overflowed",
+			command: "cmake --build --preset stm32-release",
+			output: "[2/4] Linking C executable fw.elf\nFAILED: fw.elf \n" +
+				"/opt/gcc/bin/../arm-none-eabi/bin/ld: fw.elf section `.text' will not fit in region `FLASH'\n" +
+				"/opt/gcc/bin/../arm-none-eabi/bin/ld: region `FLASH' overflowed by 1184 bytes\n" +
+				"Memory region         Used Size  Region Size  %age Used\n           FLASH:      132256 B       128 KB    100.90%\n" +
+				"collect2: error: ld returned 1 exit status\nninja: build stopped: subcommand failed.\n",
+			exit: code(1), status: Failed,
+			errors: []string{"ld: fw.elf section `.text' will not fit in region `FLASH'", "ld: region `FLASH' overflowed by 1184 bytes"},
+		},
+		{
+			name:    "ld, its context line and a warning are not errors",
+			command: "make",
+			output: "/usr/bin/ld: warning: libfoo.so.1, needed by libbar.so, not found\n" +
+				"/usr/bin/ld: main.o: in function `main':\n" +
+				"main.c:(.text+0x1a): undefined reference to `bar'\n" +
+				"collect2: error: ld returned 1 exit status\n",
+			exit: code(2), status: Failed,
+			errors: []string{"main.c:(.text+0x1a): undefined reference to `bar'"},
+		},
+		{
 			name:    "cabal test, hspec",
 			command: "cabal test 2>&1 | tail -14",
 			output:  "Failures:\n\n  test/ParseSpec.hs:41:7:\n  1) Parse.parseRecord handles jumbo frames\n\n47 examples, 1 failure\nTest suite spec: FAIL\n",
@@ -1021,4 +1064,26 @@ func TestOtherRunners(t *testing.T) {
 			exit:    code(0), status: Failed,
 		},
 	})
+}
+
+func TestLinkerMessage(t *testing.T) {
+	for _, c := range []struct {
+		line, msg string
+		ok        bool
+	}{
+		{"/usr/bin/ld: cannot find -lfoo: No such file or directory", "cannot find -lfoo: No such file or directory", true},
+		{"arm-none-eabi-ld: region `FLASH' overflowed by 8 bytes", "region `FLASH' overflowed by 8 bytes", true},
+		{"ld.lld: error: undefined symbol: foo", "undefined symbol: foo", true},
+		{"ld: warning: dylib was built for newer macOS", "", false},
+		{"/usr/bin/ld: main.o: in function `main':", "", false},
+		{"build: ld: not a linker", "", false},
+		{"field: value", "", false},
+	} {
+		t.Run(c.line, func(t *testing.T) {
+			msg, ok := linkerMessage(c.line)
+			if msg != c.msg || ok != c.ok {
+				t.Errorf("linkerMessage = %q, %v; want %q, %v", msg, ok, c.msg, c.ok)
+			}
+		})
+	}
 }

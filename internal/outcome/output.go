@@ -67,6 +67,7 @@ const (
 	pendExUnit
 	pendCredo
 	pendPanic
+	pendMessage
 )
 
 func read(out string, cmd command) reading {
@@ -175,6 +176,19 @@ func (r *reading) addErr(s string) {
 		}
 	}
 	r.errs = append(r.errs, s)
+}
+
+// addErrOrAwait adds an error line, or, when the line ends in an
+// exception's bare name (Pest's "FAILED  Tests\X > it works
+// SignatureVerificationException"), waits one line for its message: the
+// class says what kind of failure, the message says which.
+func (r *reading) addErrOrAwait(s string) {
+	i := strings.LastIndexAny(s, " \t")
+	if i < 0 || !isException(s[i+1:]) || strings.HasSuffix(s, ":") {
+		r.addErr(s)
+		return
+	}
+	r.startPending(pendMessage, s, 1)
 }
 
 func (r *reading) fail(strong bool, tool string) {
@@ -312,6 +326,17 @@ func (r *reading) pending(t string) bool {
 		p.msg = t
 		r.flush()
 		return false
+	case pendMessage:
+		// An exception named without its message ("... > it works
+		// SignatureVerificationException"): the message is the next line,
+		// unless that line is where it was thrown or another marker.
+		if !strings.HasPrefix(t, "at ") && !strings.HasPrefix(t, "FAIL") {
+			if _, _, ok := fileLine(t); !ok {
+				p.msg += ": " + t
+			}
+		}
+		r.flush()
+		return false
 	}
 	if p.ttl <= 0 {
 		r.flush()
@@ -364,6 +389,21 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		}
 	}
 
+	// The linker's own lines say what failed to link ("ld: region
+	// `FLASH' overflowed by 1184 bytes"); the compiler driver's
+	// "collect2: error: ld returned 1 exit status" after them only says
+	// that it did, and is kept only when nothing else is.
+	if msg, ok := linkerMessage(t); ok {
+		r.fail(false, "")
+		r.addErr("ld: " + msg)
+		return true
+	}
+	if col0 && objectLocation(t) {
+		// "main.c:(.text+0x1a): undefined reference to `bar'".
+		r.fail(false, "")
+		r.addErr(t)
+		return true
+	}
 	// Compilers: "file:3:5: error: ...", "file(3,5): error TS2322: ...".
 	if loc, rest, ok := fileLine(t); ok {
 		if strings.HasPrefix(rest, "error") || strings.HasPrefix(rest, "fatal error") || strings.HasPrefix(rest, "Error:") {
@@ -463,7 +503,7 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	case strings.HasPrefix(t, "FAILED ") || t == "FAILED":
 		r.fail(true, "pytest")
 		if !strings.HasPrefix(t, "FAILED (") && len(t) > 7 {
-			r.addErr(t[len("FAILED "):])
+			r.addErrOrAwait(strings.TrimSpace(t[len("FAILED "):]))
 		}
 		return true
 	case strings.HasPrefix(t, "ERROR ") && (strings.Contains(t, "::") || strings.Contains(t, ".py")):
@@ -908,6 +948,37 @@ func failedSuffix(t string) bool {
 	}
 	rest := strings.TrimSpace(t[i+len(" FAILED"):])
 	return rest == "" || rest[0] == '['
+}
+
+// linkerMessage reads a linker's diagnostic, "/usr/bin/ld: msg",
+// "arm-none-eabi-ld: msg", "ld.lld: error: msg", and returns its message;
+// not a warning, nor the context line that introduces the next one
+// ("ld: a.o: in function `main':").
+func linkerMessage(t string) (string, bool) {
+	prog, msg, ok := strings.Cut(t, ": ")
+	if !ok || prog == "" || strings.ContainsAny(prog, " \t") {
+		return "", false
+	}
+	base := prog[strings.LastIndexByte(prog, '/')+1:]
+	if base != "ld" && !strings.HasSuffix(base, "-ld") && !strings.HasPrefix(base, "ld.") && !strings.HasPrefix(base, "ld64") {
+		return "", false
+	}
+	msg = strings.TrimSpace(msg)
+	if msg == "" || strings.HasPrefix(msg, "warning") || strings.HasSuffix(msg, ":") {
+		return "", false
+	}
+	return strings.TrimPrefix(msg, "error: "), true
+}
+
+// objectLocation reads a linker's diagnostic placed in an object's
+// section, "main.c:(.text+0x1a): msg" or "a.c:77:(.text.f+0x3c): msg".
+func objectLocation(t string) bool {
+	i := strings.Index(t, ":(.")
+	if i <= 0 || strings.ContainsAny(t[:i], " \t") {
+		return false
+	}
+	j := strings.Index(t[i:], "): ")
+	return j > 0 && !strings.ContainsAny(t[i:i+j], " \t")
 }
 
 // plainLine splits the first line off out, without its ANSI escapes.

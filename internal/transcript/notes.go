@@ -255,7 +255,7 @@ func Findings(body string) []string { return findings(body, nil) }
 // findings is Findings without the sentences in decided, which are
 // decisions: a finding is not joined to one.
 func findings(body string, decided []string) []string {
-	if !strings.ContainsAny(body, "0123456789`/") && !findingGate().in(strings.ToLower(body)) { // shapeGate
+	if !strings.ContainsAny(body, "0123456789`/") && !identifier(body) && !findingGate().in(strings.ToLower(body)) { // shapeGate
 		return nil
 	}
 	var out []string
@@ -347,9 +347,16 @@ func hasPrefixAny(s string, ps []string) bool {
 	return false
 }
 
-// hasDatum: a digit, a `code` span, or a path-like word (a/b, a.go).
+// hasDatum: a digit, a `code` span, a path-like word (a/b, a.go), or an
+// identifier written as code is (order_outbox, kafkaTemplate,
+// PaymentListener): a name the agent found, as exact as a number.
 func hasDatum(s string) bool {
 	if strings.ContainsAny(s, "0123456789") || strings.Count(s, "`") >= 2 {
+		return true
+	}
+	if identifier(s) && !strings.HasSuffix(s, ":") {
+		// A name in a line that leads into code or a list ("Now update
+		// hooks.json in ReviewLive:") names what comes next, not a find.
 		return true
 	}
 	for _, w := range strings.Fields(s) {
@@ -359,6 +366,28 @@ func hasDatum(s string) bool {
 		}
 	}
 	return false
+}
+
+// identifier says whether s holds a word written as code names are:
+// letters joined by an underscore (snake_case), or a capital after a
+// small letter (camelCase, PascalCase). A capitalised word, an acronym or
+// a hyphenated word is prose.
+func identifier(w string) bool {
+	for i := 1; i+1 < len(w); i++ {
+		if w[i] == '_' && isAlnum(w[i-1]) && isAlnum(w[i+1]) {
+			return true
+		}
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] >= 'A' && w[i] <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func containsAny(s string, subs []string) bool {
@@ -391,7 +420,7 @@ func Sentences(text string) []string {
 			if c == '`' && (span || strings.IndexByte(t[i+1:], '`') >= 0) {
 				span = !span // a stray backtick opens nothing
 			}
-			if !span && (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') {
+			if !span && (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') && !elision(t, i) {
 				// Not after a single letter or a number ("e.g.", "v1.2").
 				if sent := strings.TrimSpace(t[start : i+1]); len(sent) > 3 {
 					out = append(out, sent)
@@ -404,6 +433,14 @@ func Sentences(text string) []string {
 		}
 	}
 	return out
+}
+
+// elision says whether the "." at t[i] ends an ellipsis that stands
+// between words ("SELECT ... FOR UPDATE", "from ... to"): something left
+// out inside a sentence. An ellipsis that ends a sentence trails its word
+// ("it hangs... Then"), and one at the end of the line ends it anyway.
+func elision(t string, i int) bool {
+	return i >= 3 && i+1 < len(t) && t[i-2:i+1] == "..." && t[i-3] == ' '
 }
 
 // cleanTexts cleans the latest texts that came in raw: no caller ever sees

@@ -229,6 +229,9 @@ type FileStat struct {
 	Edit    int    `json:"edit,omitempty"`
 	Delete  int    `json:"delete,omitempty"`
 	Created bool   `json:"created,omitempty"`
+	// Gone says the last thing done to the file removed it: a file
+	// written, then removed with rm, is not among the work.
+	Gone bool `json:"gone,omitempty"`
 }
 
 // Todo is one item of the agent's todo list, from TodoWrite or the

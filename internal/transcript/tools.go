@@ -104,10 +104,13 @@ func (s *Session) fileOp(path string, k opKind) {
 			f.Created = true
 		}
 		f.Write++
+		f.Gone = false
 	case opEdit:
 		f.Edit++
+		f.Gone = false
 	case opDelete:
 		f.Delete++
+		f.Gone = true
 	}
 }
 

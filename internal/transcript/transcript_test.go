@@ -137,7 +137,7 @@ func TestToolCallsAndResults(t *testing.T) {
 	wantFiles := []FileStat{
 		{Path: "/p/a.go", Write: 1, Edit: 2, Created: true},
 		{Path: "/p/out.txt", Write: 1, Created: true},
-		{Path: "/p/build", Delete: 1},
+		{Path: "/p/build", Delete: 1, Gone: true},
 		{Path: "/p/b.go", Read: 1},
 		{Path: "/p/n.ipynb", Edit: 1},
 	}
@@ -424,6 +424,14 @@ func TestFindings(t *testing.T) {
 		{"`make lint` fails: `api.go:41:30 ... at <.Config.auth>: nil pointer`. The rest is fine.",
 			[]string{"`make lint` fails: `api.go:41:30 ... at <.Config.auth>: nil pointer`."}},
 		{"- `tokens.css`: muted #8a8f98 → #5f6670 (5.9:1, was 3.2:1).", []string{"`tokens.css`: muted #8a8f98 → #5f6670 (5.9:1, was 3.2:1)."}},
+		// A name written as code is a datum; a capitalised word is not.
+		{"order_outbox is free on staging: only orders and order_items exist. And noted: Boot stays on 3.2.5.",
+			[]string{"order_outbox is free on staging: only orders and order_items exist.", "And noted: Boot stays on 3.2.5."}},
+		{"The PaymentListener still calls kafkaTemplate directly.", []string{"The PaymentListener still calls kafkaTemplate directly."}},
+		{"The Staging team owns that part of the code, says Priya.", nil},
+		{"Now update ProjectReviewLive with the new button:", nil},
+		// An ellipsis between words leaves something out inside a sentence.
+		{"It claims rows with SELECT ... FOR UPDATE SKIP LOCKED in 2 queries. Odd.", []string{"It claims rows with SELECT ... FOR UPDATE SKIP LOCKED in 2 queries."}},
 	}
 	for _, tt := range tests {
 		if got := Findings(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
