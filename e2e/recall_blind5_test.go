@@ -43,12 +43,6 @@ func blind5Scenarios() []scenario {
 	}
 }
 
-// b5Grep is a Grep tool call listing matching lines with their numbers.
-func b5Grep(id, pattern, path string) fakeapi.ToolUse {
-	return fakeapi.ToolUse{ID: id, Name: "Grep", Input: map[string]any{
-		"pattern": pattern, "path": path, "output_mode": "content", "-n": true}}
-}
-
 // b5StripeKey is the Stripe test key the Phoenix user pastes.
 const b5StripeKey = "sk_test_51PzQ8vLk2Hn7Rt4Xw9Ys3Bd6Fg1Jm5Kp0Ca8Ue2Vi7Oz4Nl3Tq9Wr6Sx1Yb5Dh8Mc2Gf0"
 
@@ -830,7 +824,7 @@ def search_orders(ref):
 						sub(reply("", 5500, bash("toolu_b5pg_sub_tab",
 							"psql \""+replica+"\" -X -c \"SELECT relname, n_live_tup, last_autoanalyze, (SELECT count(*) FROM orders WHERE customer_ref !~ '^[0-9]+$') AS non_numeric_refs, (SELECT count(*) FROM orders WHERE customer_ref ~ '^0') AS zero_padded_refs FROM pg_stat_user_tables WHERE relname = 'orders'\"", "Table stats and ref formats"))),
 						sub(reply("Findings:\n1. The planner does a Parallel Seq Scan on orders (18.2M rows): the filter is (customer_ref)::bigint = '100482'::bigint, and no index covers that expression, so idx_orders_customer_ref cannot be used. Execution Time: 4012.881 ms, 402,881 buffers read.\n2. idx_orders_customer_ref has idx_scan 0 since the stats reset on 2026-11-17, the day of the deploy: nothing has used it since.\n3. Statistics are fresh (last autoanalyze 2026-11-24 03:12), so this is not a stale-statistics problem.\n4. All customer_ref values are numeric (0 non-numeric), 51,204 of them zero-padded: a bigint expression index would build.", 6500)),
-						reply("", 15000, b5Grep("toolu_b5pg_grep", "customer_ref::bigint", p("app"))),
+						reply("", 15000, bash("toolu_b5pg_grep", "grep -rn 'customer_ref::bigint' app/", "Find the cast in the app")),
 						reply("", 16000, read("toolu_b5pg_read_search", p("app/orders/search.py"))),
 						reply("The cast came in with Tuesday's \"accept refs with leading zeros\" change. Two ways out:\n(a) drop the cast and compare text: normalise refs in Python and backfill the zero-padded rows\n(b) add an expression index on ((customer_ref::bigint)) and keep the query\nI'd take (b). Which one?", 17000),
 					},
