@@ -115,6 +115,7 @@ func TestRecallReport(t *testing.T) {
 	}
 	scs := append(append(append(recallScenarios(), heldOutScenarios()...), blindScenarios()...), blind3Scenarios()...)
 	scs = append(scs, blind4Scenarios()...)
+	scs = append(scs, blind7Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
