@@ -583,7 +583,7 @@ exit 0
 					},
 				},
 				{
-					Prompt: "- drop the telescope thing, nobody asked for it\n- maybe an fzf-lua picker instead? no. no picker at all\n- do :PinpointClear next",
+					Prompt: "ok, list:\n- drop the telescope thing, nobody asked for it\n- maybe an fzf-lua picker instead? no. no picker at all\n- do :PinpointClear next",
 					Replies: []fakeapi.Reply{
 						reply("", 29000, todoWrite("toolu_b7n_todo3",
 							todo("Persist pins per git branch instead of per cwd", "completed"),
@@ -605,7 +605,7 @@ exit 0
 					},
 				},
 				{
-					Prompt: "- changed my mind on keymaps: keep them ON by default but only under <leader>p, people complained in #41 when they vanished\n- vimdoc tag should be :h pinpoint-branches",
+					Prompt: "two more:\n- changed my mind on keymaps: keep them ON by default but only under <leader>p, people complained in #41 when they vanished\n- vimdoc tag should be :h pinpoint-branches",
 					Replies: []fakeapi.Reply{
 						reply("", 35000, todoWrite("toolu_b7n_todo5",
 							todo("Persist pins per git branch instead of per cwd", "completed"),
