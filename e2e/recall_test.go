@@ -117,6 +117,7 @@ func TestRecallReport(t *testing.T) {
 	scs = append(scs, blind4Scenarios()...)
 	scs = append(scs, blind5Scenarios()...)
 	scs = append(scs, blind6Scenarios()...)
+	scs = append(scs, blind7Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
