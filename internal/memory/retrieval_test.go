@@ -137,25 +137,20 @@ const (
 // transcripts (see grepBaseline). Run with -v for the figures and the
 // misses.
 func TestRetrieval(t *testing.T) {
-	qs := loadQuestions(t, "questions.tsv")
-	if len(qs) < 50 {
-		t.Fatalf("%d questions; the set must have at least 50", len(qs))
+	// The sets, each reported and held to its floors apart: what was
+	// seen while choosing and what was not must not be added up.
+	sets := []questionSet{
+		{"", "questions.tsv", "the development set", 50, minHitAt1, minHitAt5, nil},
+		{"held out", "heldout.tsv", "written before the ranking was tuned", 30, minHeldoutAt1, minHeldoutAt5, nil},
+		{"blind", "heldout2.tsv", "written before this round and never used to choose", 20, minBlindAt1, minBlindAt5, nil},
+		{"blind 3", "heldout3.tsv", "written without reading the memory code or its observations", 40, minBlind3At1, minBlind3At5, nil},
+		{"blind 4", "heldout4.tsv", "written without reading the memory code or its observations", 50, minBlind4At1, minBlind4At5, nil},
 	}
-	heldout := loadQuestions(t, "heldout.tsv")
-	if len(heldout) < 30 {
-		t.Fatalf("%d held-out questions; the set must have at least 30", len(heldout))
-	}
-	blind := loadQuestions(t, "heldout2.tsv")
-	if len(blind) < 20 {
-		t.Fatalf("%d blind questions; the set must have at least 20", len(blind))
-	}
-	blind3 := loadQuestions(t, "heldout3.tsv")
-	if len(blind3) < 40 {
-		t.Fatalf("%d questions in the third blind set; it must have at least 40", len(blind3))
-	}
-	blind4 := loadQuestions(t, "heldout4.tsv")
-	if len(blind4) < 50 {
-		t.Fatalf("%d questions in the fourth blind set; it must have at least 50", len(blind4))
+	for k := range sets {
+		set := &sets[k]
+		if set.qs = loadQuestions(t, set.file); len(set.qs) < set.least {
+			t.Fatalf("%d questions in %s; the set must have at least %d", len(set.qs), set.file, set.least)
+		}
 	}
 	st, fx := fixtureMemory(t)
 	ctx := context.Background()
@@ -241,123 +236,48 @@ func TestRetrieval(t *testing.T) {
 		}
 		return held, lost
 	}
-	held, lost := stored(qs)
-	hheld, hlost := stored(heldout)
-	mem, byKind, misses := run(qs, false)
-	plain, _, _ := run(qs, true)
-	base := grepBaseline(t, fx, qs)
-	hmem, _, hmisses := run(heldout, false)
-	hplain, _, _ := run(heldout, true)
-	hbase := grepBaseline(t, fx, heldout)
-	bheld, blost := stored(blind)
-	bmem, _, bmisses := run(blind, false)
-	bplain, _, _ := run(blind, true)
-	bbase := grepBaseline(t, fx, blind)
-	b3held, b3lost := stored(blind3)
-	b3mem, _, b3misses := run(blind3, false)
-	b3plain, _, _ := run(blind3, true)
-	b3base := grepBaseline(t, fx, blind3)
-	b4held, b4lost := stored(blind4)
-	b4mem, b4byKind, b4misses := run(blind4, false)
-	b4plain, _, _ := run(blind4, true)
-	b4base := grepBaseline(t, fx, blind4)
+	t.Logf("%d fixture transcripts, %d observations", len(fixtureNames()), len(everything))
+	for _, set := range sets {
+		held, lost := stored(set.qs)
+		mem, byKind, misses := run(set.qs, false)
+		plain, _, _ := run(set.qs, true)
+		base := grepBaseline(t, fx, set.qs)
+		name, prefix := "dev", ""
+		if set.name != "" {
+			name, prefix = set.name, set.name+" "
+		}
+		t.Logf("%s: %d questions (testdata/%s), %s; %d answered by some observation", name, len(set.qs), set.file, set.about, held)
+		t.Logf("memory, Search (BM25 + kinds asked about)   %s", mem)
+		t.Logf("memory, BM25 alone                          %s", plain)
+		t.Logf("grep baseline, text lines, one line answers %s", base.strict)
+		t.Logf("grep baseline, text lines, top 5 together   hit@5 %2d/%d (%5.1f%%)", base.lenient5, len(set.qs), pct(base.lenient5, len(set.qs)))
+		t.Logf("grep baseline, raw JSONL lines              %s", base.raw)
+		kinds := make([]string, 0, len(byKind))
+		for k := range byKind {
+			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds)
+		for _, k := range kinds {
+			t.Logf("  %-9s %s", k, byKind[k])
+		}
+		for _, m := range misses {
+			t.Logf("  %smiss: %s", prefix, m)
+		}
+		for _, l := range lost {
+			t.Logf("  %sin no observation: %s", prefix, l)
+		}
+		if os.Getenv("CAIRN_MEMORY_DISTRACTORS") == "" && (mem.at5 < set.min5 || mem.at1 < set.min1) {
+			t.Errorf("%s: hit@1 %d and hit@5 %d fell below the floors %d and %d", name, mem.at1, mem.at5, set.min1, set.min5)
+		}
+	}
+}
 
-	t.Logf("%d questions over %d fixture transcripts, %d observations; %d answered by some observation", len(qs),
-		len(fixtureNames()), len(everything), held)
-	t.Logf("memory, Search (BM25 + kinds asked about)   %s", mem)
-	t.Logf("memory, BM25 alone                          %s", plain)
-	t.Logf("grep baseline, text lines, one line answers %s", base.strict)
-	t.Logf("grep baseline, text lines, top 5 together   hit@5 %2d/%d (%5.1f%%)", base.lenient5, len(qs), pct(base.lenient5, len(qs)))
-	t.Logf("grep baseline, raw JSONL lines              %s", base.raw)
-	kinds := make([]string, 0, len(byKind))
-	for k := range byKind {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	for _, k := range kinds {
-		t.Logf("  %-9s %s", k, byKind[k])
-	}
-	for _, m := range misses {
-		t.Logf("  miss: %s", m)
-	}
-	for _, l := range lost {
-		t.Logf("  in no observation: %s", l)
-	}
-	t.Logf("held out: %d questions (testdata/heldout.tsv), written before the ranking was tuned; %d answered by some observation",
-		len(heldout), hheld)
-	t.Logf("memory, Search (BM25 + kinds asked about)   %s", hmem)
-	t.Logf("memory, BM25 alone                          %s", hplain)
-	t.Logf("grep baseline, text lines, one line answers %s", hbase.strict)
-	t.Logf("grep baseline, raw JSONL lines              %s", hbase.raw)
-	for _, m := range hmisses {
-		t.Logf("  held-out miss: %s", m)
-	}
-	for _, l := range hlost {
-		t.Logf("  held out, in no observation: %s", l)
-	}
-	t.Logf("blind: %d questions (testdata/heldout2.tsv), written before this round and never used to choose; %d answered by some observation",
-		len(blind), bheld)
-	t.Logf("memory, Search (BM25 + kinds asked about)   %s", bmem)
-	t.Logf("memory, BM25 alone                          %s", bplain)
-	t.Logf("grep baseline, text lines, one line answers %s", bbase.strict)
-	t.Logf("grep baseline, raw JSONL lines              %s", bbase.raw)
-	for _, m := range bmisses {
-		t.Logf("  blind miss: %s", m)
-	}
-	for _, l := range blost {
-		t.Logf("  blind, in no observation: %s", l)
-	}
-	t.Logf("blind 3: %d questions (testdata/heldout3.tsv), written without reading the memory code or its observations; %d answered by some observation",
-		len(blind3), b3held)
-	t.Logf("memory, Search (BM25 + kinds asked about)   %s", b3mem)
-	t.Logf("memory, BM25 alone                          %s", b3plain)
-	t.Logf("grep baseline, text lines, one line answers %s", b3base.strict)
-	t.Logf("grep baseline, raw JSONL lines              %s", b3base.raw)
-	for _, m := range b3misses {
-		t.Logf("  blind 3 miss: %s", m)
-	}
-	for _, l := range b3lost {
-		t.Logf("  blind 3, in no observation: %s", l)
-	}
-	t.Logf("blind 4: %d questions (testdata/heldout4.tsv), written without reading the memory code or its observations; %d answered by some observation",
-		len(blind4), b4held)
-	t.Logf("memory, Search (BM25 + kinds asked about)   %s", b4mem)
-	t.Logf("memory, BM25 alone                          %s", b4plain)
-	t.Logf("grep baseline, text lines, one line answers %s", b4base.strict)
-	t.Logf("grep baseline, text lines, top 5 together   hit@5 %2d/%d (%5.1f%%)", b4base.lenient5, len(blind4), pct(b4base.lenient5, len(blind4)))
-	t.Logf("grep baseline, raw JSONL lines              %s", b4base.raw)
-	b4kinds := make([]string, 0, len(b4byKind))
-	for k := range b4byKind {
-		b4kinds = append(b4kinds, k)
-	}
-	slices.Sort(b4kinds)
-	for _, k := range b4kinds {
-		t.Logf("  %-9s %s", k, b4byKind[k])
-	}
-	for _, m := range b4misses {
-		t.Logf("  blind 4 miss: %s", m)
-	}
-	for _, l := range b4lost {
-		t.Logf("  blind 4, in no observation: %s", l)
-	}
-	if os.Getenv("CAIRN_MEMORY_DISTRACTORS") != "" {
-		return
-	}
-	if mem.at5 < minHitAt5 || mem.at1 < minHitAt1 {
-		t.Errorf("hit@1 %d and hit@5 %d fell below the floors %d and %d", mem.at1, mem.at5, minHitAt1, minHitAt5)
-	}
-	if hmem.at5 < minHeldoutAt5 || hmem.at1 < minHeldoutAt1 {
-		t.Errorf("held out: hit@1 %d and hit@5 %d fell below the floors %d and %d", hmem.at1, hmem.at5, minHeldoutAt1, minHeldoutAt5)
-	}
-	if bmem.at5 < minBlindAt5 || bmem.at1 < minBlindAt1 {
-		t.Errorf("blind: hit@1 %d and hit@5 %d fell below the floors %d and %d", bmem.at1, bmem.at5, minBlindAt1, minBlindAt5)
-	}
-	if b3mem.at5 < minBlind3At5 || b3mem.at1 < minBlind3At1 {
-		t.Errorf("blind 3: hit@1 %d and hit@5 %d fell below the floors %d and %d", b3mem.at1, b3mem.at5, minBlind3At1, minBlind3At5)
-	}
-	if b4mem.at5 < minBlind4At5 || b4mem.at1 < minBlind4At1 {
-		t.Errorf("blind 4: hit@1 %d and hit@5 %d fell below the floors %d and %d", b4mem.at1, b4mem.at5, minBlind4At1, minBlind4At5)
-	}
+// questionSet is one labelled set of questions and its floors.
+type questionSet struct {
+	name, file, about string // name "" for the development set
+	least             int    // fewer questions than that is a broken file
+	min1, min5        int    // the floors of hit@1 and hit@5
+	qs                []question
 }
 
 // baseline is the grep baseline's figures.
