@@ -225,7 +225,9 @@ var (
 	// chooserCues are the words of someone choosing, which make an
 	// alternative a decision.
 	chooserCues = []string{" i ", " i'", " we ", " we'", " let's ", " use ", " keep ", " go ", " should ", " would ", " will "}
-	reasonCues  = []string{"because", "since ", "so that", "to avoid", "due to", "given that", "which means", "otherwise"}
+	// ", so " after a course gives what it is for: "Keeping the span
+	// outermost, so the trace shows the wait".
+	reasonCues = []string{"because", "since ", "so that", ", so ", "to avoid", "due to", "given that", "which means", "otherwise"}
 	// weighCues are the words of an option weighed rather than taken.
 	weighCues       = []string{"consider", "thought about", "thought of", "tempted", "alternative", "option"}
 	alternativeCues = []string{" instead of ", " rather than "}

@@ -487,6 +487,11 @@ func TestDecisionShapes(t *testing.T) {
 		{"Switching webhook.ts to the vault instead of the environment, since the environment is logged.", []string{"Switching webhook.ts to the vault instead of the environment, since the environment is logged."}},
 		{"I'll run the tests now.", nil},
 		{"The parser is slow because it copies every line.", nil},
+		// ", so" after a course says what it is for; after a fact it
+		// is a consequence, not a choice.
+		{"Keeping the otel span outermost and the timeout inside it, so the trace shows the time spent waiting on the deadline.",
+			[]string{"Keeping the otel span outermost and the timeout inside it, so the trace shows the time spent waiting on the deadline."}},
+		{"The cache was cold, so the first request took 2 s.", nil},
 		// A course the speaker did not take, with its reason after a
 		// colon or a "because"; not a report of what was not done.
 		{"Bumped it to 2.4.1. I did not go to 3.x: from 3.0 the package needs Node 22, which CI does not have.",
