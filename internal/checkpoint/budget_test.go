@@ -3,14 +3,9 @@ package checkpoint
 import (
 	"maps"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/cairn-agent/cairn/internal/fixtures"
-	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // A statement a section above already shows is not said again: the
@@ -147,17 +142,8 @@ func TestLeastNewsAsDefined(t *testing.T) {
 		}
 		return best
 	}
-	dir, err := fixtures.Extract(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fx := range fixtures.Compactions {
-		s := transcript.New(filepath.Join(dir, fx.Session+".jsonl"))
-		var p transcript.Parser
-		if _, err := s.Update(&p); err != nil {
-			t.Fatal(err)
-		}
-		c := Build(s, Input{Project: "/p", Trigger: "precompact-auto", Now: time.Now()})
+	for _, fc := range fixtureCheckpoints(t) {
+		fx, c := fc.fx, fc.c
 		for _, forRestore := range []bool{false, true} {
 			secs := c.sections(forRestore)
 			// A repeated item: its words are known from its twin.

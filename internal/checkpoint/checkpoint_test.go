@@ -213,20 +213,38 @@ func TestRestoreBudgetShrinksLowPriorityFirst(t *testing.T) {
 	}
 }
 
-// Real sessions: the restore and the steering text fit their budgets and
-// keep the task.
-func TestRealSessions(t *testing.T) {
+// fixtureCheckpoint is the checkpoint built from a real session just
+// before its compaction.
+type fixtureCheckpoint struct {
+	fx fixtures.Compaction
+	c  Checkpoint
+}
+
+// fixtureCheckpoints builds the checkpoint of every real compaction in
+// the fixtures, as PreCompact would.
+func fixtureCheckpoints(t *testing.T) []fixtureCheckpoint {
+	t.Helper()
 	dir, err := fixtures.Extract(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []fixtureCheckpoint
 	for _, fx := range fixtures.Compactions {
 		s := transcript.New(filepath.Join(dir, fx.Session+".jsonl"))
 		var p transcript.Parser
 		if _, err := s.Update(&p); err != nil {
 			t.Fatal(err)
 		}
-		c := Build(s, Input{Project: "/p", Trigger: "precompact-auto", Now: time.Now()})
+		out = append(out, fixtureCheckpoint{fx, Build(s, Input{Project: "/p", Trigger: "precompact-auto", Now: time.Now()})})
+	}
+	return out
+}
+
+// Real sessions: the restore and the steering text fit their budgets and
+// keep the task.
+func TestRealSessions(t *testing.T) {
+	for _, fc := range fixtureCheckpoints(t) {
+		fx, c := fc.fx, fc.c
 		r := c.Restore(Compaction{Trigger: fx.Trigger, PreTokens: fx.PreTokens}, DefaultRestoreBudget)
 		if Tokens(r) > DefaultRestoreBudget || !strings.Contains(r, "Asked first") {
 			t.Errorf("%s: restore %d tokens:\n%s", fx.Session[:8], Tokens(r), r)
