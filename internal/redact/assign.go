@@ -190,7 +190,7 @@ func assignment(s string, keyStart, keyEnd int) (edit, bool, int) {
 			// Said in a sentence: "the DB_PASSWORD for staging is now
 			// Gr4nite-Otter-5531!".
 			if !quotedKey && sp > pos && sp < len(s) {
-				if e, ok, end := prose(s, key, sp); ok {
+				if e, ok, end := prose(s, key, sp, !inAuthHeader(s, keyStart)); ok {
 					return e, true, end
 				}
 			}
@@ -302,7 +302,7 @@ func credentialShaped(v string) bool {
 // credential-shaped values are taken: "the token is invalid" keeps
 // "invalid". Reading on stops at the end of the line or at the next word
 // that is not one of those; nothing is skipped for the other rules.
-func prose(s, key string, i int) (edit, bool, int) {
+func prose(s, key string, i int, bare bool) (edit, bool, int) {
 	kind, ok := classifyKey(key, lowerASCII(key))
 	if !ok {
 		return edit{}, false, i
@@ -317,6 +317,10 @@ func prose(s, key string, i int) (edit, bool, int) {
 		lw := lowerASCII(w)
 		v := strings.TrimRight(w, ".,;)\"'")
 		switch {
+		case bare && words == 0 && !linked && bareCredential(v) && !strings.ContainsAny(w, "=:/\\{}()[]<>\"'`$"):
+			// Given with no verb at all, in a list of settings: "user
+			// app, password Zq8vR2mL0pK7tWx4, db app_test".
+			return edit{i, i + len(v), marker(kind)}, true, i + len(v)
 		case lw == "is" || lw == "was" || lw == "are" || lw == "became",
 			linked && (lw == "now" || lw == "just" || lw == "set" || lw == "changed" || lw == "rotated" || lw == "updated" || lw == "to"):
 			linked = true
@@ -862,6 +866,45 @@ func isTypeName(t string) bool {
 		return true
 	}
 	return false
+}
+
+// inAuthHeader reports whether the word at keyStart is an Authorization
+// header's scheme ("Authorization: Token 9944b..."), which the header rule
+// names.
+func inAuthHeader(s string, keyStart int) bool {
+	before := strings.TrimRight(s[max(0, keyStart-32):keyStart], " \t")
+	return strings.HasSuffix(lowerASCII(before), "authorization:")
+}
+
+// bareCredential reports whether a word right after a secret's name, with
+// no "is" or colon between them, is its value: at least eight letters and
+// digits that alternate at least three times, as generated passwords do and
+// words, versions and algorithm names (sha256, utf8mb4, v2beta1) do not.
+func bareCredential(t string) bool {
+	if len(t) < 8 || len(t) > 256 {
+		return false
+	}
+	switches := 0
+	prev := byte(0)
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		var class byte
+		switch {
+		case isDigit(c):
+			class = 'd'
+		case isAlpha(c):
+			class = 'a'
+		case c == '-' || c == '_' || c == '!' || c == '@' || c == '#' || c == '%' || c == '^' || c == '&' || c == '*' || c == '+':
+			continue
+		default:
+			return false
+		}
+		if prev != 0 && class != prev {
+			switches++
+		}
+		prev = class
+	}
+	return switches >= 3
 }
 
 // looksLikeCredential reports whether a word in a sentence after "key:" is

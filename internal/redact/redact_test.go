@@ -349,6 +349,11 @@ func TestProseAndWebhooks(t *testing.T) {
 		{"DB_PASSWORD for staging is now Gr4nite-Otter-5531!", "DB_PASSWORD for staging is now [REDACTED:password]"},
 		{"the password was changed to Summer2024x yesterday", "the password was changed to [REDACTED:password] yesterday"},
 		{"the token is invalid", ""},
+		// No verb: settings listed in a sentence (blind8-fastapi).
+		{"oh right, the test db is on 5433. user app, password Zq8vR2mL0pK7tWx4, db app_test", "oh right, the test db is on 5433. user app, password [REDACTED:password], db app_test"},
+		{"use secret k9Rt5Wq2Lx for the staging bucket", "use secret [REDACTED:secret] for the staging bucket"},
+		{"hash the password sha256 first; token utf8mb4 columns; secret v2beta1 api; password reset2fa flow", ""},
+		{"the password hunter2 is weak", ""},
 		{"the token is expired. Rotate it with abc123def456", ""},
 		{"the token store (ETS-backed, similar to Phoenix.Token2)", ""},
 		{"mailgun key-7d1e94b3a6c25f08e9b4d3c2a1f06e57 rotated", "mailgun [REDACTED:api-token] rotated"},
