@@ -43,6 +43,16 @@ func blind8Exit(cmd string, code int) string {
 	return fmt.Sprintf(`(?i)%s[^\n]{0,160}\b(exit(ed)?|code|status|rc)\b[^\n]{0,12}\b%d\b`, cmd, code)
 }
 
+// blind8Paired is the claim that the question ending in question was
+// answered with another question's answer: the question followed on its
+// line, within 50 characters, by one of wrong. Added after the blind run
+// (a separate commit): the checks committed before it caught only "label:
+// wrong value", and the restore paired questions with wrong answers as
+// quotes.
+func blind8Paired(question string, wrong ...string) string {
+	return `(?i)` + question + `[^\n]{0,50}\W(` + strings.Join(wrong, "|") + `)\b`
+}
+
 // blind8CMakeSanitizers: a terse user, a C++ geometry library built with
 // ASan, UBSan and TSan presets; an ASan use-after-free fixed, a piped
 // UBSan run that printed failures, an auto compaction, a one-word decision,
@@ -652,14 +662,19 @@ exit 1
 		Facts: []fact{
 			lit("ticket", "FLT-952"),
 			rx("decision: answer 1, drift for local storage", `(?i)drift it is|(chose|chosen|picked|answer(ed)?|use|using|with)[^\n]{0,30}\bdrift\b|\bdrift\b[^\n]{0,40}(local storage|for storage)|\b1[^\w\n]{1,4}drift\b`).
-				notRx(`(?i)storage[^\n]{0,15}(:|=|→|->)\s*\W?hive\b`),
+				notRx(`(?i)storage[^\n]{0,15}(:|=|→|->)\s*\W?hive\b`).
+				notRx(blind8Paired(`drift \(SQLite\) or hive\?`, `keep both`, `background`, `24 now`, `photos no`)),
 			rx("decision: answer 2, keep both on conflict", `(?i)conflict[^\n]{0,80}keep both|keep both[^\n]{0,80}conflict|keep-both`).
-				notRx(`(?i)conflict[^\n]{0,30}(:|=|→|->)\s*\W?last-write-wins`),
+				notRx(`(?i)conflict[^\n]{0,30}(:|=|→|->)\s*\W?last-write-wins`).
+				notRx(blind8Paired(`keep both copies\?`, `drift`, `background`, `24 now`, `photos no`)),
 			rx("decision: answer 3 taken back, sync only while the app is open", `(?i)\bon resume\b|no workmanager|\bnot? (in the )?background`).
-				notRx(`(?i)\bsync\b[^\n]{0,20}(:|=|→|->)\s*\W?(in the )?background`, `(?i)(3\.|3\)|q3)\s*\W?(background|workmanager)`),
+				notRx(`(?i)\bsync\b[^\n]{0,20}(:|=|→|->)\s*\W?(in the )?background`, `(?i)(3\.|3\)|q3)\s*\W?(background|workmanager)`).
+				notRx(blind8Paired(`only while the app is open\?`, `keep both`, `drift`, `24 now`, `photos no`)),
 			rx("decision: answer 4, minSdk 24", `(?i)(minSdk|api( level)?|android)[^\n]{0,30}\b24\b`).
-				notRx(`(?i)(minSdk|api( level)?)[^\n]{0,15}(:|=|→|->)\s*\W?23\b`),
-			rx("decision: answer 5, photos are phase 2", `(?i)photos[^\n]{0,80}phase 2|phase 2[^\n]{0,80}photos`),
+				notRx(`(?i)(minSdk|api( level)?)[^\n]{0,15}(:|=|→|->)\s*\W?23\b`).
+				notRx(blind8Paired(`still 23\?`, `keep both`, `drift`, `background`)),
+			rx("decision: answer 5, photos are phase 2", `(?i)photos[^\n]{0,80}phase 2|phase 2[^\n]{0,80}photos`).
+				notRx(blind8Paired(`work offline too\?`, `keep both`, `drift`, `background`)),
 			lit("file edited: pubspec.yaml", "pubspec.yaml"),
 			lit("file created: lib/data/local/notes_db.dart", "lib/data/local/notes_db.dart"),
 			rx("failed command: build_runner, exit 1", blind8Exit(`build_runner`, 1)),
