@@ -467,7 +467,9 @@ write_rds(accounts, "analysis/cache/accounts_clean.rds")
 				{
 					Prompt: "warehouse for the Q2 comparison: postgres://analyst:Wq8rTz3vLp0Km@wh-prod.internal:5432/bi . don't put it in any script",
 					Replies: []fakeapi.Reply{
-						reply("Understood: I'll read it from PGPASSWORD in the environment, never from a script. Next is the Q2 comparison. Open question for Dana: does the board deck want the median or the mean onboarding time?", 26500),
+						// The reply that ends the turn fills the context: the
+						// next turn compacts.
+						full("Understood: I'll read it from PGPASSWORD in the environment, never from a script. Next is the Q2 comparison. Open question for Dana: does the board deck want the median or the mean onboarding time?"),
 					},
 				},
 			}
@@ -668,7 +670,7 @@ error: builder for '/nix/store/c1v3b5n7m9k2j4h6g8f0d2s4a6q8w0e2-tracer-tests-0.7
 					},
 				},
 				{
-					Prompt: "- forget cachix, we're not paying for it\n- run flake check",
+					Prompt: "two things\n- forget cachix, we're not paying for it\n- run flake check",
 					Replies: []fakeapi.Reply{
 						reply("", 23500, todoWrite("toolu_todo_v4",
 							[2]string{"Build tracerctl with nix", "completed"},
