@@ -3,6 +3,7 @@ package e2e
 import (
 	"path/filepath"
 	"strings"
+	"testing"
 
 	"github.com/cairn-agent/cairn/e2e/fakeapi"
 )
@@ -298,7 +299,7 @@ object Routes:
 			lit("decision: HALF_EVEN", "HALF_EVEN rather than HALF_UP"),
 			lit("decision's reason: bank statements", "same rounding the bank statements use"),
 			rx("decision reversed: property tests run again", `(?i)put them back|Reverted the ignore|property tests (run|running) (again|on every PR)`).
-				notRx(`(?i)property tests[^\n]{0,40}(are|stay|remain|now|still) (marked )?ignored?\b`),
+				notRx(`(?i)property tests[^\n]{0,40}(stay|remain|are still|still) (marked )?ignored?\b`),
 			rx("file edited: CI timeout 25 minutes", `\.github/workflows/ci\.yml`, `(?i)timeout-minutes:? ?25|25 minutes`),
 			rx("failed command: ledger-api type mismatch", `Routes\.scala:88`, `(?i)type mismatch|Required: ledger\.core\.Money`),
 			lit("file edited: Routes.scala", "ledger-api/src/main/scala/ledger/api/Routes.scala"),
@@ -483,7 +484,7 @@ write_rds(accounts, "analysis/cache/accounts_clean.rds")
 			rx("constraint: data/raw read-only", `(?i)data/raw[^\n]{0,40}(read-only|don't write|do not write)`),
 			lit("constraint: base R + tidyverse only", "base R + tidyverse only"),
 			rx("answer: outcome column churned_90d", `churned_90d|\b90d\b`).
-				notRx(`(?i)(outcome|use|using)[^\n]{0,30}churned_180d`),
+				notRx(`(?i)(→|->)[^\n]{0,20}(churned_)?180d\b|(outcome is|using|use) churned_180d`),
 			rx("answer: trial accounts excluded", `(?i)(exclud|drop|remov|without)[^\n]{0,30}trial|trial[^\n]{0,40}(exclud|dropped|removed)|152 trials`).
 				notRx(`(?i)(keep|kept|include|including)[^\n]{0,20}trial accounts`),
 			rx("finding: 18,442 rows after cleaning", `18,?442`),
@@ -947,5 +948,44 @@ Don't tag anything, I push the tag myself. And don't touch the CI workflow, Jun 
 			{"GitHub fine-grained token (user prompt, file written)", tapToken},
 			{"Slack webhook URL (file read, command argument)", webhook},
 		},
+	}
+}
+
+// TestBlind9WrongClaims checks the set's wrong-claim checks on made-up
+// lines: the session's own words in order (a question before its answer,
+// a change before its reversal) are no contradiction; the wrong answer or
+// the reversed state stated as current is.
+func TestBlind9WrongClaims(t *testing.T) {
+	facts := map[string]fact{}
+	for _, sc := range blind9Scenarios() {
+		for _, f := range sc.Facts {
+			facts[sc.Name+": "+f.Name] = f
+		}
+	}
+	for _, tc := range []struct {
+		fact, text string
+		contra     bool
+	}{
+		{"blind9-r-terse: answer: outcome column churned_90d", "- “Which outcome: churned_90d or churned_180d?” → the user: “90d”", false},
+		{"blind9-r-terse: answer: outcome column churned_90d", "- Which outcome? → churned_180d", true},
+		{"blind9-r-terse: decision: 14-day cutoff", "- Cutoff is 14 days now: recall 0.781", false},
+		{"blind9-r-terse: decision: 14-day cutoff", "- I'll go with a cutoff of 21 days since it maximises Youden's J", true},
+		{"blind9-sbt-inturn: decision reversed: property tests run again", "- Done: both property tests are marked ignore.\n- Reverted the ignore: both property tests run again.", false},
+		{"blind9-sbt-inturn: decision reversed: property tests run again", "- the two property tests are still ignored", true},
+		{"blind9-sbt-inturn: piped command: ReconcileSpec run failed", "- `sbt \"ledger-core/testOnly *ReconcileSpec\" 2>&1 | tail -n 60` → exit 0", true},
+		{"blind9-nix-twice: decision reversed: Cachix dropped", "- “forget cachix, we're not paying for it”", false},
+		{"blind9-nix-twice: decision reversed: Cachix dropped", "- [pending] Push build results to Cachix from CI", true},
+		{"blind9-goreleaser: answer: windows/arm64 shipped", "- windows/arm64: yes", false},
+		{"blind9-goreleaser: answer: windows/arm64 shipped", "- windows/arm64 → no", true},
+	} {
+		t.Run(tc.fact, func(t *testing.T) {
+			f, ok := facts[tc.fact]
+			if !ok {
+				t.Fatalf("no fact %q", tc.fact)
+			}
+			if got := f.contradicted(tc.text); got != tc.contra {
+				t.Errorf("contradicted(%q) = %v, want %v", tc.text, got, tc.contra)
+			}
+		})
 	}
 }
