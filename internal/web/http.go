@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -94,7 +93,7 @@ type handler func(r *request) (resp *response, stream func(w *bufio.Writer) erro
 
 // serveConn reads requests from c and answers them until the client closes
 // the connection, asks to, or idles past idleTimeout.
-func serveConn(ctx context.Context, c net.Conn, h handler) {
+func serveConn(ctx context.Context, c conn, h handler) {
 	defer c.Close()
 	br := bufio.NewReaderSize(c, 4096)
 	bw := bufio.NewWriterSize(deadlineWriter{c}, 32<<10)
@@ -142,7 +141,7 @@ func serveConn(ctx context.Context, c net.Conn, h handler) {
 const writeTimeout = 30 * time.Second
 
 // deadlineWriter writes to a connection, each write within writeTimeout.
-type deadlineWriter struct{ c net.Conn }
+type deadlineWriter struct{ c conn }
 
 func (d deadlineWriter) Write(p []byte) (int, error) {
 	d.c.SetWriteDeadline(time.Now().Add(writeTimeout))
@@ -240,10 +239,10 @@ func writeResponse(bw *bufio.Writer, resp *response, head, closing bool) error {
 
 // serve accepts connections on ln until ctx ends, and waits for the
 // connections it is answering to end.
-func serve(ctx context.Context, ln net.Listener, h handler) error {
+func serve(ctx context.Context, ln *Listener, h handler) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	conns := map[net.Conn]bool{}
+	conns := map[conn]bool{}
 	stop := context.AfterFunc(ctx, func() {
 		ln.Close()
 		mu.Lock()

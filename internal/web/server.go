@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path"
 	"strconv"
@@ -91,18 +90,8 @@ func NewToken() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// Listen listens on 127.0.0.1:port (a free port when port is 0), with an
-// error that says what to do when the port is taken.
-func Listen(port int) (net.Listener, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return nil, err
-	}
-	return ln, nil
-}
-
 // Serve answers requests on ln until ctx ends.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+func (s *Server) Serve(ctx context.Context, ln *Listener) error {
 	if s.Loc == nil {
 		s.Loc = time.Local
 	}
