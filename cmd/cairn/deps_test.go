@@ -14,23 +14,22 @@ import (
 // (it brought the others), package init took 2.21 ms a process instead of
 // 0.63 ms (GODEBUG=inittrace=1, mean of 40 runs); the SDK now checks the
 // server in its tests only. cairn web serves its pages over its own
-// HTTP/1.1 on package net, whose init costs nothing measurable, rather than
-// net/http (0.24 ms a process, median of 30 runs; the hot hooks went from
-// about 1.9x to 2.1x a hello-world process), and writes its HTML without
-// html/template (0.12 ms a process), and matches its few patterns by hand
-// rather than with regexp, whose parser's Unicode tables cost 0.05 ms a
-// process; on Linux its sockets are system calls held as *os.File, not
-// package net, whose initialisation and its DNS parser's cost every hook
-// (issue 15's fifth round): docs/benchmarks.md has the figures. The
-// packages are read as the README builds the binary on Linux, with go
-// list -deps, which compiles nothing.
+// HTTP/1.1 rather than net/http (0.24 ms a process, median of 30 runs;
+// the hot hooks went from about 1.9x to 2.1x a hello-world process), on
+// Linux over sockets made with system calls rather than package net (its
+// init and its DNS parser's, and a page fault each), and writes its HTML
+// without html/template (0.12 ms a process) or html; learn and handoff
+// match their few patterns by hand rather than with regexp, whose
+// parser's Unicode tables cost 0.05 ms a process. docs/benchmarks.md has
+// the figures. The packages are read as the README builds the binary, on
+// Linux, with go list -deps, which compiles nothing.
 func TestNoHeavyPackages(t *testing.T) {
 	heavy := []string{
 		"github.com/modelcontextprotocol/go-sdk",
 		"github.com/google/jsonschema-go",
 		"encoding/gob",
 		"net/http",
-		"html/template",
+		"html", // and html/template
 		"crypto/tls",
 		"regexp",
 	}

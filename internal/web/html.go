@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	stdhtml "html"
 	"net/url"
 	"strings"
 )
@@ -10,7 +9,8 @@ import (
 // html builds a page. Formats are the viewer's own markup; every string
 // argument is escaped, so text from a transcript can never become markup.
 // (html/template would escape by context, but its package initialisation
-// cost every cairn process 0.1 ms, the hooks' included.)
+// cost every cairn process 0.1 ms, the hooks' included; package html's
+// EscapeString is written out below for the same reason.)
 type html struct{ b strings.Builder }
 
 // trusted is markup the viewer built itself, passed through f unescaped.
@@ -22,7 +22,7 @@ func (h *html) f(format string, args ...any) {
 	for i, a := range args {
 		switch v := a.(type) {
 		case string:
-			args[i] = stdhtml.EscapeString(v)
+			args[i] = esc(v)
 		case trusted:
 			args[i] = string(v)
 		}
@@ -63,8 +63,36 @@ func (h *html) close() { h.raw("</main>\n</body>\n</html>\n") }
 // pre writes text as a preformatted block.
 func (h *html) pre(text string) { h.f("<pre>%s</pre>\n", text) }
 
-// esc escapes for use inside trusted markup.
-func esc(s string) string { return stdhtml.EscapeString(s) }
+// esc escapes for use inside trusted markup, as html.EscapeString does:
+// the same five characters, the same entities. Package html is not
+// linked: its initialisation ran in every cairn process, the hooks'
+// included (docs/benchmarks.md, "process start").
+func esc(s string) string {
+	i := strings.IndexAny(s, `&'<>"`)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for _, c := range []byte(s[i:]) {
+		switch c {
+		case '&':
+			b.WriteString("&amp;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&#34;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
 
 // seg escapes one path segment of a link.
 func seg(s string) string { return url.PathEscape(s) }
