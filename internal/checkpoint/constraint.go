@@ -171,7 +171,7 @@ func bindsWork(clause string) bool {
 	}
 	switch ws[0] {
 	case "no":
-		return !notBinding[ws[1]]
+		return !notBinding(ws[1])
 	case "keep":
 		return ws[1] != "going" && ws[1] != "up" && ws[1] != "on"
 	case "leave":
@@ -179,39 +179,51 @@ func bindsWork(clause string) bool {
 	case "only":
 		return true
 	}
-	if ws[1] == "only" && !copula[ws[0]] {
+	if ws[1] == "only" && !copula(ws[0]) {
 		return true
 	}
 	return ws[len(ws)-1] == "only" && len(ws) <= 6
 }
 
-// notBinding are the words after which "no" opens no constraint: an
+// notBinding reports the words after which "no" opens no constraint: an
 // answer ("no, the other one"), an idiom ("no rush", "no need to").
-var notBinding = map[string]bool{
-	"need": true, "rush": true, "idea": true, "worries": true, "worry": true, "problem": true, "problems": true,
-	"thanks": true, "luck": true, "way": true, "longer": true, "doubt": true, "matter": true, "answer": true,
-	"reply": true, "news": true, "one": true, "i": true, "it": true, "it's": true, "that": true, "this": true,
-	"the": true, "we": true, "you": true, "they": true, "not": true, "but": true, "just": true, "wait": true,
-	"sorry": true, "actually": true, "worse": true, "better": true, "big": true, "hurry": true, "pressure": true,
-	"clue": true, "offence": true, "offense": true, "biggie": true, "kidding": true,
+func notBinding(w string) bool {
+	switch w {
+	case "need", "rush", "idea", "worries", "worry", "problem", "problems", "thanks", "luck", "way",
+		"longer", "doubt", "matter", "answer", "reply", "news", "one", "i", "it", "it's", "that", "this",
+		"the", "we", "you", "they", "not", "but", "just", "wait", "sorry", "actually", "worse", "better",
+		"big", "hurry", "pressure", "clue", "offence", "offense", "biggie", "kidding":
+		return true
+	}
+	return false
 }
 
-// copula are the words before "only" that make it a fact, not a rule:
+// copula reports the words before "only" that make it a fact, not a rule:
 // "it's only a one-off", "leak is only in the harness", "I only changed
 // the tests".
-var copula = map[string]bool{"it's": true, "is": true, "are": true, "was": true, "were": true, "has": true, "have": true, "had": true, "that's": true,
-	"i": true, "we": true, "you": true, "he": true, "she": true, "they": true, "it": true, "this": true, "that": true, "there": true}
+func copula(w string) bool {
+	switch w {
+	case "it's", "is", "are", "was", "were", "has", "have", "had", "that's", "i", "we", "you", "he",
+		"she", "they", "it", "this", "that", "there":
+		return true
+	}
+	return false
+}
 
-// openers are the words a clause may open with before what binds the
+// openers reports the words a clause may open with before what binds the
 // work: "and please keep …", "oh, and no new deps", "Rule: no changes".
-var openers = map[string]bool{
-	"and": true, "but": true, "so": true, "also": true, "oh": true, "ok": true, "okay": true, "hmm": true, "please": true,
-	"just": true, "still": true, "actually": true, "then": true, "btw": true, "plus": true, "rule": true, "important": true,
-	"ah": true, "well": true, "do": true, "again": true, "hm": true, "pls": true, "plz": true, "again,": true,
+func openers(w string) bool {
+	switch w {
+	case "and", "but", "so", "also", "oh", "ok", "okay", "hmm", "please", "just", "still", "actually",
+		"then", "btw", "plus", "rule", "important", "ah", "well", "do", "again", "hm", "pls", "plz",
+		"again,":
+		return true
+	}
+	return false
 }
 
 func withoutOpeners(ws []string) []string {
-	for len(ws) > 0 && openers[ws[0]] {
+	for len(ws) > 0 && openers(ws[0]) {
 		ws = ws[1:]
 	}
 	return ws
