@@ -4,5 +4,6 @@
 // hello-world process, each baseline measured in the same run. run.sh runs
 // them and prints the ratios; docs/benchmarks.md records the figures.
 // hookcmp compares the hot hooks of several cairn binaries (a before and
-// an after) beside hello-world, taking turns within one run.
+// an after) beside hello-world, taking turns within one run, or with
+// -start their processes alone (`cairn version`).
 package bench

@@ -10,7 +10,8 @@
 //	go run ./bench/hookcmp -n 200 -event PostToolUse main=/tmp/cairn-main new=/tmp/cairn-new
 //
 // -turn FILE appends FILE's lines instead of bench/'s turn (tool results
-// mostly), e.g. a turn of long replies.
+// mostly), e.g. a turn of long replies. -start measures the process alone
+// instead of a hook: each binary runs `cairn version`, with no project.
 //
 // Each binary gets a project of its own with a copy of the benchmarks'
 // 100 MB transcript whose state is saved, as bench/hooks_test.go sets it
@@ -38,7 +39,8 @@ import (
 
 type target struct {
 	name, bin string
-	dir       string // the project's directory; "" for hello-world
+	dir       string   // the project's directory; "" for hello-world and -start
+	args      []string // the command line without a project
 	env       []string
 	wall, cpu []time.Duration
 	faults    []int64
@@ -48,40 +50,28 @@ func main() {
 	rounds := flag.Int("n", 100, "rounds")
 	event := flag.String("event", "UserPromptSubmit", "UserPromptSubmit or PostToolUse")
 	turnFile := flag.String("turn", "", "a file of lines to append before each hook (default: bench/'s turn, the tool_heavy fixture's last 12 lines)")
+	start := flag.Bool("start", false, "measure the process alone: `cairn version` instead of a hook")
 	flag.Parse()
 	if flag.NArg() == 0 || (*event != "UserPromptSubmit" && *event != "PostToolUse") {
 		fmt.Fprintln(os.Stderr, "usage: hookcmp [-n rounds] [-event UserPromptSubmit|PostToolUse] name=CAIRN...")
 		os.Exit(2)
 	}
-	if err := run(*rounds, *event, *turnFile, flag.Args()); err != nil {
+	if err := run(*rounds, *event, *turnFile, *start, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "hookcmp:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rounds int, event, turnFile string, bins []string) error {
+func run(rounds int, event, turnFile string, start bool, bins []string) error {
 	dir, err := os.MkdirTemp("", "cairn-hookcmp-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	fx, err := fixtures.Extract(filepath.Join(dir, "fixtures"))
-	if err != nil {
-		return err
-	}
 	big := filepath.Join(dir, "big.jsonl")
-	if _, err := fixtures.Big(fx, big, 100<<20); err != nil {
-		return err
-	}
-	// One real turn, as bench/ appends it.
-	src, err := os.ReadFile(filepath.Join(fx, "tool_heavy.jsonl"))
-	if err != nil {
-		return err
-	}
-	lines := bytes.SplitAfter(src, []byte("\n"))
-	turn := bytes.Join(lines[len(lines)-12:], nil)
-	if turnFile != "" {
-		if turn, err = os.ReadFile(turnFile); err != nil {
+	var turn []byte
+	if !start {
+		if turn, err = setUpSession(dir, big, turnFile); err != nil {
 			return err
 		}
 	}
@@ -100,6 +90,11 @@ func run(rounds int, event, turnFile string, bins []string) error {
 		if err := copyFile(bin, t.bin); err != nil {
 			return err
 		}
+		if start {
+			t.args = []string{"version"}
+			targets = append(targets, t)
+			continue
+		}
 		if err := t.setUp(filepath.Join(dir, fmt.Sprintf("p%d", i)), big); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -113,6 +108,9 @@ func run(rounds int, event, turnFile string, bins []string) error {
 		}
 	}
 	h := targets[0]
+	if start {
+		event = "cairn version"
+	}
 	fmt.Printf("%d rounds, %s\n", rounds, event)
 	for _, t := range targets {
 		fmt.Printf("%-8s wall %5d µs %.2fx   CPU %5d µs %.2fx   faults %d\n", t.name,
@@ -120,6 +118,28 @@ func run(rounds int, event, turnFile string, bins []string) error {
 			median(t.cpu).Microseconds(), ratio(median(t.cpu), median(h.cpu)), median(t.faults))
 	}
 	return nil
+}
+
+// setUpSession writes the benchmarks' 100 MB transcript to big and
+// returns the turn appended before each hook.
+func setUpSession(dir, big, turnFile string) ([]byte, error) {
+	fx, err := fixtures.Extract(filepath.Join(dir, "fixtures"))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fixtures.Big(fx, big, 100<<20); err != nil {
+		return nil, err
+	}
+	if turnFile != "" {
+		return os.ReadFile(turnFile)
+	}
+	// One real turn, as bench/ appends it.
+	src, err := os.ReadFile(filepath.Join(fx, "tool_heavy.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	return bytes.Join(lines[len(lines)-12:], nil), nil
 }
 
 // setUp makes the project's steady state, as bench/hooks_test.go does:
@@ -182,7 +202,7 @@ func (t *target) settled() error {
 func (t *target) measure(event string, turn []byte) error {
 	var cmd *exec.Cmd
 	if t.dir == "" {
-		cmd = exec.Command(t.bin)
+		cmd = exec.Command(t.bin, t.args...)
 		cmd.Stdin = bytes.NewReader(bytes.Repeat([]byte("x"), 256))
 	} else {
 		f, err := os.OpenFile(t.transcript(), os.O_APPEND|os.O_WRONLY, 0)
