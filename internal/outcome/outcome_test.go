@@ -11,7 +11,9 @@ import (
 func code(n int) *int { return &n }
 
 // judgeCase is one command with what Judge must say about it. Errors
-// lists lines that must be among Outcome.Errors, in that order.
+// lists lines that must be among Outcome.Errors, in that order; first,
+// when set, is the line that must come first, and notErr a line that
+// must not be among them.
 type judgeCase struct {
 	name    string
 	command string
@@ -22,6 +24,8 @@ type judgeCase struct {
 	tool    string
 	counts  string
 	errors  []string
+	first   string
+	notErr  string
 	hidden  string
 }
 
@@ -54,6 +58,12 @@ func runJudgeCases(t *testing.T, cases []judgeCase) {
 				}
 				at += i + 1
 			}
+			if c.first != "" && (len(o.Errors) == 0 || o.Errors[0] != c.first) {
+				t.Errorf("errors %q: want %q first", o.Errors, c.first)
+			}
+			if c.notErr != "" && slices.ContainsFunc(o.Errors, func(e string) bool { return strings.Contains(e, c.notErr) }) {
+				t.Errorf("errors %q: want none with %q", o.Errors, c.notErr)
+			}
 			if o.Status != Failed && len(o.Errors) > 0 {
 				t.Errorf("errors %q on a run that did not fail", o.Errors)
 			}
@@ -82,7 +92,7 @@ FAIL	example.com/shop/csv	0.006s
 ok  	example.com/shop/price	0.010s
 FAIL`,
 			exit: code(0), status: Failed, source: SourceOutput, tool: "go test",
-			errors: []string{`csv_test.go:31: got ["a" "b,c"], want ["a,b" "c"]`, "csv_test.go:38: trailing field lost", "csv_test.go:52: header row missing for an empty export"},
+			errors: []string{`TestSplitQuoted: csv_test.go:31: got ["a" "b,c"], want ["a,b" "c"]`, "csv_test.go:38: trailing field lost", "TestEmptyHeader: csv_test.go:52: header row missing for an empty export"},
 		},
 		{
 			name:    "a test named TestFailure passes",
@@ -1086,4 +1096,205 @@ func TestLinkerMessage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A build tool's wrapper ("Execution failed for task", "Failed to execute
+// goal", "npm error Lifecycle script", "make: *** ... Error 1", sbt's
+// "(Compile / compileIncremental) Compilation failed", cargo's "error:
+// could not compile") comes after the compiler's own line, whichever the
+// tool printed first: the restore keeps the first.
+func TestWrappedFailures(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "gradle around kotlinc 2",
+			command: "./gradlew :billing-core:compileKotlin",
+			output: `Exit code 1
+> Task :buildSrc:compileKotlin UP-TO-DATE
+> Task :billing-core:processResources NO-SOURCE
+> Task :billing-core:compileKotlin FAILED
+e: file:///home/dev/billing-api/billing-core/src/main/kotlin/billing/core/Money.kt:12:5 Serializer for class 'Currency' is not found.
+Please ensure that class is marked as '@Serializable' and that the serialization compiler plugin is applied.
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':billing-core:compileKotlin'.
+> A failure occurred while executing org.jetbrains.kotlin.compilerRunner.GradleCompilerRunnerWithWorkers$GradleKotlinCompilerWorkAction
+   > Compilation error. See log for more details
+
+* Try:
+> Run with --stacktrace option to get the stack trace.
+
+BUILD FAILED in 38s
+5 actionable tasks: 2 executed, 3 up-to-date`,
+			exit: code(1), status: Failed, source: SourceBoth,
+			first:  "/home/dev/billing-api/billing-core/src/main/kotlin/billing/core/Money.kt:12:5: Serializer for class 'Currency' is not found.",
+			errors: []string{"Execution failed for task ':billing-core:compileKotlin'."},
+		},
+		{
+			name:    "gradle around kotlinc 1",
+			command: "./gradlew build 2>&1 | tail -20",
+			output: `> Task :app:compileKotlin FAILED
+e: /home/u/app/src/main/kotlin/App.kt: (12, 5): Unresolved reference: fooBar
+w: /home/u/app/src/main/kotlin/Util.kt: (3, 1): Parameter 'x' is never used
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':app:compileKotlin'.
+> Compilation error. See log for more details
+
+BUILD FAILED in 4s`,
+			exit: code(0), status: Failed, source: SourceOutput,
+			first:  "/home/u/app/src/main/kotlin/App.kt:12:5: Unresolved reference: fooBar",
+			notErr: "never used",
+		},
+		{
+			name:    "maven quiet, compiler error",
+			command: "mvn -q compile",
+			output: `Exit code 1
+[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile (default-compile) on project app: Compilation failure
+[ERROR] /home/u/app/src/main/java/com/example/App.java:[12,9] cannot find symbol
+[ERROR]   symbol:   variable count
+[ERROR]   location: class com.example.App
+[ERROR] -> [Help 1]
+[ERROR] 
+[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.`,
+			exit: code(1), status: Failed,
+			first: "/home/u/app/src/main/java/com/example/App.java:[12,9] cannot find symbol",
+		},
+		{
+			name:    "npm 10 around tsc, stderr first",
+			command: "npm run build",
+			output: "Exit code 2\nnpm error Lifecycle script `build` failed with error:\nnpm error code 2\nnpm error path /home/u/web\nnpm error workspace web@1.0.0\nnpm error location /home/u/web\nnpm error command failed\nnpm error command sh -c tsc -p .\n\n> web@1.0.0 build\n> tsc -p .\n\n" +
+				"src/api.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+			exit: code(2), status: Failed, tool: "npm run build",
+			first: "src/api.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+		},
+		{
+			name:    "make first, gcc after",
+			command: "make",
+			output:  "Exit code 2\nmake: *** [Makefile:12: build/main.o] Error 1\ncc -Wall -c -o build/main.o src/main.c\nsrc/main.c:5:3: error: 'x' undeclared (first use in this function)\n    5 |   x = 1;\n      |   ^\n",
+			exit:    code(2), status: Failed,
+			first:  "src/main.c:5:3: error: 'x' undeclared (first use in this function)",
+			errors: []string{"make: *** [Makefile:12: build/main.o] Error 1"},
+		},
+		{
+			name:    "sbt",
+			command: "sbt compile",
+			output: `Exit code 1
+[info] welcome to sbt 1.10.2 (Eclipse Adoptium Java 17.0.12)
+[info] compiling 1 Scala source to /home/u/app/target/scala-2.13/classes ...
+[error] /home/u/app/src/main/scala/Foo.scala:3:5: not found: value x
+[error]     x
+[error]     ^
+[error] one error found
+[error] (Compile / compileIncremental) Compilation failed
+[error] Total time: 2 s, completed Nov 24, 2026, 10:00:00 PM`,
+			exit: code(1), status: Failed,
+			first:  "/home/u/app/src/main/scala/Foo.scala:3:5: not found: value x",
+			errors: []string{"(Compile / compileIncremental) Compilation failed"},
+		},
+		{
+			name:    "cargo",
+			command: "cargo build",
+			output: "Exit code 101\n   Compiling app v0.1.0 (/home/u/app)\nerror[E0308]: mismatched types\n --> src/main.rs:4:18\n  |\n4 |     let x: i32 = \"a\";\n  |            ---   ^^^ expected `i32`, found `&str`\n\n" +
+				"For more information about this error, try `rustc --explain E0308`.\nerror: could not compile `app` (bin \"app\") due to 1 previous error\n",
+			exit: code(101), status: Failed,
+			first: "src/main.rs:4:18: error[E0308]: mismatched types",
+		},
+		{
+			name:    "gradle's cause under its wrapper",
+			command: "./gradlew assemble",
+			output:  "Exit code 1\n\nFAILURE: Build failed with an exception.\n\n* What went wrong:\nExecution failed for task ':app:mergeDebugResources'.\n> Resource compilation failed.\n\nBUILD FAILED in 2s\n",
+			exit:    code(1), status: Failed,
+			first: "> Resource compilation failed.", errors: []string{"Execution failed for task ':app:mergeDebugResources'."},
+		},
+	})
+}
+
+// The failing test's name, not a summary's zero count nor a check that
+// passed.
+func TestFailingTests(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "plenary",
+			command: `nvim --headless -c "PlenaryBustedDirectory tests/ {minimal_init = 'tests/minimal_init.lua'}"`,
+			output: "Exit code 1\nStarting...Scheduling: tests/pinpoint_spec.lua\n\n========================================\nTesting: \t/home/u/pinpoint.nvim/tests/pinpoint_spec.lua\n" +
+				"\x1b[32mSuccess\x1b[0m\t||\tpinpoint saves pins\n\x1b[31mFail\x1b[0m\t||\tpinpoint pins follow the git branch\n" +
+				"            ...pinpoint.nvim/tests/pinpoint_spec.lua:38: Expected objects to not be the same.\n            Passed in:\n            (string) '/tmp/repo'\n" +
+				"\x1b[32mSuccess\x1b[0m\t||\tpinpoint clear empties the list\n\n\x1b[32mSuccess: \x1b[0m\t2\n\x1b[31mFailed : \x1b[0m\t1\n\x1b[31mErrors : \x1b[0m\t0\n========================================\nTests Failed. Exit: 1\n",
+			exit: code(1), status: Failed,
+			first:  "pinpoint pins follow the git branch: ...pinpoint.nvim/tests/pinpoint_spec.lua:38: Expected objects to not be the same.",
+			notErr: "Errors",
+		},
+		{
+			name:    "a zero count is no error line",
+			command: "./run-tests.sh",
+			output:  "Exit code 1\nchecking fixtures\nErrors : 0\nWarnings: 0\n",
+			exit:    code(1), status: Failed,
+			notErr: "Errors",
+		},
+		{
+			name:    "go test names the test",
+			command: "go test ./internal/server/...",
+			output:  "Exit code 1\n--- FAIL: TestUnaryDeadline (0.01s)\n    server_test.go:41: GetBalance after deadline: got code Unknown, want DeadlineExceeded\nFAIL\nFAIL\texample.com/ledgerd/internal/server\t0.388s\nFAIL\n",
+			exit:    code(1), status: Failed,
+			first: "TestUnaryDeadline: server_test.go:41: GetBalance after deadline: got code Unknown, want DeadlineExceeded",
+		},
+		{
+			name:    "go subtest",
+			command: "go test ./parse",
+			output:  "Exit code 1\n--- FAIL: TestParse (0.00s)\n    --- FAIL: TestParse/empty_input (0.00s)\n        parse_test.go:22: got <nil>, want an error\nFAIL\nFAIL\texample.com/p/parse\t0.004s\nFAIL\n",
+			exit:    code(1), status: Failed,
+			first: "TestParse/empty_input: parse_test.go:22: got <nil>, want an error",
+		},
+		{
+			name:    "gh pr checks, terminal marks",
+			command: "gh pr checks 412",
+			output: "Exit code 1\nSome checks were not successful\n0 cancelled, 1 failing, 3 successful, 0 skipped, and 0 pending checks\n\n   NAME                      DESCRIPTION  ELAPSED  URL\n" +
+				"X  ci / lint (pull_request)                41s      https://github.com/acme/ledgerd/actions/runs/9182734412/job/25250077331\n" +
+				"✓  ci / test (pull_request)                2m13s    https://github.com/acme/ledgerd/actions/runs/9182734412/job/25250077402\n" +
+				"✓  buf / breaking (pull_request)           18s      https://github.com/acme/ledgerd/actions/runs/9182734399/job/25250076950\n",
+			exit: code(1), status: Failed,
+			first:  "X  ci / lint (pull_request)                41s      https://github.com/acme/ledgerd/actions/runs/9182734412/job/25250077331",
+			notErr: "breaking",
+		},
+		{
+			name:    "gh pr checks, piped: tab-separated",
+			command: "gh pr checks 412",
+			output:  "Exit code 1\nci / lint (pull_request)\tfail\t41s\thttps://github.com/acme/x/actions/runs/1/job/2\t\nci / test (pull_request)\tpass\t2m13s\thttps://github.com/acme/x/actions/runs/1/job/3\t\nbuf / breaking (pull_request)\tpass\t18s\thttps://github.com/acme/x/actions/runs/2/job/4\t\n",
+			exit:    code(1), status: Failed,
+			first:  "ci / lint (pull_request)\tfail\t41s\thttps://github.com/acme/x/actions/runs/1/job/2",
+			notErr: "breaking",
+		},
+		{
+			name:    "TAP from node --test",
+			command: "node --test",
+			output:  "Exit code 1\nTAP version 13\n# Subtest: parses dates\nnot ok 1 - parses dates\n  ---\n  duration_ms: 1.2\n  ...\n# Subtest: formats\nok 2 - formats\n1..2\n# tests 2\n# pass 1\n# fail 1\n",
+			exit:    code(1), status: Failed,
+			first: "parses dates",
+		},
+		{
+			name:    "pytest names the test behind a pipe",
+			command: "pytest -q 2>&1 | tail -5",
+			output:  "FAILED tests/test_rates.py::test_rounding_half_even - AssertionError: assert Decimal('2.68') == Decimal('2.67')\n1 failed, 41 passed in 0.82s\n",
+			exit:    code(0), status: Failed,
+			first: "tests/test_rates.py::test_rounding_half_even - AssertionError: assert Decimal('2.68') == Decimal('2.67')",
+		},
+		{
+			name:    "jest names the test",
+			command: "npx jest",
+			output:  "Exit code 1\nFAIL src/cart.test.ts\n  ● cart › applies the discount once\n\n    expect(received).toBe(expected) // Object.is equality\n\n    Expected: 90\n    Received: 81\n\nTests:       1 failed, 12 passed, 13 total\n",
+			exit:    code(1), status: Failed,
+			first: "cart › applies the discount once",
+		},
+		{
+			name:    "rspec names the example",
+			command: "bundle exec rspec",
+			output:  "Exit code 1\n.F.\n\nFailed examples:\n\nrspec ./spec/models/user_spec.rb:12 # User#full_name joins the names\n\n3 examples, 1 failure\n",
+			exit:    code(1), status: Failed,
+			first: "./spec/models/user_spec.rb:12 # User#full_name joins the names",
+		},
+	})
 }

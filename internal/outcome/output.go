@@ -28,8 +28,13 @@ type reading struct {
 	passStrong             bool
 	failCounts, passCounts string
 
-	out   string // the output read, for the last resort of errors
-	errs  []string
+	out  string // the output read, for the last resort of errors
+	errs []string
+	// wraps are the error lines of a build tool's wrapper ("Execution
+	// failed for task ':x'", "make: *** [all] Error 1"), which come after
+	// the lines that say what failed: a reader needs the compiler's line,
+	// and the wrapper prints first as often as not.
+	wraps []string
 	maven []string // [ERROR] lines, kept when Maven failed
 	last  string   // the last non-blank line that is not a summary
 
@@ -43,6 +48,7 @@ type reading struct {
 	pend      pending
 	goHeader  bool   // "# pkg" seen: go build errors follow
 	goFail    bool   // inside a "--- FAIL:" block
+	goTest    string // the innermost failing test's name in that block
 	tb        bool   // inside a Python traceback
 	tbLoc     string // its last "File ..., line N"
 	wentWrong bool   // gradle's "* What went wrong:" seen
@@ -68,6 +74,7 @@ const (
 	pendCredo
 	pendPanic
 	pendMessage
+	pendTestMessage
 )
 
 func read(out string, cmd command) reading {
@@ -87,7 +94,9 @@ func read(out string, cmd command) reading {
 		r.line(l)
 	}
 	r.flush()
-	if r.mavenFail || strings.HasPrefix(r.key, "mvn") && r.failStrong {
+	// Maven's [ERROR] lines when it failed; "mvn -q" prints no "BUILD
+	// FAILURE", only them.
+	if r.mavenFail || strings.HasPrefix(r.key, "mvn") {
 		for _, e := range r.maven {
 			r.addErr(e)
 		}
@@ -135,10 +144,10 @@ func (r *reading) complete() bool {
 // mention an error still come).
 func (r *reading) errors() []string {
 	if len(r.errs) > 0 {
-		return r.errs
+		return r.kept()
 	}
 	if r.failCounts != "" && r.tool != "" {
-		return nil // a test tool's summary: its counts say it
+		return r.kept() // a test tool's summary: its counts say it
 	}
 	// The last resort reads the output again, which is rare enough (a
 	// failure no rule explains) to keep it off the common path.
@@ -147,35 +156,52 @@ func (r *reading) errors() []string {
 		var l string
 		l, out = plainLine(out)
 		l = withoutClock(l)
+		if t := strings.TrimSpace(l); zeroCount(t) || passMarked(t) {
+			continue // "Errors : 0", "✓ build": no failure
+		}
 		if r.failCounts != "" {
 			// Behind a summary of pairs: the lines that say what failed
 			// ("Failure in test x"), not the summary again.
-			if _, _, ok := countsLine(strings.TrimSpace(l)); ok || !mentionsError(l) && !containsFold(l, "fail") {
+			if _, _, ok := countsLine(strings.TrimSpace(l)); ok || !mentionsError(l) && !containsFold(l, "fail") && !failMarked(strings.TrimSpace(l)) {
 				continue
 			}
-		} else if !mentionsError(l) {
+		} else if !mentionsError(l) && !failMarked(strings.TrimSpace(l)) {
 			continue
 		}
 		r.addErr(l)
 		n++
 	}
-	if len(r.errs) == 0 && r.last != "" && r.failCounts == "" {
+	if len(r.errs) == 0 && len(r.wraps) == 0 && r.last != "" && r.failCounts == "" {
 		r.addErr(r.last)
 	}
-	return r.errs
+	return r.kept()
+}
+
+// kept is the error lines that say what failed, then the wrappers' lines,
+// at most MaxErrors.
+func (r *reading) kept() []string {
+	if len(r.wraps) == 0 {
+		return r.errs
+	}
+	out := append(r.errs[:len(r.errs):len(r.errs)], r.wraps...)
+	return out[:min(len(out), MaxErrors)]
 }
 
 func (r *reading) addErr(s string) {
 	s = text.GistError(strings.TrimSpace(s), MaxErrorBytes) // the cause, not the preamble
-	if s == "" || len(r.errs) >= MaxErrors {
+	to := &r.errs
+	if wrapperLine(s) {
+		to = &r.wraps
+	}
+	if s == "" || len(*to) >= MaxErrors {
 		return
 	}
-	for _, e := range r.errs {
+	for _, e := range *to {
 		if e == s {
 			return
 		}
 	}
-	r.errs = append(r.errs, s)
+	*to = append(*to, s)
 }
 
 // addErrOrAwait adds an error line, or, when the line ends in an
@@ -272,7 +298,9 @@ func (r *reading) line(l string) {
 	if r.pending(t) {
 		return
 	}
-	r.last = t
+	if !passMarked(t) {
+		r.last = t
+	}
 	r.marker(l, t, col0)
 }
 
@@ -326,6 +354,14 @@ func (r *reading) pending(t string) bool {
 		p.msg = t
 		r.flush()
 		return false
+	case pendTestMessage:
+		// A failing test's message, on the line after its name, unless
+		// the next line is the next test's.
+		if !plenaryResult(t) {
+			p.msg += ": " + t
+		}
+		r.flush()
+		return false
 	case pendMessage:
 		// An exception named without its message ("... > it works
 		// SignatureVerificationException"): the message is the next line,
@@ -360,6 +396,13 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	case strings.HasPrefix(t, "--- FAIL: "):
 		r.fail(true, "go test")
 		r.goFail = true
+		// "--- FAIL: TestX/case (0.01s)": the innermost test is the one
+		// whose lines follow.
+		name := strings.TrimPrefix(t, "--- FAIL: ")
+		if i := strings.LastIndex(name, " ("); i > 0 {
+			name = name[:i]
+		}
+		r.goTest = name
 		return true
 	case strings.HasPrefix(t, "--- PASS: ") || strings.HasPrefix(t, "--- SKIP: ") || strings.HasPrefix(t, "=== "):
 		r.goFail = false
@@ -376,6 +419,10 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	}
 	if r.goFail && !col0 {
 		if loc, _, ok := fileLine(t); ok && strings.Contains(loc, ".go:") {
+			if r.goTest != "" {
+				// Which test, then where and what; once per test.
+				t, r.goTest = r.goTest+": "+t, ""
+			}
 			r.addErr(t)
 			return true
 		}
@@ -413,6 +460,32 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		}
 		if col0 && isException(rest) { // pytest's "tests/a.py:12: AssertionError"
 			r.addErr(loc + ": " + rest)
+			return true
+		}
+	}
+	if col0 && strings.HasPrefix(t, "e: ") {
+		// kotlinc: "e: file:///p/Money.kt:12:5 Serializer for class
+		// 'Currency' is not found." (2.x), "e: /p/Money.kt: (12, 5): ..."
+		// (1.x); Gradle prints its own wrapper around it.
+		if d, ok := kotlinDiag(t[len("e: "):]); ok {
+			r.fail(true, "")
+			r.addErr(d)
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(t, "[error] "); ok {
+		// sbt: "[error] /p/Foo.scala:3:5: not found: value x", then the
+		// wrapper's "[error] (Compile / compileIncremental) Compilation
+		// failed".
+		rest = strings.TrimSpace(rest)
+		if loc, msg, ok := fileLine(rest); ok && msg != "" && !isNote(msg) {
+			r.fail(true, "")
+			r.addErr(loc + ": " + msg)
+			return true
+		}
+		if wrapperLine(rest) {
+			r.fail(true, "")
+			r.addErr(rest)
 			return true
 		}
 	}
@@ -529,6 +602,19 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		// rspec's "rspec ./spec/a_spec.rb:10 # User#name returns the name"
 		r.fail(true, "rspec")
 		r.addErr(t[len("rspec "):])
+		return true
+	case plenaryFail(t) != "":
+		// plenary.nvim's busted: "Fail\t||\tsuite name", its message
+		// indented on the next line; its summary's "Errors : 0" says
+		// nothing failed.
+		r.fail(true, "plenary")
+		r.startPending(pendTestMessage, plenaryFail(t), 1)
+		return true
+	case col0 && strings.HasPrefix(t, "not ok ") && !containsFold(t, "# todo") && !containsFold(t, "# skip"):
+		// TAP (node --test, prove, bats): "not ok 3 - parses dates".
+		r.fail(true, "")
+		name := strings.TrimLeft(t[len("not ok "):], "0123456789")
+		r.addErr(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), "- ")))
 		return true
 	case strings.HasPrefix(t, "● ") && strings.Contains(t, " › "):
 		r.addErr(t[len("● "):])
@@ -1091,4 +1177,130 @@ func withoutClock(l string) string {
 		return l
 	}
 	return rest
+}
+
+// kotlinDiag reads what follows kotlinc's "e: ": "file:///p/a.kt:12:5 msg"
+// (Kotlin 2) or "/p/a.kt: (12, 5): msg" (Kotlin 1), as "/p/a.kt:12:5: msg".
+func kotlinDiag(s string) (string, bool) {
+	s = strings.TrimPrefix(s, "file://")
+	if loc, msg, ok := fileLine(s); ok && msg != "" {
+		return loc + ": " + msg, true
+	}
+	path, rest, ok := strings.Cut(s, ": (")
+	if !ok || !pathLike(path) || strings.ContainsAny(path, " \t") {
+		return "", false
+	}
+	pos, msg, ok := strings.Cut(rest, "): ")
+	ln, col, _ := strings.Cut(pos, ", ")
+	if !ok || !isDigits(ln) || col != "" && !isDigits(col) || msg == "" {
+		return "", false
+	}
+	loc := path + ":" + ln
+	if col != "" {
+		loc += ":" + col
+	}
+	return loc + ": " + msg, true
+}
+
+// plenaryFail reads plenary's "Fail\t||\tname" (print(FAIL, "||", name))
+// and returns the test's name.
+func plenaryFail(t string) string {
+	rest, ok := strings.CutPrefix(t, "Fail")
+	if !ok || rest == "" || !strings.ContainsRune(":. \t|", rune(rest[0])) {
+		return "" // "Failed : 1", "Failure"
+	}
+	rest = strings.TrimSpace(strings.TrimLeft(rest, ":."))
+	rest, bar := strings.CutPrefix(rest, "||")
+	rest = strings.TrimSpace(rest)
+	if rest == "" || isDigits(rest) || !bar && !strings.HasPrefix(t, "Fail:") && !strings.HasPrefix(t, "Fail\t") {
+		return ""
+	}
+	return rest
+}
+
+// plenaryResult says whether t is plenary's line for a test or a count.
+func plenaryResult(t string) bool {
+	for _, p := range []string{"Success", "Fail", "Pending", "Errors", "====="} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// wrapperLine says whether an error line is a build tool's wrapper around
+// the failure rather than the failure: the task, goal, script or target
+// that failed ("Execution failed for task ':app:compileKotlin'.",
+// "[ERROR] Failed to execute goal ...", "npm error Lifecycle script
+// `build` failed", "make: *** [all] Error 1", "(Compile /
+// compileIncremental) Compilation failed", cargo's "error: could not
+// compile `app`"). It names where, not what.
+func wrapperLine(s string) bool {
+	if strings.HasPrefix(s, "> Task :") || makeError(s) {
+		return true
+	}
+	for _, p := range []string{
+		"Execution failed for task", "> A failure occurred while executing", "A failure occurred while executing",
+		"> Compilation error. See log", "Compilation error. See log", "> Compilation failed; see the compiler",
+		"Compilation failed; see the compiler", "> There were failing tests", "There were failing tests",
+		"Failed to execute goal", "Lifecycle script", "command failed", "ELIFECYCLE", "error Command failed with exit code",
+		"error: could not compile", "error: aborting due to", "error: build failed", "ninja: build stopped",
+		"collect2: error: ld returned", "##[error]Process completed with exit code", "Error: Process completed with exit code",
+		"Tests Failed. Exit:",
+	} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	// sbt's "(Compile / compileIncremental) Compilation failed",
+	// "(app / Test / test) sbt.TestsFailedException: Tests unsuccessful".
+	return strings.HasPrefix(s, "(") && strings.Contains(s, " / ") && (containsFold(s, "failed") || containsFold(s, "unsuccessful"))
+}
+
+// zeroCount reads a count of nothing, "Errors : 0", "0 failures": a
+// summary's zero is no error line.
+func zeroCount(t string) bool {
+	f := strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == '\t' || r == ':' || r == '=' })
+	if len(f) != 2 {
+		return false
+	}
+	word := func(w string) bool { return strings.IndexFunc(w, func(r rune) bool { return r < 'A' || r > 'z' }) < 0 }
+	return f[0] == "0" && word(f[1]) || f[1] == "0" && word(f[0])
+}
+
+// passMarked says whether a line reports something that passed: "✓ ci /
+// build", "PASS src/a.test.ts", "Success\t||\tname", gh's "lint\tpass\t...".
+func passMarked(t string) bool {
+	first, _, _ := strings.Cut(t, " ")
+	first, _, _ = strings.Cut(first, "\t")
+	switch first {
+	case "✓", "✔", "√", "✅", "PASS", "PASSED", "[PASS]", "[OK]", "ok", "Success", "Success:":
+		return true
+	}
+	return tabField(t, "pass")
+}
+
+// failMarked says whether a line reports something that failed: "X  ci /
+// lint", "✗ build", "FAIL x", TAP's "not ok 3 - name", gh's "lint\tfail\t...".
+func failMarked(t string) bool {
+	first, _, _ := strings.Cut(t, " ")
+	first, _, _ = strings.Cut(first, "\t")
+	switch first {
+	case "X", "✗", "✘", "×", "❌", "✖", "FAIL", "FAILED", "FAIL:", "[FAIL]", "[FAILED]", "Fail", "Fail:":
+		return true
+	}
+	return strings.HasPrefix(t, "not ok ") || tabField(t, "fail")
+}
+
+// tabField says whether a tab-separated line has a field that is word.
+func tabField(t, word string) bool {
+	if strings.IndexByte(t, '\t') < 0 {
+		return false
+	}
+	for _, f := range strings.Split(t, "\t") {
+		if strings.TrimSpace(f) == word {
+			return true
+		}
+	}
+	return false
 }
