@@ -328,14 +328,31 @@ func commands(calls []transcript.ToolCall) []Command {
 			continue
 		}
 		cmd := clip(tc.Command)
-		runs := 1
+		c := Command{Command: cmd, Description: clip(tc.Description), ExitCode: tc.ExitCode, Runs: 1, Outcome: tc.Outcome}
 		if i := slices.IndexFunc(out, func(c Command) bool { return c.Command == cmd }); i >= 0 {
-			runs += out[i].Runs
+			prev := out[i]
+			c.Runs += prev.Runs
+			c.Earlier = last(append(prev.Earlier, prev.short()), maxEarlier)
 			out = slices.Delete(out, i, i+1)
 		}
-		out = append(out, Command{Command: cmd, Description: clip(tc.Description), ExitCode: tc.ExitCode, Runs: runs, Outcome: tc.Outcome})
+		out = append(out, c)
 	}
 	return last(out, maxCommands)
+}
+
+// maxEarlier bounds the earlier runs a command remembers.
+const maxEarlier = 6
+
+// short says in a word or two how a run ended: its exit code, or
+// "failed" when its output said so behind a pipe or an exit 0.
+func (c Command) short() string {
+	switch o := c.Outcome; {
+	case o != nil && o.Status == outcome.Failed && (o.Exit == nil || *o.Exit == 0):
+		return "failed"
+	case c.ExitCode == nil:
+		return "no exit code"
+	}
+	return fmt.Sprintf("exit %d", *c.ExitCode)
 }
 
 // Results that are not failures of the work: the user said no, or a

@@ -159,6 +159,10 @@ type Command struct {
 	Runs        int    `json:"runs"`
 	// Outcome is how the last run ended, judged from its output too.
 	Outcome *outcome.Outcome `json:"outcome,omitempty"`
+	// Earlier says how the runs before the last ended, oldest first, at
+	// most maxEarlier of them: "exit 1", "failed" (its output said so),
+	// "exit 0". A run that failed then passed is not a run that passed.
+	Earlier []string `json:"earlier,omitempty"`
 }
 
 // Error is a failed tool call, or a command whose output says it failed,

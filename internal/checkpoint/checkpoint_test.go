@@ -387,6 +387,54 @@ func TestEnded(t *testing.T) {
 	}
 }
 
+// TestHistory: a command run more than once says how its runs went, not
+// only the last exit code: "exit 0 (2 runs)" would hide the first run's
+// failure.
+func TestHistory(t *testing.T) {
+	run := func(cmd, result string, isError bool) []step {
+		return []step{{tool: "Bash", input: map[string]any{"command": cmd}}, {result: result, isError: isError}}
+	}
+	for _, tt := range []struct {
+		name  string
+		steps [][]step
+		want  string
+	}{
+		{"failed then passed", [][]step{
+			run("go test ./...", "Exit code 1\n--- FAIL: TestX (0.00s)\n    x_test.go:3: bad\nFAIL\nFAIL\tp\t0.1s", true),
+			run("go test ./...", "ok  \tp\t0.1s", false),
+		}, "`go test ./...` → exit 1, then exit 0"},
+		{"failed twice then passed twice", [][]step{
+			run("make", "Exit code 2\nmake: *** [all] Error 1", true),
+			run("make", "Exit code 2\nmake: *** [all] Error 1", true),
+			run("make", "done", false),
+			run("make", "done", false),
+		}, "`make` → exit 2 (2 runs), then exit 0 (2 runs)"},
+		{"the same every time", [][]step{
+			run("ls", "a", false),
+			run("ls", "a", false),
+		}, "`ls` → exit 0 (2 runs)"},
+		{"a pipe hid the failure", [][]step{
+			run("pytest 2>&1 | tail -3", "FAILED tests/a.py::test_b - assert 1 == 2\n1 failed, 3 passed in 0.1s", false),
+			run("pytest 2>&1 | tail -3", "4 passed in 0.1s", false),
+		}, "`pytest 2>&1 | tail -3` → failed, then exit status hidden by the pipe; output says 4 passed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var steps []step
+			steps = append(steps, step{user: "go"})
+			for _, s := range tt.steps {
+				steps = append(steps, s...)
+			}
+			c := Build(build(t, steps), input())
+			if len(c.Commands) != 1 {
+				t.Fatalf("commands %+v", c.Commands)
+			}
+			if got := commandLine(c.Commands[0]); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // A request or question in the middle of a long first prompt is cut from
 // the quote of the prompt: it is listed among the open items instead; a
 // question the user left for later and the assistant answered turns

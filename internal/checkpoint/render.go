@@ -745,11 +745,41 @@ func (f File) Notes() []string {
 }
 
 func commandLine(c Command) string {
-	s := "`" + text.ClipLine(c.Command, 160) + "` → " + c.Ended()
-	if c.Runs > 1 {
-		s += fmt.Sprintf(" (%d runs)", c.Runs)
+	return "`" + text.ClipLine(c.Command, 160) + "` → " + c.History()
+}
+
+// History says how the command's runs ended, oldest first, the last in full
+// (Ended), repeats counted: "exit 1, then exit 0 (2 runs)", "exit 1 (2
+// runs), then exit 0; 31 passed", or "exit 0 (3 runs)" when every run
+// ended the same way: the last exit code alone hides a failure the runs
+// before it had.
+func (c Command) History() string {
+	type group struct {
+		end string
+		n   int
 	}
-	return s
+	var gs []group
+	for _, e := range append(slices.Clone(c.Earlier), c.short()) {
+		if len(gs) > 0 && gs[len(gs)-1].end == e {
+			gs[len(gs)-1].n++
+			continue
+		}
+		gs = append(gs, group{e, 1})
+	}
+	gs[len(gs)-1].end = c.Ended()
+	// The runs before those remembered are counted with the first group.
+	if unknown := c.Runs - len(c.Earlier) - 1; unknown > 0 {
+		gs[0].n += unknown
+	}
+	parts := make([]string, 0, len(gs))
+	for _, g := range gs {
+		s := g.end
+		if g.n > 1 {
+			s += fmt.Sprintf(" (%d runs)", g.n)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", then ")
 }
 
 // Ended says how the command's last run ended: for a build or test, or

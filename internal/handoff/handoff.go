@@ -544,11 +544,7 @@ func gitLine(g *git.Status) string {
 }
 
 func commandLine(c checkpoint.Command) string {
-	s := code(text.ClipLine(c.Command, 160)) + " → " + c.Ended()
-	if c.Runs > 1 {
-		s += fmt.Sprintf(" (%d runs)", c.Runs)
-	}
-	return s
+	return code(text.ClipLine(c.Command, 160)) + " → " + c.History()
 }
 
 func errorLine(e checkpoint.Error) string {
