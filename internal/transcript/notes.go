@@ -273,7 +273,7 @@ func findings(body string, decided []string) []string {
 		if hasPrefixAny(l, intentions) {
 			continue
 		}
-		if !hasDatum(sent) && (strings.HasPrefix(sent, ">") || !denial(l) && !containsAny(l, contraryCues)) {
+		if !hasDatum(sent) && (strings.HasPrefix(sent, ">") || !denial(l) && !containsAny(l, contraryCues) && !namedFailure(sent, l)) {
 			continue // a quotation states nothing found
 		}
 		// A short finding that leads into the next one on its line
@@ -299,9 +299,37 @@ var (
 	contraryCues = []string{"turns out", "turned out", "it seems that", "contrary to", "unexpectedly", "surprisingly", "in fact,"}
 	// denials are the verbs of "X does not Y": a negated auxiliary, or
 	// "no longer"/"never" after a subject.
-	denials   = []string{" does not ", " doesn't ", " do not ", " don't ", " is not ", " isn't ", " are not ", " aren't ", " was not ", " wasn't ", " were not ", " weren't ", " cannot ", " can't ", " will not ", " won't ", " did not ", " didn't ", " has not ", " hasn't ", " have not ", " haven't ", " no longer ", " never "}
-	shapeGate = [][]string{{"n't ", " not ", " never ", " no longer "}, contraryCues, denials}
+	denials = []string{" does not ", " doesn't ", " do not ", " don't ", " is not ", " isn't ", " are not ", " aren't ", " was not ", " wasn't ", " were not ", " weren't ", " cannot ", " can't ", " will not ", " won't ", " did not ", " didn't ", " has not ", " hasn't ", " have not ", " haven't ", " no longer ", " never "}
+	// failureCues are the verbs of a report that something failed.
+	failureCues = []string{" fails", " failed", " failing", " breaks", " broke ", " crashes", " panics", " errors out", " times out"}
+	shapeGate   = [][]string{{"n't ", " not ", " never ", " no longer "}, contraryCues, denials, failureCues}
 )
+
+// namedFailure says whether a sentence (and l, its lower case) reports
+// that something named in quotes failed: "\"pins follow the git branch\"
+// fails: HEAD is detached in the test repo". A test's or a check's name
+// is as exact as a number, and the sentence says what the output's
+// summary does not: which one, and why.
+func namedFailure(sent, l string) bool {
+	if !containsAny(l, failureCues) {
+		return false
+	}
+	switch first, _, _ := strings.Cut(l, " "); first {
+	case "i", "i'm", "i've", "we", "we're", "you", "if", "when", "please", "let's":
+		return false // the speaker's doing, a condition or a request
+	}
+	for _, q := range [][2]string{{"\"", "\""}, {"“", "”"}} {
+		i := strings.Index(sent, q[0])
+		if i < 0 {
+			continue
+		}
+		j := strings.Index(sent[i+len(q[0]):], q[1])
+		if j >= 3 && strings.Contains(strings.TrimSpace(sent[i+len(q[0]):i+len(q[0])+j]), " ") {
+			return true
+		}
+	}
+	return false
+}
 
 // denial says whether a sentence (lower case) says of a thing that it
 // does not do or be something: the subject is not the speaker nor the

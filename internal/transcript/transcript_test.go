@@ -416,6 +416,16 @@ func TestFindings(t *testing.T) {
 		{"Please don't restart the queue before five.", nil},
 		{"So I don't need a manual handler after all.", nil},
 		{"> - Credo may report issues in existing code, don't fix them here", nil},
+		// A failure of something named in quotes (a test, a check) is
+		// found: which one, and why; an unnamed one or the speaker's own
+		// is not.
+		{`"pins follow the git branch" fails: in the test repo HEAD is detached, so both checkouts share a key. Falling back to the commit hash.`,
+			[]string{`"pins follow the git branch" fails: in the test repo HEAD is detached, so both checkouts share a key.`}},
+		{"The “refund without null fields” case failed because encodeDefaults writes nulls now.",
+			[]string{"The “refund without null fields” case failed because encodeDefaults writes nulls now."}},
+		{"The build fails on the second module, as expected.", nil},
+		{`I said "give it a try" and it failed again, oddly enough.`, nil},
+		{`If "pins are saved" fails again, the fixture is stale.`, nil},
 		// A short finding that leads into the next on its line is joined
 		// to it.
 		{"Here is the dump: 1,204 rows. 37 have no owner, 5 are duplicates. Odd.",
