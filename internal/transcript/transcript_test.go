@@ -559,3 +559,42 @@ func TestAskUserQuestionAnswered(t *testing.T) {
 		t.Errorf("closed items (-want +got):\n%s", diff)
 	}
 }
+
+// A reply's text beside a tool call is read as any other: the sentence
+// that names the failure or the choice often comes with the Edit that
+// acts on it, in one message or (as Claude Code writes it) one line per
+// block under the same message id.
+func TestTextBesideToolCall(t *testing.T) {
+	finding := `"pins follow the git branch" fails: in the test repo HEAD is detached, so both checkouts share a key.`
+	decision := "I'll key pins by branch with vim.fn.systemlist rather than vim.system, because vim.system needs nvim 0.10."
+	text := func(s string) string { b, _ := json.Marshal(s); return `{"type":"text","text":` + string(b) + `}` }
+	edit := func(id string) string {
+		return toolUse(id, "Edit", `{"file_path":"/p/lua/config.lua","old_string":"a","new_string":"b"}`)
+	}
+	for _, tt := range []struct {
+		name  string
+		lines []string
+	}{
+		{"one message", []string{
+			asst("m1", "claude-opus-4-6", 1, 1, 1, text(finding)+","+edit("t1")), toolResult("t1", false, "ok"),
+			asst("m2", "claude-opus-4-6", 1, 1, 1, text(decision)+","+edit("t2")), toolResult("t2", false, "ok"),
+		}},
+		{"one line per block", []string{
+			asst("m1", "claude-opus-4-6", 1, 1, 1, text(finding)), asst("m1", "claude-opus-4-6", 1, 1, 1, edit("t1")), toolResult("t1", false, "ok"),
+			asst("m2", "claude-opus-4-6", 1, 1, 1, text(decision)), asst("m2", "claude-opus-4-6", 1, 1, 1, edit("t2")), toolResult("t2", false, "ok"),
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := feed(t, tt.lines...)
+			if len(s.Findings) != 1 || s.Findings[0].Text != finding {
+				t.Errorf("findings %+v, want %q", s.Findings, finding)
+			}
+			if len(s.Decisions) != 1 || s.Decisions[0].Text != decision {
+				t.Errorf("decisions %+v, want %q", s.Decisions, decision)
+			}
+			if len(s.ToolCalls) != 2 {
+				t.Errorf("tool calls %+v", s.ToolCalls)
+			}
+		})
+	}
+}
