@@ -1298,3 +1298,28 @@ func TestFailingTests(t *testing.T) {
 		},
 	})
 }
+
+// More runners and wrappers in their real shapes: dotnet test's failed
+// test, a BuildKit step's compiler error under docker's "failed to solve".
+func TestWrappedFailuresMore(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "dotnet test",
+			command: "dotnet test",
+			output: "Exit code 1\n  Determining projects to restore...\n  Shop.Tests -> /p/Shop.Tests/bin/Debug/net8.0/Shop.Tests.dll\n" +
+				"  Failed Shop.Tests.CartTests.AppliesDiscountOnce [12 ms]\n  Error Message:\n   Assert.Equal() Failure: Values differ\nExpected: 90\nActual:   81\n" +
+				"  Stack Trace:\n     at Shop.Tests.CartTests.AppliesDiscountOnce() in /p/Shop.Tests/CartTests.cs:line 21\n\nFailed!  - Failed:     1, Passed:    12, Skipped:     0, Total:    13, Duration: 48 ms - Shop.Tests.dll (net8.0)\n",
+			exit: code(1), status: Failed,
+			first: "Shop.Tests.CartTests.AppliesDiscountOnce [12 ms]",
+		},
+		{
+			name:    "docker build around tsc",
+			command: "docker build -t web .",
+			output: "Exit code 1\n#0 building with \"default\" instance using docker driver\n#11 [build 5/6] RUN npm run build\n#11 0.412 \n#11 0.412 > web@1.0.0 build\n#11 0.412 > tsc -p .\n#11 0.412 \n" +
+				"#11 3.981 src/api.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'.\n#11 ERROR: process \"/bin/sh -c npm run build\" did not complete successfully: exit code: 2\n" +
+				"------\n > [build 5/6] RUN npm run build:\n------\nERROR: failed to solve: process \"/bin/sh -c npm run build\" did not complete successfully: exit code: 2\n",
+			exit: code(1), status: Failed,
+			first: "src/api.ts(14,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+		},
+	})
+}

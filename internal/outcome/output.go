@@ -155,7 +155,7 @@ func (r *reading) errors() []string {
 	for out != "" && n < 3 {
 		var l string
 		l, out = plainLine(out)
-		l = withoutClock(l)
+		l = withoutStep(withoutClock(l))
 		if t := strings.TrimSpace(l); zeroCount(t) || passMarked(t) {
 			continue // "Errors : 0", "✓ build": no failure
 		}
@@ -264,7 +264,7 @@ func (r *reading) line(l string) {
 	if strings.IndexByte(l, 0x1b) >= 0 {
 		l = stripANSI(l)
 	}
-	l = withoutClock(l)
+	l = withoutStep(withoutClock(l))
 	t := strings.TrimSpace(l)
 	if t == "" {
 		if r.pend.kind == pendExUnit || r.pend.kind == pendPanic {
@@ -615,6 +615,11 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		r.fail(true, "")
 		name := strings.TrimLeft(t[len("not ok "):], "0123456789")
 		r.addErr(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), "- ")))
+		return true
+	case dotnetFailed(t):
+		// dotnet test: "  Failed Shop.Tests.CartTests.AppliesDiscount [12 ms]".
+		r.fail(true, "dotnet test")
+		r.addErr(t[len("Failed "):])
 		return true
 	case strings.HasPrefix(t, "● ") && strings.Contains(t, " › "):
 		r.addErr(t[len("● "):])
@@ -1246,7 +1251,7 @@ func wrapperLine(s string) bool {
 		"Failed to execute goal", "Lifecycle script", "command failed", "ELIFECYCLE", "error Command failed with exit code",
 		"error: could not compile", "error: aborting due to", "error: build failed", "ninja: build stopped",
 		"collect2: error: ld returned", "##[error]Process completed with exit code", "Error: Process completed with exit code",
-		"Tests Failed. Exit:",
+		"Tests Failed. Exit:", "ERROR: failed to solve:", "ERROR: command finished with error", "ERROR  run failed:",
 	} {
 		if strings.HasPrefix(s, p) {
 			return true
@@ -1303,4 +1308,43 @@ func tabField(t, word string) bool {
 		}
 	}
 	return false
+}
+
+// withoutStep drops the step and the time BuildKit's plain progress puts
+// in front of what a build step printed ("#12 3.456 src/a.ts(3,5): error
+// TS2322: ..."), so the step's own lines read as the tool wrote them.
+func withoutStep(l string) string {
+	if len(l) < 4 || l[0] != '#' {
+		return l
+	}
+	i := 1
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	if i == 1 || i >= len(l) || l[i] != ' ' {
+		return l
+	}
+	j := i + 1
+	for j < len(l) && (l[j] >= '0' && l[j] <= '9' || l[j] == '.') {
+		j++
+	}
+	if j == i+1 || j >= len(l) || l[j] != ' ' || !strings.Contains(l[i+1:j], ".") {
+		return l // "#12 [build 5/6] RUN ...", "#12 DONE 0.3s": BuildKit's own
+	}
+	return l[j+1:]
+}
+
+// dotnetFailed reads dotnet test's "Failed Name [12 ms]" ("[< 1 ms]",
+// "[2 s]").
+func dotnetFailed(t string) bool {
+	rest, ok := strings.CutPrefix(t, "Failed ")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return false
+	}
+	i := strings.LastIndex(rest, " [")
+	if i <= 0 || strings.ContainsAny(rest[:i], " \t") {
+		return false
+	}
+	d := rest[i+2 : len(rest)-1]
+	return strings.HasSuffix(d, " ms") || strings.HasSuffix(d, " s") || strings.HasSuffix(d, " m")
 }
