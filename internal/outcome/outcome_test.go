@@ -1323,3 +1323,30 @@ func TestWrappedFailuresMore(t *testing.T) {
 		},
 	})
 }
+
+// A formatter's check names the file to reformat, not a line of its diff.
+func TestFormatterChecks(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "stylua",
+			command: "stylua --check lua/",
+			output:  "Exit code 1\nDiff in lua/pinpoint/commands.lua:\n1     |-vim.api.nvim_create_user_command(\"PinpointClear\", function()\n2     |-    require(\"pinpoint\").clear()\n      |+vim.api.nvim_create_user_command(\"PinpointClear\", function()\n      |+  require(\"pinpoint\").clear()\n",
+			exit:    code(1), status: Failed,
+			first: "Diff in lua/pinpoint/commands.lua",
+		},
+		{
+			name:    "rustfmt",
+			command: "cargo fmt --check",
+			output:  "Exit code 1\nDiff in /home/u/app/src/main.rs at line 3:\n fn main() {\n-    let x=1;\n+    let x = 1;\n }\n",
+			exit:    code(1), status: Failed,
+			first: "Diff in /home/u/app/src/main.rs at line 3",
+		},
+		{
+			name:    "ruff format",
+			command: "ruff format --check .",
+			output:  "Exit code 1\nWould reformat: src/app/models.py\n1 file would be reformatted, 12 files already formatted\n",
+			exit:    code(1), status: Failed,
+			first: "Would reformat: src/app/models.py",
+		},
+	})
+}

@@ -673,6 +673,18 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	case strings.HasPrefix(t, "Success: no issues found"), t == "All checks passed!", strings.HasPrefix(t, "All matched files use Prettier"):
 		r.pass("")
 		return true
+	case col0 && strings.HasPrefix(t, "Diff in ") && (strings.HasSuffix(t, ":") || strings.Contains(t, " at line ")):
+		// rustfmt --check and stylua --check: "Diff in src/a.rs at line
+		// 3:", "Diff in lua/a.lua:", then the diff, whose lines say less
+		// than which file.
+		r.fail(true, "")
+		r.addErr(strings.TrimSuffix(t, ":"))
+		return true
+	case strings.HasPrefix(t, "Would reformat: "):
+		// ruff format --check.
+		r.fail(true, "")
+		r.addErr(t)
+		return true
 	case strings.HasPrefix(t, "would reformat ") || strings.HasPrefix(t, "Oh no! ") || strings.HasPrefix(t, "[warn] Code style issues"):
 		r.fail(true, "")
 		r.addErr(t)
