@@ -1204,6 +1204,28 @@ BUILD FAILED in 4s`,
 			first: "src/main.rs:4:18: error[E0308]: mismatched types",
 		},
 		{
+			name:    "gradle test with the assertion's message",
+			command: "./gradlew test --continue 2>&1 | tail -40",
+			output: `> Task :billing-events:test FAILED
+
+PaymentEventJsonTest > encodes refund without null fields() FAILED
+    org.opentest4j.AssertionFailedError: expected: <{"id":"r_1","amount":500}> but was: <{"id":"r_1","amount":500,"reason":null}>
+        at app//org.junit.jupiter.api.AssertionFailureBuilder.build(AssertionFailureBuilder.java:151)
+
+142 tests completed, 1 failed
+
+FAILURE: Build failed with an exception.
+
+* What went wrong:
+Execution failed for task ':billing-events:test'.
+> There were failing tests. See the report at: file:///home/dev/billing-api/billing-events/build/reports/tests/test/index.html
+
+BUILD FAILED in 1m 12s`,
+			exit: code(0), status: Failed, counts: "142 tests completed, 1 failed",
+			first:  `PaymentEventJsonTest > encodes refund without null fields() FAILED: org.opentest4j.AssertionFailedError: expected: <{"id":"r_1","amount":500}> but was: <{"id":"r_1","amount":500,"reason":null}>`,
+			errors: []string{"Execution failed for task ':billing-events:test'."},
+		},
+		{
 			name:    "gradle's cause under its wrapper",
 			command: "./gradlew assemble",
 			output:  "Exit code 1\n\nFAILURE: Build failed with an exception.\n\n* What went wrong:\nExecution failed for task ':app:mergeDebugResources'.\n> Resource compilation failed.\n\nBUILD FAILED in 2s\n",

@@ -75,6 +75,7 @@ const (
 	pendPanic
 	pendMessage
 	pendTestMessage
+	pendException
 )
 
 func read(out string, cmd command) reading {
@@ -362,6 +363,14 @@ func (r *reading) pending(t string) bool {
 		}
 		r.flush()
 		return false
+	case pendException:
+		// The exception a failed test threw, with its message, if the
+		// next line is one.
+		if isException(t) && strings.Contains(t, ": ") {
+			p.msg += ": " + t
+		}
+		r.flush()
+		return false
 	case pendMessage:
 		// An exception named without its message ("... > it works
 		// SignatureVerificationException"): the message is the next line,
@@ -593,6 +602,13 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	case failedSuffix(t):
 		// pytest -v, cargo test's "test x ... FAILED", gradle's "T > t FAILED".
 		r.fail(true, "")
+		if strings.Contains(t, " > ") && !strings.HasPrefix(t, "> Task :") {
+			// Gradle prints the assertion's message indented below:
+			// "    org.opentest4j.AssertionFailedError: expected: <1> but
+			// was: <2>".
+			r.startPending(pendException, t, 1)
+			return true
+		}
 		r.addErr(t)
 		return true
 	case strings.Contains(t, "<<< FAILURE!") || strings.Contains(t, "<<< ERROR!"):
