@@ -19,6 +19,11 @@ var failureMarkers = []string{
 	"233 mods/funs, found 1 consistency issue.",
 	"✖ 2 problems (1 error, 1 warning)",
 	"12 examples, 2 failures",
+	"e: file:///p/src/main/kotlin/App.kt:12:5 Unresolved reference: fooBar",
+	"[error] /p/src/main/scala/Foo.scala:3:5: not found: value x",
+	"Fail\t||\tpins follow the git branch",
+	"not ok 1 - parses dates",
+	"Diff in src/main.rs at line 3:",
 }
 
 var markerCommands = []string{"go test ./... 2>&1 | tail -5", "mix test", "make test 2>&1 | head -3", "npm test; echo done"}
