@@ -1372,3 +1372,12 @@ func TestFormatterChecks(t *testing.T) {
 		},
 	})
 }
+
+// A wrapper's line longer than an error line may be is still a wrapper.
+func TestLongWrapper(t *testing.T) {
+	goal := "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.11.0:compile (default-compile) on project billing-ledger-service-with-a-long-name: Compilation failure: Compilation failure: see the compiler's output above for the details"
+	o := Judge("mvn -q compile", "Exit code 1\n"+goal+"\n[ERROR] /home/u/app/src/main/java/App.java:[12,9] cannot find symbol\n", code(1))
+	if len(o.Errors) == 0 || o.Errors[0] != "/home/u/app/src/main/java/App.java:[12,9] cannot find symbol" {
+		t.Errorf("errors %q", o.Errors)
+	}
+}

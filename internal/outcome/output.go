@@ -189,11 +189,12 @@ func (r *reading) kept() []string {
 }
 
 func (r *reading) addErr(s string) {
-	s = text.GistError(strings.TrimSpace(s), MaxErrorBytes) // the cause, not the preamble
+	s = strings.TrimSpace(s)
 	to := &r.errs
 	if wrapperLine(s) {
 		to = &r.wraps
 	}
+	s = text.GistError(s, MaxErrorBytes) // the cause, not the preamble
 	if s == "" || len(*to) >= MaxErrors {
 		return
 	}
