@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/golden"
+	"github.com/cairn-agent/cairn/internal/state"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/codex"
@@ -112,6 +113,14 @@ func TestScripts(t *testing.T) {
 				ts.Check(err)
 				when := time.Now().Add(-age)
 				ts.Check(os.Chtimes(dst, when, when))
+				// A resumed session's hooks mark its transcript for the
+				// listing's copy, which is trusted otherwise (an append
+				// does not change the folder's mtime): without the mark the
+				// line read depends on whether the copy was made within two
+				// seconds of the folder's change, as under load it is not.
+				stateDir, err := state.Dir(ts.Getenv)
+				ts.Check(err)
+				ts.Check(claudecode.Listing{Dir: claudecode.ListingDir(stateDir), Now: time.Now}.Touched(dst))
 			},
 			// rollout NAME PROJECT [AGE]: puts a Codex CLI rollout of
 			// internal/transcript/testdata/codex where Codex would have
