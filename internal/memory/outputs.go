@@ -102,12 +102,22 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 			first = lines[1] // Claude Code's line, not the command's
 		}
 		o.Title = "`" + text.ClipLine(cmd, 80) + "` printed: " + text.ClipLine(first, 100)
+		if tc.Description != "" {
+			// What the command was for says what its output is about
+			// ("Check Phoenix startup output"), as a command's title does.
+			o.Title = text.ClipLine(tc.Description, 60) + ": " + o.Title
+		}
 		var b strings.Builder
 		b.WriteString("`" + text.ClipLine(cmd, 300) + "`")
 		if tc.Description != "" {
 			b.WriteString(" (" + tc.Description + ")")
 		}
 		b.WriteString("\n" + outputExcerpt(lines))
+		// And the agent's words before the call, what it was looking for
+		// ("now the dependency between the two tasks").
+		if said := agentBefore(at, tc.Line); said != "" {
+			b.WriteString("\nBefore, the agent said: " + text.Clip(said, 300))
+		}
 		o.Body = b.String()
 		o.Files = pathsIn(tc.Command, nil)
 		o.key = "output " + tc.ID

@@ -39,7 +39,7 @@ func TestSessionOutputs(t *testing.T) {
 		{"a list's output", KindOutput, "`bd ready` printed: 📋 Ready work (3 issues with no blockers):", []string{"shop-c2d: Fix rounding"}},
 		{"an update", KindOutput, "`bd update shop-a1b --status in_progress` printed: ✓ Updated issue: shop-a1b", nil},
 		{"a log", KindOutput, "`git log --oneline -3` printed: 64f1b9a feat: export invoices", nil},
-		{"a commit", KindOutput, "`git commit -m 'feat: export'` printed: [main 5e6f7a8] feat: export", []string{"(Commit the export)", "2 files changed", "remote key"}},
+		{"a commit", KindOutput, "Commit the export: `git commit -m 'feat: export'` printed: [main 5e6f7a8] feat: export", []string{"(Commit the export)", "2 files changed", "remote key"}},
 		{"a fetch", KindOutput, "Fetched https://github.com/acme/csv/issues/1343: How is quoting handled?", []string{"RFC 4180"}},
 		{"a search", KindOutput, "Searched the web: go encoding/csv bom", []string{"csv: BOM handling https://go.dev/issue/33887", "A BOM is not stripped."}},
 		{"taken up", KindOpenItem, "Listed by `bd ready`, then taken up: 1. [● P1] [epic] shop-a1b: Export invoices as CSV", []string{"Named later by: bd update shop-a1b"}},
