@@ -22,10 +22,6 @@ import (
 // printed is kept on its own, with whether anything later named it, and
 // each page fetched and web search made is kept with what it was asked.
 
-// resultScan is how many transcript lines after a call its result is
-// looked for in: the calls of one reply come first, then their results.
-const resultScan = 60
-
 // Bounds that keep tool output a memory of what it said, not a copy.
 const (
 	// outputHead and outputTail are how much of an output's start and end
@@ -47,6 +43,8 @@ const (
 func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte) []Observation {
 	var outs, items []Observation
 	listed := map[string]int{} // an item's id: its index in items
+	results := resultLines(s, at)
+	said := saidAt(at)
 	for i, tc := range s.ToolCalls {
 		if tc.Sidechain || !tc.Done || tc.Line <= 0 {
 			continue
@@ -56,7 +54,7 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 		default:
 			continue
 		}
-		res, ok := toolResult(at, tc.Line, tc.ID)
+		res, ok := toolResult(at(results[tc.ID]), tc.ID)
 		if !ok {
 			continue
 		}
@@ -65,9 +63,9 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 		if !tc.Time.IsZero() {
 			o.Time = tc.Time
 		}
-		in := toolInput(at(tc.Line), tc.ID)
 		switch tc.Name {
 		case "WebFetch":
+			in := toolInput(at(tc.Line), tc.ID)
 			if in.URL == "" {
 				continue
 			}
@@ -80,6 +78,7 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 			outs = append(outs, o)
 			continue
 		case "WebSearch":
+			in := toolInput(at(tc.Line), tc.ID)
 			if in.Query == "" {
 				continue
 			}
@@ -115,8 +114,11 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 		b.WriteString("\n" + outputExcerpt(lines))
 		// And the agent's words before the call, what it was looking for
 		// ("now the dependency between the two tasks").
-		if said := agentBefore(at, tc.Line); said != "" {
-			b.WriteString("\nBefore, the agent said: " + text.Clip(said, 300))
+		for n := tc.Line - 1; n > 0 && n >= tc.Line-promptBefore; n-- {
+			if t := said(n); t != "" {
+				b.WriteString("\nBefore, the agent said: " + text.Clip(t, 300))
+				break
+			}
 		}
 		o.Body = b.String()
 		o.Files = pathsIn(tc.Command, nil)
@@ -165,34 +167,75 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 	return append(outs, items...)
 }
 
-// toolResult is the text of the result of call id, found in the lines
-// after line n.
-func toolResult(at func(int) []byte, n int, id string) (string, bool) {
-	for i := n + 1; i <= n+resultScan; i++ {
-		line := at(i)
-		if line == nil || !bytes.Contains(line, []byte(id)) || !bytes.Contains(line, []byte(`"tool_result"`)) {
-			continue
+// resultLines are the numbers of the lines that hold the results of the
+// session's calls, by call id: each line is looked at once (a result may
+// be tens of kilobytes, and a session has hundreds of calls).
+func resultLines(s *transcript.Session, at func(int) []byte) map[string]int {
+	out := make(map[string]int)
+	first := s.Lines + 1
+	for _, tc := range s.ToolCalls {
+		if tc.Line > 0 && tc.Line < first {
+			first = tc.Line
 		}
-		var m struct {
-			Message struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(line, &m) != nil {
-			continue
-		}
-		var bs []struct {
-			Type      string          `json:"type"`
-			ToolUseID string          `json:"tool_use_id"`
-			Content   json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(m.Message.Content, &bs) != nil {
-			continue
-		}
-		for _, b := range bs {
-			if b.Type == "tool_result" && b.ToolUseID == id {
-				return resultText(b.Content), true
+	}
+	mark := []byte(`"tool_use_id":"`)
+	for n := first; n <= s.Lines; n++ {
+		line := at(n)
+		for i := bytes.Index(line, mark); i >= 0; {
+			rest := line[i+len(mark):]
+			end := bytes.IndexByte(rest, '"')
+			if end < 0 {
+				break
 			}
+			if id := string(rest[:end]); out[id] == 0 {
+				out[id] = n
+			}
+			line = rest[end:]
+			i = bytes.Index(line, mark)
+		}
+	}
+	return out
+}
+
+// saidAt is assistantText over the lines read with at, each line decoded
+// once: what the agent said before each of many calls is looked for in
+// the same lines.
+func saidAt(at func(int) []byte) func(int) string {
+	memo := make(map[int]string)
+	return func(n int) string {
+		t, ok := memo[n]
+		if !ok {
+			t = assistantText(at(n))
+			memo[n] = t
+		}
+		return t
+	}
+}
+
+// toolResult is the text of the result of call id in line.
+func toolResult(line []byte, id string) (string, bool) {
+	if line == nil || !bytes.Contains(line, []byte(`"tool_result"`)) {
+		return "", false
+	}
+	var m struct {
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return "", false
+	}
+	var bs []struct {
+		Type      string          `json:"type"`
+		ToolUseID string          `json:"tool_use_id"`
+		Content   json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(m.Message.Content, &bs) != nil {
+		return "", false
+	}
+	for _, b := range bs {
+		if b.Type == "tool_result" && b.ToolUseID == id {
+			return resultText(b.Content), true
 		}
 	}
 	return "", false
