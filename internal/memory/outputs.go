@@ -58,6 +58,7 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 		if !ok {
 			continue
 		}
+		res = boundOutput(res)
 		o := base
 		o.Kind = KindOutput
 		if !tc.Time.IsZero() {
@@ -180,7 +181,17 @@ func resultLines(s *transcript.Session, at func(int) []byte) map[string]int {
 	}
 	mark := []byte(`"tool_use_id":"`)
 	for n := first; n <= s.Lines; n++ {
+		// Claude Code writes a result's id, or its type, before its
+		// content, in the line's first few hundred bytes: the rest (the
+		// output twice, the message's and toolUseResult's) is searched
+		// only when the type comes first.
 		line := at(n)
+		switch head := line[:min(len(line), resultIDWithin)]; {
+		case bytes.Contains(head, mark):
+			line = head
+		case !bytes.Contains(head, []byte(`"tool_result"`)):
+			continue
+		}
 		for i := bytes.Index(line, mark); i >= 0; {
 			rest := line[i+len(mark):]
 			end := bytes.IndexByte(rest, '"')
@@ -197,6 +208,9 @@ func resultLines(s *transcript.Session, at func(int) []byte) map[string]int {
 	return out
 }
 
+// resultIDWithin is how far into a line a result's call id is looked for.
+const resultIDWithin = 4 << 10
+
 // saidAt is assistantText over the lines read with at, each line decoded
 // once: what the agent said before each of many calls is looked for in
 // the same lines.
@@ -210,6 +224,26 @@ func saidAt(at func(int) []byte) func(int) string {
 		}
 		return t
 	}
+}
+
+// outputScan and outputScanTail are how much of an output's start and
+// end is read: what an observation keeps of it is in them, and redacting
+// a test run's hundred kilobytes for that would cost more than the rest.
+const outputScan, outputScanTail = 16 << 10, 4 << 10
+
+// boundOutput is an output's first outputScan bytes and its last
+// outputScanTail, each cut at a line's end, so that no secret is cut
+// where redaction would no longer recognise it.
+func boundOutput(s string) string {
+	if len(s) <= outputScan+outputScanTail {
+		return s
+	}
+	head := cutAtSpace(s, outputScan)
+	tail := s[len(s)-outputScanTail:]
+	if i := strings.IndexByte(tail, '\n'); i >= 0 {
+		return head + "\n" + tail[i+1:]
+	}
+	return head
 }
 
 // toolResult is the text of the result of call id in line.

@@ -176,3 +176,21 @@ func TestContainsWord(t *testing.T) {
 		}
 	}
 }
+
+// A long output is read at its start and its end, cut at lines' ends.
+func TestBoundOutput(t *testing.T) {
+	line := strings.Repeat("x", 99) + "\n"
+	long := "first line\n" + strings.Repeat(line, 400) + "the key sk-ant-api03-" + strings.Repeat("A", 80) + "\nlast line\n"
+	got := boundOutput(long)
+	if len(got) > outputScan+outputScanTail+1 || !strings.HasPrefix(got, "first line\n") || !strings.HasSuffix(got, "last line\n") {
+		t.Errorf("%d bytes, starting %q, ending %q", len(got), got[:20], got[len(got)-20:])
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if l != "" && l != "first line" && l != "last line" && l != line[:99] && !strings.HasPrefix(l, "the key sk-ant-api03-") {
+			t.Errorf("a line cut: %q", l)
+		}
+	}
+	if short := "a\nb\n"; boundOutput(short) != short {
+		t.Errorf("a short output changed: %q", boundOutput(short))
+	}
+}
