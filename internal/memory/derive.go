@@ -121,6 +121,8 @@ func FromCheckpoint(c checkpoint.Checkpoint, s *transcript.Session) []Observatio
 		out = append(out, sessionCounts(base, s, tail)...)
 		out = append(out, editsIn(base, s, tail)...)
 		out = append(out, sessionPrompts(base, s, tail)...)
+		out = append(out, userCommands(base, s, tail)...)
+		out = append(out, sessionOutputs(base, s, tail)...)
 	} else {
 		for _, cmd := range c.Commands {
 			if o, ok := commandObservation(base, cmd); ok {

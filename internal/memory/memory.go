@@ -3,8 +3,8 @@
 // the user's, a decision and its reason, an error and what fixed it, an
 // open item and when it closed, a finding, an edit with the names it
 // defined and what it was for, a handoff, a learning, a reviewed capture,
-// a note someone asked it to keep), stored
-// in internal/sqlite with a full-text index, so that the agent and the
+// a note someone asked it to keep, what a tool printed or fetched),
+// stored in internal/sqlite with a full-text index, so that the agent and the
 // user can ask across sessions and projects "what did we decide about X",
 // "which change fixed this error before", "what was I doing in this
 // repository".
@@ -87,11 +87,14 @@ const (
 	// KindPrompt is something the user typed (a request, an answer, a
 	// correction), with what the agent had just said.
 	KindPrompt = "prompt"
+	// KindOutput is what a tool said: a command's output in short, an item
+	// of a list it printed, a page fetched, a web search.
+	KindOutput = "output"
 )
 
 // Kinds lists every kind, for validating filters.
 var Kinds = []string{KindCheckpoint, KindCompaction, KindDecision, KindErrorFix, KindOpenItem, KindClosedItem,
-	KindFinding, KindAnswer, KindConstraint, KindCommand, KindCount, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote, KindPrompt}
+	KindFinding, KindAnswer, KindConstraint, KindCommand, KindCount, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote, KindPrompt, KindOutput}
 
 // Observation is one thing remembered.
 type Observation struct {

@@ -101,33 +101,34 @@ func (s score) String() string {
 
 func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
 
-// Floors under the figures measured (docs/benchmarks.md, "Memory"): a
-// change to the extraction or the ranking that loses answers fails here.
-// The dev set (questions.tsv) answers 54 of 65 at rank 1 and 62 within
-// the first 5; the held-out set (heldout.tsv) 26 of 37 and 34; the blind
-// set (heldout2.tsv, written before the edits were observed and never
-// used to choose a setting) 22 of 30 and 28; the third blind set
-// (heldout3.tsv, written by someone who had read neither this package's
-// code nor its observations) 30 of 58 and 43; the fourth blind set
-// (heldout4.tsv, written the same way, with what was left open as a kind
-// of its own) 31 of 80 and 54 when first measured (on 295713d, before
-// the observations of prompts and summary items). Each floor leaves room
-// for ties that reorder.
+// Floors under the figures measured (docs/benchmarks.md, "Memory" and
+// "Retrieval, fifth round"), three below each: a change to the extraction
+// or the ranking that loses answers fails here. The dev set
+// (questions.tsv) answers 55 of 65 at rank 1 and 62 within the first 5;
+// the held-out set (heldout.tsv) 27 of 37 and 34; the blind set
+// (heldout2.tsv, written before the edits were observed and never used to
+// choose a setting) 20 of 30 and 28; the third blind set (heldout3.tsv,
+// written by someone who had read neither this package's code nor its
+// observations) 34 of 58 and 45; the fourth blind set (heldout4.tsv,
+// written the same way, with what was left open as a kind of its own) 38
+// of 80 and 64 since what tools printed became observations (31 and 54
+// when first measured, on 295713d). Each floor leaves room for ties that
+// reorder.
 const (
-	minHitAt1 = 51
+	minHitAt1 = 52
 	minHitAt5 = 59
 
-	minHeldoutAt1 = 23
+	minHeldoutAt1 = 24
 	minHeldoutAt5 = 31
 
-	minBlindAt1 = 19
+	minBlindAt1 = 17
 	minBlindAt5 = 25
 
-	minBlind3At1 = 27
-	minBlind3At5 = 40
+	minBlind3At1 = 31
+	minBlind3At5 = 42
 
-	minBlind4At1 = 28
-	minBlind4At5 = 51
+	minBlind4At1 = 35
+	minBlind4At5 = 61
 )
 
 // TestRetrieval answers the labelled questions of testdata/questions.tsv
