@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"strconv"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/hook"
@@ -21,7 +22,7 @@ func hidden() []entry { return []entry{{settleName, settleCmd}} }
 
 func settleCmd() command {
 	return command{
-		args:    "--agent NAME --state DIR --db FILE --project DIR --transcript FILE KIND",
+		args:    "--agent NAME --state DIR --db FILE --project DIR --transcript FILE [--after N] KIND",
 		summary: "settle what a hook left for later (started by the hooks)",
 		setup: func(fs *flag.FlagSet) runFunc {
 			agentName := fs.String("agent", "claude-code", "the client whose hook started the job")
@@ -29,6 +30,7 @@ func settleCmd() command {
 			db := fs.String("db", "", "the hook's database")
 			project := fs.String("project", "", "the project")
 			transcript := fs.String("transcript", "", "the session's transcript")
+			after := fs.Int64("after", 0, "the transcript's size when the hook ran (a keep job's)")
 			return func(ctx context.Context, a *App, args []string) error {
 				if len(args) != 1 || *stateDir == "" || *db == "" || *transcript == "" {
 					return usageErrorf("started by the hooks only")
@@ -47,7 +49,7 @@ func settleCmd() command {
 				k.Warn = r.Warner("job " + args[0])
 				k.State.Warn = k.Warn
 				k.Stored = storedFor(*stateDir, k.Warn)
-				r.Settle(ctx, continuity.Job{Kind: args[0], Project: *project, Path: *transcript})
+				r.Settle(ctx, continuity.Job{Kind: args[0], Project: *project, Path: *transcript, After: *after})
 				return nil
 			}
 		},
@@ -70,8 +72,11 @@ func detacher(executable func() (string, error), agent string, k *continuity.Kee
 			return err
 		}
 		defer lock.Close() // the job holds it now
-		cmd := &exec.Cmd{Path: exe, Args: []string{"cairn", settleName, "--agent", agent, "--state", k.State.Dir, "--db", k.DBPath,
-			"--project", j.Project, "--transcript", j.Path, j.Kind}}
+		args := []string{"cairn", settleName, "--agent", agent, "--state", k.State.Dir, "--db", k.DBPath, "--project", j.Project, "--transcript", j.Path}
+		if j.After > 0 {
+			args = append(args, "--after", strconv.FormatInt(j.After, 10))
+		}
+		cmd := &exec.Cmd{Path: exe, Args: append(args, j.Kind)}
 		cmd.ExtraFiles = []*os.File{lock}
 		cmd.SysProcAttr = detached()
 		if err := cmd.Start(); err != nil {

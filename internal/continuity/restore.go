@@ -354,6 +354,10 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	// nothing was appended since (kept.go); s stays nil then.
 	var s *transcript.Session
 	c, text, ok := k.fromKept(path, project, "precompact-"+trigger)
+	if !ok && k.waitKept(ctx, path) {
+		// A job was building it ahead (ahead.go).
+		c, text, ok = k.fromKept(path, project, "precompact-"+trigger)
+	}
 	if !ok {
 		var err error
 		if c, s, err = k.buildWith(ctx, project, path, "precompact-"+trigger, false); err != nil {

@@ -40,6 +40,9 @@ type Job struct {
 	Kind    string
 	Project string
 	Path    string // the transcript
+	// After is, for JobKeep started by a PostToolUse hook, the
+	// transcript's size then: the job waits for the tool's result past it.
+	After int64
 }
 
 // JobTimeout bounds a job, whatever runs it.
@@ -54,6 +57,8 @@ func (k *Keeper) Settle(ctx context.Context, j Job) error {
 	case JobSessionEnd:
 		_, err := k.sessionEnd(ctx, j.Project, j.Path)
 		return err
+	case JobKeep:
+		return k.keepAhead(ctx, j)
 	}
 	return fmt.Errorf("unknown job %q", j.Kind)
 }
