@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,8 +52,21 @@ func newAheadFixture(t *testing.T, name string, n int) *aheadFixture {
 		return k
 	}
 	f.hook, f.job = keeper("state"), keeper("state")
-	f.hook.Detach = func(j Job) error { f.jobs = append(f.jobs, j); return nil }
+	f.hook.Detach = func(j Job) error {
+		if j.Lock != nil {
+			// As the job's process does: a copy of the lock's descriptor,
+			// open after the hook closes its own.
+			fd, err := syscall.Dup(int(j.Lock.Fd()))
+			if err != nil {
+				return err
+			}
+			j.Lock, j.Locked = os.NewFile(uintptr(fd), j.Lock.Name()), true
+		}
+		f.jobs = append(f.jobs, j)
+		return nil
+	}
 	f.job.Settling = true
+	f.job.keepIdle = 300 * time.Millisecond
 	f.fresh = &keptFixture{k: keeper("fresh"), project: f.project}
 	f.fresh.k.Detach = func(Job) error { return nil }
 	return f
@@ -88,13 +102,18 @@ func (f *aheadFixture) check(t *testing.T) {
 
 // Near the compaction point a PostToolUse hook starts the keep job; the
 // job folds the session, waits for the tool's result Claude Code writes
-// after the hook, and keeps the checkpoint with it: the PreCompact that
-// follows (here while the job may still be at work) takes it, and it is a
-// build's. (258c7280 compacts on its own right after the tool result on
-// line 1255.)
+// after the hook, and keeps the checkpoint with it; it stays for the next
+// result and keeps it again: the PreCompact that follows (here while the
+// job may still be at work) takes it, and it is a build's. (258c7280
+// compacts on its own right after the tool result on line 1255.)
 func TestKeepAheadAfterTool(t *testing.T) {
-	const name, result = "258c7280-ae70-4798-800f-63464d01a85d", 1254
-	f := newAheadFixture(t, name, result)
+	const name, last = "258c7280-ae70-4798-800f-63464d01a85d", 1254
+	lines := newAheadFixture(t, name, 1).lines
+	first := last - 1 // the result before the last
+	for !bytes.Contains(lines[first], []byte(`"tool_result"`)) {
+		first--
+	}
+	f := newAheadFixture(t, name, first)
 	s, err := f.hook.LoadBare(f.path)
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +124,15 @@ func TestKeepAheadAfterTool(t *testing.T) {
 	if len(f.jobs) != 1 || f.jobs[0].Kind != JobKeep || f.jobs[0].After != s.Offset {
 		t.Fatalf("jobs %+v", f.jobs)
 	}
+	if !f.hook.keeping(f.path) {
+		t.Error("the job is not at work from the moment the hook started it")
+	}
 	done := make(chan error)
-	go func() { done <- f.job.Settle(context.Background(), f.jobs[0]) }()
+	go func() {
+		err := f.job.Settle(context.Background(), f.jobs[0])
+		f.jobs[0].Lock.Close() // the job's process ends
+		done <- err
+	}()
 	time.Sleep(50 * time.Millisecond) // the job folds and waits
 	if !f.hook.keeping(f.path) {
 		t.Error("no job at work while it waits for the result")
@@ -114,9 +140,32 @@ func TestKeepAheadAfterTool(t *testing.T) {
 	if err := f.hook.KeepAhead(f.project, f.path, s, s.Offset); err != nil || len(f.jobs) != 1 {
 		t.Fatalf("a job at work, another hook started one: jobs %+v, %v", f.jobs, err)
 	}
-	f.append(t, result, result+1)
-	if !f.hook.waitKept(context.Background(), f.path) {
-		t.Error("PreCompact would not wait for the job at work")
+	served := func() bool {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), keepWait)
+		defer cancel()
+		for k := f.hook; ; {
+			if _, _, ok := k.fromKept(f.path, f.project, "precompact-auto"); ok {
+				return true
+			}
+			if !k.waitKept(ctx, f.path) {
+				return false
+			}
+		}
+	}
+	f.append(t, first, first+1)
+	if !served() {
+		t.Error("the job did not keep the checkpoint with the result")
+	}
+	// The job stays: the next step's call and result, kept again.
+	f.append(t, first+1, last)
+	time.Sleep(50 * time.Millisecond)
+	if !f.hook.keeping(f.path) {
+		t.Error("the job did not stay for the next result")
+	}
+	f.append(t, last, last+1)
+	if !served() {
+		t.Error("the job did not keep the checkpoint with the next result")
 	}
 	f.check(t)
 	if err := <-done; err != nil {

@@ -354,9 +354,15 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	// nothing was appended since (kept.go); s stays nil then.
 	var s *transcript.Session
 	c, text, ok := k.fromKept(path, project, "precompact-"+trigger)
-	if !ok && k.waitKept(ctx, path) {
-		// A job was building it ahead (ahead.go).
-		c, text, ok = k.fromKept(path, project, "precompact-"+trigger)
+	if !ok {
+		// A job may be building it ahead (ahead.go), with the lines
+		// appended last: it is done in milliseconds, a build here
+		// would take longer.
+		wctx, cancel := context.WithTimeout(ctx, keepWait)
+		for !ok && k.waitKept(wctx, path) {
+			c, text, ok = k.fromKept(path, project, "precompact-"+trigger)
+		}
+		cancel()
 	}
 	if !ok {
 		var err error

@@ -43,6 +43,12 @@ type Job struct {
 	// After is, for JobKeep started by a PostToolUse hook, the
 	// transcript's size then: the job waits for the tool's result past it.
 	After int64
+	// Lock, for JobKeep, is the session's keep lock the hook took for the
+	// job (ahead.go): the process that runs it inherits it, so that a
+	// PreCompact right after the hook finds the job at work even before
+	// it runs. Locked tells the job it holds it.
+	Lock   *os.File
+	Locked bool
 }
 
 // JobTimeout bounds a job, whatever runs it.
