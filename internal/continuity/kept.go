@@ -55,8 +55,10 @@ type kept struct {
 	CWD           string `json:"cwd"`
 	GitBranch     string `json:"git_branch"`
 	ClientVersion string `json:"client_version"`
-	// Checkpoint was built without the work tree's state.
-	Checkpoint checkpoint.Checkpoint `json:"checkpoint"`
+	// Checkpoint was built without the work tree's state. It is decoded
+	// only once the rest says it serves: a miss costs a scan of it, not
+	// its decoding.
+	Checkpoint json.RawMessage `json:"checkpoint"`
 	// Steer is its steering text (Checkpoint.Steer), which reads none of
 	// what a reuse sets again.
 	Steer string `json:"steer"`
@@ -70,7 +72,7 @@ func (k *Keeper) keptFile(path string) string { return k.State.File(path) + ".ke
 func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.Checkpoint, steer string) {
 	c.ID, c.Git, c.GitError = 0, nil, ""
 	kp := kept{Version: keptVersion, Binary: binaryID(), Offset: s.Offset, TailSum: s.TailSum, TailLen: s.TailLen, Head: s.Head,
-		Project: project, TicketPrefixes: k.TicketPrefixes, Checkpoint: c, Steer: steer,
+		Project: project, TicketPrefixes: k.TicketPrefixes, Steer: steer,
 		Client: s.Client, SessionID: s.SessionID, CWD: s.CWD, GitBranch: s.GitBranch, ClientVersion: s.ClientVersion}
 	for _, a := range s.Subagents {
 		if a.Session != nil {
@@ -80,7 +82,12 @@ func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.
 			kp.Subagents[filepath.Base(a.Path)] = a.Session.Offset
 		}
 	}
-	data, err := json.Marshal(kp)
+	var err error
+	kp.Checkpoint, err = json.Marshal(c)
+	var data []byte
+	if err == nil {
+		data, err = json.Marshal(kp)
+	}
 	if err == nil {
 		err = os.MkdirAll(filepath.Dir(k.keptFile(path)), 0o700)
 	}
@@ -112,7 +119,9 @@ func (k *Keeper) fromKept(path, project, trigger string) (c checkpoint.Checkpoin
 	if !subagentsAt(path, kp.Subagents) {
 		return c, "", false
 	}
-	c = kp.Checkpoint
+	if json.Unmarshal(kp.Checkpoint, &c) != nil {
+		return c, "", false
+	}
 	reading, _ := meter.Measure(s, k.rules())
 	c.CreatedAt, c.Trigger = k.Now().UTC(), trigger
 	c.Context = checkpoint.Context{Tokens: reading.Tokens, Window: reading.Window, Threshold: reading.Threshold, Percent: reading.PctWindow}
