@@ -53,7 +53,13 @@ func inertLines(tail []byte) bool {
 		}
 		line := tail[:i]
 		tail = tail[i+1:]
-		if !p.scan(line) {
+		// The fold's own walk: a blank line is nothing, a line it cannot
+		// read a bad line, which the session counts.
+		reason, ok := p.walk(line)
+		if !ok && reason == "" {
+			continue
+		}
+		if !ok {
 			return false
 		}
 		e := &p.e
