@@ -210,6 +210,89 @@ func BenchmarkHookPreCompactAfterTurn(b *testing.B) {
 	})
 }
 
+// nearTurn is work.turn with its replies' context near the compaction
+// point (160,000 tokens of a 167,000 threshold): the hooks build the
+// checkpoint ahead (continuity/ahead.go). It is split where Claude Code
+// runs PostToolUse: before the last tool's result, which it writes after.
+func nearTurn(b *testing.B) (beforeResult, result, rest []byte) {
+	turn := regexp.MustCompile(`"cache_read_input_tokens":\d+`).ReplaceAll(work.turn, []byte(`"cache_read_input_tokens":160000`))
+	lines := bytes.SplitAfter(turn, []byte("\n"))
+	last := -1
+	for i, l := range lines {
+		if bytes.Contains(l, []byte(`"tool_result"`)) {
+			last = i
+		}
+	}
+	if last < 0 {
+		b.Fatal("no tool result in the turn")
+	}
+	return bytes.Join(lines[:last], nil), lines[last], bytes.Join(lines[last+1:], nil)
+}
+
+// BenchmarkHookPreCompactAfterTool: Claude Code compacts on its own in the
+// middle of a turn, right after a tool's result (4 of the fixtures' 5
+// compactions): the PostToolUse hook before it, near the compaction point,
+// started the job that builds the checkpoint ahead; the result is written
+// after the hook, and PreCompact runs right after (here, after the
+// hello-world baseline), the job possibly still at work.
+func BenchmarkHookPreCompactAfterTool(b *testing.B) {
+	h := newHookBench(b)
+	before, result, rest := nearTurn(b)
+	interleaved(b, "", func() {
+		h.settled()
+		h.appendLines(rest) // the last turn's end
+		h.appendLines(before)
+		h.run("PostToolUse", map[string]any{"tool_name": "Bash"})
+		h.appendLines(result)
+	}, func() {
+		if out := h.run("PreCompact", map[string]any{"trigger": "auto"}); !bytes.Contains(out, []byte("keep these specifics")) {
+			b.Fatalf("no steering text: %s", out)
+		}
+	})
+}
+
+// stopLines are what Claude Code writes after the Stop hooks ran, their
+// summary and the turn's duration, in the session of the turn (its cwd,
+// id, version and branch).
+func stopLines(turn []byte) []byte {
+	lines := stopTemplate
+	for _, f := range []string{"cwd", "sessionId", "version", "gitBranch"} {
+		field := regexp.MustCompile(`"` + f + `":"[^"]*"`)
+		found := field.FindAll(turn, -1)
+		if len(found) > 0 {
+			lines = field.ReplaceAll(lines, found[len(found)-1])
+		}
+	}
+	return lines
+}
+
+var stopTemplate = []byte(`{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/bench","sessionId":"bench","version":"2.1.39","gitBranch":"main","type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"cairn hook Stop"}],"hookErrors":[],"preventedContinuation":false,"stopReason":"","hasOutput":false,"level":"suggestion","timestamp":"2026-03-01T12:00:00Z","uuid":"b1"}
+{"parentUuid":"b1","isSidechain":false,"userType":"external","cwd":"/bench","sessionId":"bench","version":"2.1.39","gitBranch":"main","type":"system","subtype":"turn_duration","durationMs":5000,"timestamp":"2026-03-01T12:00:00Z","uuid":"b2","isMeta":false}
+`)
+
+// BenchmarkHookPreCompactAfterStop: a compaction after a turn (a manual
+// one, or Claude Code's own at the next prompt): the Stop hook, near the
+// compaction point, started the job that builds the checkpoint ahead, and
+// the lines Claude Code writes after it are inert. The job is done by
+// then (a prompt or /compact is typed seconds later).
+func BenchmarkHookPreCompactAfterStop(b *testing.B) {
+	h := newHookBench(b)
+	before, result, rest := nearTurn(b)
+	after := stopLines(work.turn)
+	interleaved(b, h.dir, func() {
+		h.appendLines(before)
+		h.appendLines(result)
+		h.appendLines(rest)
+		h.run("Stop", nil)
+		h.settled()
+		h.appendLines(after)
+	}, func() {
+		if out := h.run("PreCompact", map[string]any{"trigger": "manual"}); !bytes.Contains(out, []byte("keep these specifics")) {
+			b.Fatalf("no steering text: %s", out)
+		}
+	})
+}
+
 // BenchmarkHookSessionEnd: the session ends after one more turn, which
 // its last checkpoint does not have (the turn is dated now, and its
 // message ids are new: an older one would be older than that checkpoint,

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"strconv"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/hook"
@@ -21,7 +22,7 @@ func hidden() []entry { return []entry{{settleName, settleCmd}} }
 
 func settleCmd() command {
 	return command{
-		args:    "--agent NAME --state DIR --db FILE --project DIR --transcript FILE KIND",
+		args:    "--agent NAME --state DIR --db FILE --project DIR --transcript FILE [--after N] [--locked] KIND",
 		summary: "settle what a hook left for later (started by the hooks)",
 		setup: func(fs *flag.FlagSet) runFunc {
 			agentName := fs.String("agent", "claude-code", "the client whose hook started the job")
@@ -29,6 +30,8 @@ func settleCmd() command {
 			db := fs.String("db", "", "the hook's database")
 			project := fs.String("project", "", "the project")
 			transcript := fs.String("transcript", "", "the session's transcript")
+			after := fs.Int64("after", 0, "the transcript's size when the hook ran (a keep job's)")
+			locked := fs.Bool("locked", false, "the job holds the session's keep lock (fd 4)")
 			return func(ctx context.Context, a *App, args []string) error {
 				if len(args) != 1 || *stateDir == "" || *db == "" || *transcript == "" {
 					return usageErrorf("started by the hooks only")
@@ -47,7 +50,10 @@ func settleCmd() command {
 				k.Warn = r.Warner("job " + args[0])
 				k.State.Warn = k.Warn
 				k.Stored = storedFor(*stateDir, k.Warn)
-				r.Settle(ctx, continuity.Job{Kind: args[0], Project: *project, Path: *transcript})
+				if args[0] == continuity.JobKeep {
+					releaseSettling(*db)
+				}
+				r.Settle(ctx, continuity.Job{Kind: args[0], Project: *project, Path: *transcript, After: *after, Locked: *locked})
 				return nil
 			}
 		},
@@ -70,13 +76,40 @@ func detacher(executable func() (string, error), agent string, k *continuity.Kee
 			return err
 		}
 		defer lock.Close() // the job holds it now
-		cmd := &exec.Cmd{Path: exe, Args: []string{"cairn", settleName, "--agent", agent, "--state", k.State.Dir, "--db", k.DBPath,
-			"--project", j.Project, "--transcript", j.Path, j.Kind}}
-		cmd.ExtraFiles = []*os.File{lock}
+		args := []string{"cairn", settleName, "--agent", agent, "--state", k.State.Dir, "--db", k.DBPath, "--project", j.Project, "--transcript", j.Path}
+		if j.After > 0 {
+			args = append(args, "--after", strconv.FormatInt(j.After, 10))
+		}
+		extra := []*os.File{lock}
+		if j.Lock != nil {
+			// fd 4: the session's keep lock, the job's to hold.
+			extra = append(extra, j.Lock)
+			args = append(args, "--locked")
+		}
+		cmd := &exec.Cmd{Path: exe, Args: append(args, j.Kind)}
+		cmd.ExtraFiles = extra
 		cmd.SysProcAttr = detached()
 		if err := cmd.Start(); err != nil {
 			return err
 		}
 		return cmd.Process.Release()
+	}
+}
+
+// releaseSettling closes the settling lock a job inherits as fd 3, when fd
+// 3 is that file: a keep job touches no database, and may wait for the
+// session's next tool results for seconds, which hooks opening the
+// database must not wait for.
+func releaseSettling(db string) {
+	f := os.NewFile(3, "settling")
+	if f == nil {
+		return
+	}
+	held, err := f.Stat()
+	if err != nil {
+		return
+	}
+	if want, err := os.Stat(continuity.SettlingFile(db)); err == nil && os.SameFile(held, want) {
+		f.Close()
 	}
 }

@@ -69,6 +69,9 @@ type Keeper struct {
 	Settling bool
 
 	db *sqlite.DB
+	// keepIdle, when set, is how long a keep job waits for the next
+	// result (ahead.go): tests shorten it.
+	keepIdle time.Duration
 }
 
 // DataDir is where cairn keeps durable data: $XDG_DATA_HOME/cairn, else

@@ -21,10 +21,14 @@ import (
 // session and building it again: on a 100 MB session that is most of the
 // hook's CPU (docs/benchmarks.md, issue 15). Only what depends on the
 // moment is set again: when, why, and the meter's reading. Any difference
-// is a miss, and the checkpoint is built as before.
+// is a miss, and the checkpoint is built as before, but for lines
+// appended since that fold into nothing the checkpoint reads
+// (transcript.InertTail: the progress of hooks, file snapshots, a turn's
+// duration, the Stop hooks' summary), which real compactions often meet
+// right after the last build.
 
 // keptVersion changes when what a .kept file holds changes.
-const keptVersion = 1
+const keptVersion = 2
 
 // kept is the content of a .kept file.
 type kept struct {
@@ -43,8 +47,18 @@ type kept struct {
 	Subagents      map[string]int64 `json:"subagents,omitempty"`
 	Project        string           `json:"project"`
 	TicketPrefixes []string         `json:"ticket_prefixes,omitempty"`
-	// Checkpoint was built without the work tree's state.
-	Checkpoint checkpoint.Checkpoint `json:"checkpoint"`
+	// The session's client and identity fields then: an inert line
+	// appended since may set them (transcript.InertTail), and must not
+	// have changed them.
+	Client        string `json:"client"`
+	SessionID     string `json:"session_id"`
+	CWD           string `json:"cwd"`
+	GitBranch     string `json:"git_branch"`
+	ClientVersion string `json:"client_version"`
+	// Checkpoint was built without the work tree's state. It is decoded
+	// only once the rest says it serves: a miss costs a scan of it, not
+	// its decoding.
+	Checkpoint json.RawMessage `json:"checkpoint"`
 	// Steer is its steering text (Checkpoint.Steer), which reads none of
 	// what a reuse sets again.
 	Steer string `json:"steer"`
@@ -58,7 +72,8 @@ func (k *Keeper) keptFile(path string) string { return k.State.File(path) + ".ke
 func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.Checkpoint, steer string) {
 	c.ID, c.Git, c.GitError = 0, nil, ""
 	kp := kept{Version: keptVersion, Binary: binaryID(), Offset: s.Offset, TailSum: s.TailSum, TailLen: s.TailLen, Head: s.Head,
-		Project: project, TicketPrefixes: k.TicketPrefixes, Checkpoint: c, Steer: steer}
+		Project: project, TicketPrefixes: k.TicketPrefixes, Steer: steer,
+		Client: s.Client, SessionID: s.SessionID, CWD: s.CWD, GitBranch: s.GitBranch, ClientVersion: s.ClientVersion}
 	for _, a := range s.Subagents {
 		if a.Session != nil {
 			if kp.Subagents == nil {
@@ -67,7 +82,12 @@ func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.
 			kp.Subagents[filepath.Base(a.Path)] = a.Session.Offset
 		}
 	}
-	data, err := json.Marshal(kp)
+	var err error
+	kp.Checkpoint, err = json.Marshal(c)
+	var data []byte
+	if err == nil {
+		data, err = json.Marshal(kp)
+	}
 	if err == nil {
 		err = os.MkdirAll(filepath.Dir(k.keptFile(path)), 0o700)
 	}
@@ -93,17 +113,34 @@ func (k *Keeper) fromKept(path, project, trigger string) (c checkpoint.Checkpoin
 		return c, "", false
 	}
 	s, err := k.Load(path, false)
-	if err != nil || s.Offset != kp.Offset || s.TailLen != kp.TailLen || !slices.Equal(s.TailSum, kp.TailSum) || !slices.Equal(s.Head, kp.Head) {
+	if err != nil || !kp.current(s) {
 		return c, "", false
 	}
 	if !subagentsAt(path, kp.Subagents) {
 		return c, "", false
 	}
-	c = kp.Checkpoint
+	if json.Unmarshal(kp.Checkpoint, &c) != nil {
+		return c, "", false
+	}
 	reading, _ := meter.Measure(s, k.rules())
 	c.CreatedAt, c.Trigger = k.Now().UTC(), trigger
 	c.Context = checkpoint.Context{Tokens: reading.Tokens, Window: reading.Window, Threshold: reading.Threshold, Percent: reading.PctWindow}
 	return c, kp.Steer, true
+}
+
+// current says whether the session s, just loaded, is what kp was built
+// from, or that with only inert lines appended.
+func (kp *kept) current(s *transcript.Session) bool {
+	if s.Offset == kp.Offset {
+		return s.TailLen == kp.TailLen && slices.Equal(s.TailSum, kp.TailSum) && slices.Equal(s.Head, kp.Head)
+	}
+	if s.Offset < kp.Offset || s.Client != kp.Client || s.SessionID != kp.SessionID || s.CWD != kp.CWD ||
+		s.GitBranch != kp.GitBranch || s.ClientVersion != kp.ClientVersion {
+		return false
+	}
+	then := transcript.Session{Version: transcript.StateVersion, Path: s.Path, Client: kp.Client,
+		Offset: kp.Offset, TailSum: kp.TailSum, TailLen: kp.TailLen, Head: kp.Head}
+	return transcript.InertTail(&then, s.Offset)
 }
 
 // subagentsAt says whether the subagent transcripts beside the transcript

@@ -355,6 +355,16 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 	var s *transcript.Session
 	c, text, ok := k.fromKept(path, project, "precompact-"+trigger)
 	if !ok {
+		// A job may be building it ahead (ahead.go), with the lines
+		// appended last: it is done in milliseconds, a build here
+		// would take longer.
+		wctx, cancel := context.WithTimeout(ctx, keepWait)
+		for !ok && k.waitKept(wctx, path) {
+			c, text, ok = k.fromKept(path, project, "precompact-"+trigger)
+		}
+		cancel()
+	}
+	if !ok {
 		var err error
 		if c, s, err = k.buildWith(ctx, project, path, "precompact-"+trigger, false); err != nil {
 			return c, err

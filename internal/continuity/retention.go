@@ -54,7 +54,7 @@ type Space struct {
 
 // stateSuffixes are the files of one session's state (state.Store.File
 // plus one of them); the status line's marker is named by the session.
-var stateSuffixes = []string{".head", ".body", ".pending", ".restored", ".settle", ".summaries", ".pressure", ".kept"}
+var stateSuffixes = []string{".head", ".body", ".pending", ".restored", ".settle", ".summaries", ".pressure", ".kept", ".keeping"}
 
 // stateGroup is one session's state files.
 type stateGroup struct {

@@ -40,6 +40,15 @@ type Job struct {
 	Kind    string
 	Project string
 	Path    string // the transcript
+	// After is, for JobKeep started by a PostToolUse hook, the
+	// transcript's size then: the job waits for the tool's result past it.
+	After int64
+	// Lock, for JobKeep, is the session's keep lock the hook took for the
+	// job (ahead.go): the process that runs it inherits it, so that a
+	// PreCompact right after the hook finds the job at work even before
+	// it runs. Locked tells the job it holds it.
+	Lock   *os.File
+	Locked bool
 }
 
 // JobTimeout bounds a job, whatever runs it.
@@ -54,6 +63,8 @@ func (k *Keeper) Settle(ctx context.Context, j Job) error {
 	case JobSessionEnd:
 		_, err := k.sessionEnd(ctx, j.Project, j.Path)
 		return err
+	case JobKeep:
+		return k.keepAhead(ctx, j)
 	}
 	return fmt.Errorf("unknown job %q", j.Kind)
 }

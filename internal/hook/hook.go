@@ -280,11 +280,29 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 			text, err := adv.Advise(ctx, path, s, false)
 			return errors.Join(err, context(text))
 		}
-		return restoreOrAdvise(ctx, k, adv, project, path, continuity.AtTool, "", withGuidance(context, kn))
+		s, err := k.LoadBare(path)
+		if err != nil {
+			return err
+		}
+		// Near the compaction point, the checkpoint is built ahead, with
+		// the tool's result Claude Code writes next (continuity/ahead.go).
+		return errors.Join(restoreOrAdviseOn(ctx, k, adv, project, path, continuity.AtTool, "", s, withGuidance(context, kn)),
+			k.KeepAhead(project, path, s, s.Offset))
 	case "Stop":
 		// A suggestion for the user only: never a decision, never context
 		// for the model.
-		text, err := adv.StopSuggestion(ctx, path, p.LastAssistantMessage, func() (*transcript.Session, error) { return k.Load(path, false) })
+		var s *transcript.Session // the latest the suggestion loaded
+		load := func() (*transcript.Session, error) {
+			var err error
+			s, err = k.Load(path, false)
+			return s, err
+		}
+		text, err := adv.StopSuggestion(ctx, path, p.LastAssistantMessage, load)
+		// Near the compaction point, the checkpoint is built ahead
+		// (continuity/ahead.go).
+		if s != nil {
+			err = errors.Join(err, k.KeepAhead(project, path, s, 0))
+		}
 		if f := kn.stopSuggestion(); f != "" {
 			text = strings.TrimSpace(text + "\n" + f)
 		}
