@@ -619,3 +619,45 @@ func TestLatestQuestionNotOpen(t *testing.T) {
 		t.Errorf("an earlier open question is missing:\n%s", r)
 	}
 }
+
+// TestListedQuestionsAnsweredInTurn: three listed questions answered one
+// prompt at a time pair each answer with its own question, and a later
+// prompt that takes back one answer by naming it is shown with that
+// answer only, not with another whose question shares a word with it.
+func TestListedQuestionsAnsweredInTurn(t *testing.T) {
+	c := Build(build(t, []step{
+		{user: "Get the docs site ready for the 2.4 release."},
+		{text: "Strict build is clean. Questions before the versioning items:\n1. Version the site with mike?\n2. Which alias should be the default?\n3. Keep the 1.x docs online?"},
+		{user: "yes"},
+		{text: "mike it is. Default alias?"},
+		{user: "latest"},
+		{text: "Default alias: latest. And the 1.x docs?"},
+		{user: "drop"},
+		{text: "2.4 is deployed under latest, and latest is the default."},
+		{user: "wait, actually don't drop 1.x yet, support ends in March. keep it deployed but hide it from the version selector"},
+		{text: "1.x stays deployed and is hidden from the selector."},
+	}), input())
+	got := map[string]Answer{}
+	for _, a := range c.Answers {
+		got[a.Question] = a
+	}
+	want := []struct{ question, answer string }{
+		{"Version the site with mike?", "yes"},
+		{"Which alias should be the default?", "latest"},
+		{"Keep the 1.x docs online?", "drop"},
+	}
+	for _, w := range want {
+		var a Answer
+		for q, x := range got {
+			if strings.Contains(q, w.question) {
+				a = x
+			}
+		}
+		if a.Answer != w.answer {
+			t.Errorf("%q answered %q, want %q (answers: %+v)", w.question, a.Answer, w.answer, c.Answers)
+		}
+		if revised := a.Revised != ""; revised != (w.answer == "drop") {
+			t.Errorf("%q revised by %q", w.question, a.Revised)
+		}
+	}
+}

@@ -115,6 +115,10 @@ type Item struct {
 	// Ends marks a user's question that ends its prompt: what the prompt
 	// asks, which the reply to the prompt answers.
 	Ends bool `json:"ends,omitempty"`
+	// Listed marks an assistant's question asked in a list with others
+	// ("1. Version the site with mike? 2. Which alias...?"): a short
+	// reply answers one of them, not all.
+	Listed bool `json:"listed,omitempty"`
 	// Closed is set once evidence closed the item.
 	Closed *Closure `json:"closed,omitempty"`
 
@@ -190,7 +194,7 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 			}
 			continue
 		}
-		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky})
+		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky, Listed: st.listed && st.kind == Question})
 	}
 }
 
@@ -336,6 +340,10 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	one := -1
 	if bareAnswer(said) {
 		one = l.answers(said, line)
+	} else if short(said) && !toAll(said) {
+		// "yes" to three listed questions answers the first; the next
+		// prompt answers the next.
+		one = l.answersListed(said, line)
 	}
 	for i := range l.Items {
 		it := &l.Items[i]
@@ -372,6 +380,51 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 func bareAnswer(said string) bool {
 	said = strings.TrimSpace(said)
 	return said != "" && !strings.ContainsAny(said, "\n,;") && len(strings.Fields(said)) <= 4 && !affirmative(said) && !putsOff(said)
+}
+
+// short says a prompt is one line of a few words: one answer.
+func short(said string) bool {
+	said = strings.TrimSpace(said)
+	return said != "" && !strings.ContainsAny(said, "\n,;") && len(strings.Fields(said)) <= 4
+}
+
+// toAll says a short reply answers every question at once ("yes to
+// all", "both", "all three").
+func toAll(said string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(said), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		switch w {
+		case "all", "both", "each", "every", "everything":
+			return true
+		}
+	}
+	return false
+}
+
+// answersListed is the index of the listed question a short reply
+// answers when the assistant asked two or more in one list (the one
+// the reply names, else the first open one), -1 otherwise: a one-word
+// "yes" does not answer "which alias?".
+func (l *Ledger) answersListed(said string, line int) int {
+	qline, n := -1, 0
+	for _, it := range l.Items {
+		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+			continue
+		}
+		if !it.Listed {
+			return -1 // an offer in prose may be agreed to with the rest
+		}
+		switch {
+		case qline < 0:
+			qline = it.Line
+		case it.Line != qline:
+			return -1 // asked in different texts: not one list
+		}
+		n++
+	}
+	if n < 2 {
+		return -1
+	}
+	return l.answers(said, line)
 }
 
 // answers is the index of the one open question of the assistant's that a
@@ -655,13 +708,29 @@ func (l *Ledger) add(it Item) {
 	l.trim()
 }
 
-// trim keeps at most MaxItems: the oldest closed items go first, then the
+// trim keeps at most MaxItems: the oldest closed items go first, those
+// that settle a question (the user's answer) last of them, since the
+// restore carries what the user answered however long ago; then the
 // oldest open ones.
 func (l *Ledger) trim() {
 	for len(l.Items) > MaxItems {
 		victim := -1
 		for i, it := range l.Items {
-			if it.Closed != nil && (victim < 0 || it.Closed.Line < l.Items[victim].Closed.Line) {
+			if it.Closed == nil {
+				continue
+			}
+			if victim < 0 {
+				victim = i
+				continue
+			}
+			v := l.Items[victim]
+			if a, b := settles(it), settles(v); a != b {
+				if !a {
+					victim = i
+				}
+				continue
+			}
+			if it.Closed.Line < v.Closed.Line {
 				victim = i
 			}
 		}
@@ -674,6 +743,11 @@ func (l *Ledger) trim() {
 		}
 		l.Items = slices.Delete(l.Items, victim, victim+1)
 	}
+}
+
+// settles says a closed item is a question and its answer.
+func settles(it Item) bool {
+	return it.Kind == Question && it.Closed != nil && (it.Closed.By == ClosedByAnswer || it.Closed.By == ClosedByReply && it.Closed.Later)
 }
 
 // userStatements reads a prompt. A short prompt that asks for something is

@@ -161,6 +161,22 @@ func TestClosing(t *testing.T) {
 				{"u", "postgres"}, {"u", "flyway"}, {"u", "500ms"}},
 			closed: []string{"Which database", "Flyway or Liquibase", "How often"},
 			pairs:  []string{"Which database->postgres", "Flyway or Liquibase->flyway", "How often->500ms"}},
+		{name: "a yes to listed questions answers the first, the next prompts the next",
+			steps: []step{{"a", "Questions before the release:\n1. Tag the release as a draft?\n2. Which branch should it be cut from?\n3. Keep the old changelog section?"},
+				{"u", "yes"}, {"u", "main"}, {"u", "drop"}},
+			open:   []string{"Tag the release as a draft? → yes", "drop"},
+			closed: []string{"Tag the release", "Which branch", "old changelog"},
+			pairs:  []string{"Tag the release->yes", "Which branch->main", "old changelog->drop"}},
+		{name: "yes to all listed questions answers them all",
+			steps: []step{{"a", "Two questions:\n1. Tag the release as a draft?\n2. Keep the old changelog section?"},
+				{"u", "yes to both"}},
+			open:   []string{"draft? → yes to both", "changelog section? → yes to both"},
+			closed: []string{"Tag the release", "old changelog"},
+			pairs:  []string{"Tag the release->yes to both", "old changelog->yes to both"}},
+		{name: "a question after a lead with a colon is put to the user",
+			steps:  []step{{"a", "The estimate says \"Instant download\" when @digital is set. Before I derive @digital from the product: do bundles that contain a physical item count as digital?"}, {"u", "no"}},
+			closed: []string{"physical item"},
+			pairs:  []string{"physical item->no"}},
 		{name: "one answer to several questions closes them all",
 			steps: []step{{"a", "Two questions:\n1. Which database does the service run on?\n2. How often should the publisher poll?"},
 				{"u", "postgres, and poll every 500ms"}},
@@ -295,6 +311,33 @@ func TestBounded(t *testing.T) {
 	open := l.Open()
 	if last := open[len(open)-1].Text; !strings.Contains(last, fmt.Sprintf("module%d", 3*MaxItems-1)) {
 		t.Errorf("newest open item %q, want the last one stated", last)
+	}
+}
+
+// TestBoundedKeepsAnswers: an answer given early outlives the closed
+// work items that came after it: past MaxItems they go first.
+func TestBoundedKeepsAnswers(t *testing.T) {
+	var l Ledger
+	l.Assistant(1, 1, time.Time{}, "Before I derive the flag: do bundles that contain a physical item count as digital?")
+	l.User(2, 2, time.Time{}, "no")
+	line := 2
+	for i := 0; i < 2*MaxItems; i++ {
+		line++
+		l.Assistant(i, line, time.Time{}, fmt.Sprintf("Remaining: module%d needs a test.", i))
+		line++
+		l.FileChanged(i, line, fmt.Sprintf("/repo/module%d.go", i))
+	}
+	var answered []string
+	for _, it := range l.Closed() {
+		if it.Closed.By == ClosedByAnswer {
+			answered = append(answered, it.Text+" -> "+it.Closed.Evidence)
+		}
+	}
+	if len(answered) != 1 || !strings.Contains(answered[0], "physical item") || !strings.HasSuffix(answered[0], "-> no") {
+		t.Errorf("answers kept: %q, want the bundles question with its no", answered)
+	}
+	if len(l.Items) != MaxItems {
+		t.Errorf("got %d items, want %d", len(l.Items), MaxItems)
 	}
 }
 
