@@ -598,3 +598,39 @@ func TestTextBesideToolCall(t *testing.T) {
 		})
 	}
 }
+
+// TestPromptKept: a long prompt keeps the user's own words, the end
+// included, where it pastes a log or a config before them.
+func TestPromptKept(t *testing.T) {
+	log := strings.Repeat("2026-11-24T18:02:14.551Z    Compiling proc-macro2 v1.0.89\n", 60)
+	ask := "Can you figure out the root cause? And the gzipped .wasm stays under 300 KB."
+	tests := []struct {
+		name, prompt string
+		want         []string
+		not          []string
+	}{
+		{"a short prompt as it is", "fix the build", []string{"fix the build"}, nil},
+		{"a pasted block gives way to a mark", "Here's the log:\n\n```\n" + log + "```\n\n" + ask,
+			[]string{"Here's the log:", "[pasted: 60 lines]", ask}, []string{"proc-macro2"}},
+		{"a long prompt without blocks keeps its head and its end", "Start here. " + strings.Repeat("word ", 800) + ask,
+			[]string{"Start here.", " … ", ask}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := promptKept(tt.prompt, maxPromptBytes)
+			if len(got) > maxPromptBytes {
+				t.Errorf("%d bytes kept, more than %d", len(got), maxPromptBytes)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("kept %q, lacks %q", got, w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(got, w) {
+					t.Errorf("kept %q, has %q", got, w)
+				}
+			}
+		})
+	}
+}
