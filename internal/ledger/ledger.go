@@ -552,7 +552,7 @@ func (l *Ledger) Answered(turn, line int, t time.Time, question, answer string) 
 func (l *Ledger) replyToUser(turn, line int, said string) {
 	asked := false
 	for _, it := range l.Items {
-		asked = asked || (it.Closed == nil && it.Kind == Question && it.By == ByUser)
+		asked = asked || (it.Closed == nil && it.By == ByUser && (it.Kind == Question || inquiry(it) != ""))
 	}
 	if !asked {
 		return
@@ -567,11 +567,68 @@ func (l *Ledger) replyToUser(turn, line int, said string) {
 	reply := joined(said)
 	for i := range l.Items {
 		it := &l.Items[i]
-		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Line < line && addresses(reply, it.terms()) {
+		if it.Closed != nil || it.By != ByUser || it.Line >= line {
+			continue
+		}
+		if q := inquiry(*it); q != "" && namesAll(reply, textTerms(q)) {
+			// "Can you figure out the root cause?" is done when the
+			// reply says what the root cause is.
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(answerTo(said, it.terms()), maxEvidence),
+				Later: it.Line < l.Prompt}, true
+			continue
+		}
+		if it.Kind == Question && addresses(reply, it.terms()) {
 			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(answerTo(said, it.terms()), maxEvidence),
 				Later: it.Line < l.Prompt}, true
 		}
 	}
+}
+
+// inquiry is the sentence of a user's request that asks to find
+// something out, when that is all the request asks ("can you figure out
+// the root cause?", "check why the build is red"): its answer is a
+// reply, not a change. "" for other requests.
+func inquiry(it Item) string {
+	if it.Kind != Request || it.By != ByUser {
+		return ""
+	}
+	asks := ""
+	for _, sn := range sentences(it.Text) {
+		l := " " + strings.ToLower(sn) + " "
+		for _, v := range []string{" figure out ", " find out ", " work out ", " explain ", " investigate ", " diagnose ", " look into ", " tell me ", " why ", " root cause"} {
+			if asks == "" && strings.Contains(l, v) {
+				asks = sn
+			}
+		}
+		for _, v := range []string{" fix", " add ", " implement", " change ", " update ", " write ", " make ", " remove ", " refactor", " migrate ", " rename ", " then "} {
+			if strings.Contains(l, v) && !strings.HasPrefix(strings.TrimSpace(l), "don't") {
+				return "" // it asks for work too
+			}
+		}
+	}
+	return asks
+}
+
+// namesAll says a reply names what an inquiry asks about: a name it
+// uses, or all of its content words but the verbs of finding out.
+func namesAll(reply string, q *terms) bool {
+	for _, n := range q.names {
+		if len(n) >= 3 && strings.Contains(reply, n) {
+			return true
+		}
+	}
+	n := 0
+	for _, w := range q.words {
+		switch w {
+		case "figur", "figure", "find", "work", "explain", "investig", "investigate", "diagnos", "diagnose", "look", "tell", "why", "can", "could":
+			continue
+		}
+		if len(w) >= 3 && !strings.Contains(reply, w) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // answerTo is the part of a reply that answers a question: from the
