@@ -661,3 +661,39 @@ func TestListedQuestionsAnsweredInTurn(t *testing.T) {
 		}
 	}
 }
+
+func TestComputed(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"With three €10.00 items and a €25.00 card, each share is 8.3333…, which rounds to 8.33, and 3 × 8.33 = 24.99, so one cent is never taken off the card.", true},
+		{"12 * 40ms = 480ms of waiting per request.", true},
+		{"0.1+0.2 = 0.30000000000000004 in Float.", true},
+		{"Set retries = 3 in the config.", false},
+		{"The spec has 6 examples, 0 failures.", false},
+		{"x = y + 1 in the loop", false},
+	} {
+		if got := computed(tt.s); got != tt.want {
+			t.Errorf("computed(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestFiguresOutliveProse: under a tight budget a finding that works
+// figures out stays while prose findings and older decisions go.
+func TestFiguresOutliveProse(t *testing.T) {
+	c := Build(planted(t), input())
+	c.Findings = append([]string{"With three €10.00 items and a €25.00 card each share rounds to 8.33, and 3 × 8.33 = 24.99, so one cent is never taken off the card."}, c.Findings...)
+	for i := 0; i < 12; i++ {
+		c.Findings = append(c.Findings, fmt.Sprintf("Finding %d: the applier module reads the card balance in step %d before the order total.", i, i))
+		c.Decisions = append(c.Decisions, fmt.Sprintf("Decision %d: keep going because reason number %d matters a lot for the design.", i, i))
+	}
+	r := c.Restore(Compaction{Trigger: "auto"}, 450)
+	if !strings.Contains(r, "3 × 8.33 = 24.99") {
+		t.Errorf("the worked-out figure went:\n%s", r)
+	}
+	if strings.Contains(r, "Finding 0:") {
+		t.Errorf("prose findings kept before the figure:\n%s", r)
+	}
+}

@@ -481,7 +481,7 @@ func withoutSteered(secs []section, steer []section) bool {
 // switch, not a map: a map literal is built at every process's start.
 func leansOnSteering(title string) bool {
 	switch title {
-	case "Open items", "Settled with the user", "Decisions", "Findings (oldest first)", "Next steps", "Files read":
+	case "Open items", "Settled with the user", "Decisions", "Figures worked out", "Findings (oldest first)", "Next steps", "Files read":
 		return true
 	}
 	return false
@@ -502,7 +502,7 @@ func (c *Checkpoint) steer() (string, []section) {
 	head := "When you write the summary, keep these specifics from the conversation, verbatim where quoted (cairn):"
 	secs := c.sections(false)
 	// The summariser has the conversation: names and short quotes suffice.
-	keep := map[string]bool{"Task": true, "Open items": true, "Settled with the user": true, "Findings (oldest first)": true, "User constraints": true, "Open todos": true, "Files changed": true,
+	keep := map[string]bool{"Task": true, "Open items": true, "Settled with the user": true, "Findings (oldest first)": true, "Figures worked out": true, "User constraints": true, "Open todos": true, "Files changed": true,
 		"Unresolved errors": true, "Decisions": true, "Next steps": true, "Files read": true}
 	var steer []section
 	for _, s := range secs {
@@ -648,6 +648,20 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	} else {
 		secs = append(secs, section{title: "Unresolved errors", items: errs, min: min(len(errs), 1), dropFront: true})
 	}
+	// A finding that works figures out ("3 × 8.33 = 24.99, so one cent
+	// is never taken off the card") is what the model would have to work
+	// out again, and a summary rounds away: it is weighed before the
+	// decisions, not with the prose findings the budget cuts first.
+	var figures []string
+	findings = slices.DeleteFunc(slices.Clone(findings), func(f string) bool {
+		if computed(f) {
+			figures = append(figures, f)
+			return true
+		}
+		return false
+	})
+	figures = last(figures, 2)
+	secs = append(secs, section{title: "Figures worked out", items: figures, min: len(figures), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "Findings (oldest first)", items: findings, min: min(len(findings), 3), dropFront: true, repeats: true, byNews: true})
 	if forRestore {
@@ -681,6 +695,54 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		secs[i].items = append([]string(nil), secs[i].items...)
 	}
 	return secs
+}
+
+// computed says a statement works figures out: a number, an operator, a
+// number, then "=" and a result ("3 × 8.33 = 24.99", "12 * 40ms = 480ms").
+func computed(s string) bool {
+	for i := strings.IndexByte(s, '='); i >= 0; {
+		after := strings.TrimLeft(s[i+1:], " ")
+		if after != "" && isDigitByte(after[0]) && operands(s[:i]) {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '=')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// operands says the text before an "=" ends with number, operator,
+// number: "3 × 8.33 ".
+func operands(s string) bool {
+	ws := strings.Fields(strings.TrimSpace(s))
+	if len(ws) >= 3 {
+		a, op, b := ws[len(ws)-3], ws[len(ws)-2], ws[len(ws)-1]
+		switch op {
+		case "×", "x", "*", "+", "-", "−", "/", "÷", "·":
+			return number(a) && number(b)
+		}
+	}
+	if len(ws) >= 1 {
+		// "3*8.33=24.99", "0.1+0.2 = 0.30000000000000004"
+		w := ws[len(ws)-1]
+		for k := 1; k < len(w)-1; k++ {
+			if strings.ContainsRune("×*+/÷", rune(w[k])) && isDigitByte(w[k-1]) && isDigitByte(w[k+1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// number says a word opens with a figure, maybe after a currency sign.
+func number(w string) bool {
+	w = strings.TrimLeft(w, "(€$£")
+	return w != "" && isDigitByte(w[0])
 }
 
 // quotesPrompt reports whether the Task section quotes text already (the
