@@ -66,6 +66,11 @@ type Checkpoint struct {
 	GitError    string      `json:"git_error,omitempty"`
 	Subagents   []string    `json:"subagents"`
 	Compactions int         `json:"compactions"`
+	// Instructions are the user's words after a manual /compact ("focus
+	// on the todo list, drop the telescope part"): what the user asked
+	// the summary to keep or leave out. The steering and the restore show
+	// them and leave out what they drop.
+	Instructions string `json:"instructions,omitempty"`
 	// Turns is how many replies the session had.
 	Turns int `json:"turns,omitempty"`
 }

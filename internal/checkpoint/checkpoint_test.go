@@ -697,3 +697,23 @@ func TestFiguresOutliveProse(t *testing.T) {
 		t.Errorf("prose findings kept before the figure:\n%s", r)
 	}
 }
+
+// TestDropped: what a /compact's instructions tell the summary to leave
+// out, as content words; focusing, keeping and vague words drop nothing.
+func TestDropped(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want [][]string
+	}{
+		{"focus on what's left, drop the telescope part", [][]string{{"telescope"}}},
+		{"keep the EXPLAIN findings and what's left", nil},
+		{"focus on the todo list and what's left", nil},
+		{"don't keep the uuid v7 idea and skip the flaky login test", [][]string{{"uuid"}, {"flaky", "login", "test"}}},
+		{"leave out the CI history", nil},
+		{"", nil},
+	} {
+		if got := dropped(tt.in); !cmp.Equal(got, tt.want) {
+			t.Errorf("dropped(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -553,6 +553,11 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 			then = append(then, quote(p))
 		}
 	}
+	if c.Instructions != "" {
+		// The user's words, as the summariser got them: the restore
+		// follows them and never says otherwise.
+		task = append(task, "At /compact the user asked: "+quote(c.Instructions))
+	}
 	secs = append(secs, section{title: "Task", items: task, min: len(task), prose: false})
 	var open []string
 	shown := make(map[string]bool)
@@ -694,7 +699,110 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	for i := range secs {
 		secs[i].items = append([]string(nil), secs[i].items...)
 	}
+	if drop := dropped(c.Instructions); len(drop) > 0 {
+		for i := range secs {
+			switch secs[i].title {
+			case "Task", "User constraints", "Git":
+				continue // the task and the user's rules hold whatever the summary drops
+			}
+			secs[i].items = slices.DeleteFunc(secs[i].items, func(it string) bool { return names(it, drop) })
+			secs[i].min = min(secs[i].min, len(secs[i].items))
+		}
+	}
 	return secs
+}
+
+// dropped lists what a /compact's instructions tell the summary to leave
+// out ("drop the telescope part", "skip the CI history", "forget the
+// uuid v7 idea"), each as its content words.
+func dropped(instructions string) [][]string {
+	var out [][]string
+	for _, cl := range strings.FieldsFunc(strings.ToLower(instructions), func(r rune) bool { return r == ',' || r == ';' || r == '.' || r == '\n' }) {
+		for _, part := range strings.Split(" "+cl+" ", " and ") {
+			ws := fields(part)
+			for len(ws) > 0 && (ws[0] == "but" || ws[0] == "please" || ws[0] == "also" || ws[0] == "then" || ws[0] == "just" || ws[0] == "you" || ws[0] == "can") {
+				ws = ws[1:]
+			}
+			n := leaveOut(ws)
+			if n == 0 {
+				continue
+			}
+			var obj []string
+			for _, w := range ws[n:] {
+				if content(w) && !quantifier(w) && !vague(w) {
+					obj = append(obj, w)
+				}
+			}
+			if len(obj) > 0 && len(obj) <= 4 {
+				out = append(out, obj)
+			}
+		}
+	}
+	return out
+}
+
+// leaveOut is how many words open a clause that leaves something out
+// ("drop", "leave out", "don't keep"), 0 when it does not.
+func leaveOut(ws []string) int {
+	if len(ws) < 2 {
+		return 0
+	}
+	switch ws[0] {
+	case "drop", "skip", "ignore", "forget", "omit", "exclude", "without":
+		return 1
+	case "leave":
+		if ws[1] == "out" {
+			return 2
+		}
+	case "don't", "dont", "do":
+		k := 1
+		if ws[0] == "do" {
+			if ws[1] != "not" {
+				return 0
+			}
+			k = 2
+		}
+		if k < len(ws) {
+			switch ws[k] {
+			case "keep", "include", "mention", "carry", "need":
+				return k + 1
+			}
+		}
+	case "no":
+		if ws[1] == "need" && len(ws) > 2 && ws[2] == "for" {
+			return 3
+		}
+	case "nothing":
+		if ws[1] == "about" || ws[1] == "on" {
+			return 2
+		}
+	}
+	return 0
+}
+
+// vague: a word that says what kind of thing, not which ("the telescope
+// stuff", "the CI part").
+func vague(w string) bool {
+	switch w {
+	case "stuff", "thing", "things", "part", "parts", "bits", "details", "about", "history", "discussion", "idea", "ideas":
+		return true
+	}
+	return false
+}
+
+// names says an item speaks of all the words of one of drop's entries.
+func names(item string, drop [][]string) bool {
+	ws := fields(item)
+	for _, d := range drop {
+		all := true
+		for _, w := range d {
+			all = all && containsStem(ws, w)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // computed says a statement works figures out: a number, an operator, a
