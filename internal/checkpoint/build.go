@@ -82,7 +82,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		switch {
 		case it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer":
 			r, byName := revision(it.Text, it.Closed.Evidence, it.Closed.Line, said)
-			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(r)})
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(r), Gloss: clip(it.Closed.Gloss)})
 			named = append(named, byName)
 		case it.Kind == "question" && it.By == "user" && it.Closed.By == "reply" && it.Closed.Later && hasWords(it.Text):
 			// A question the user left open for later, answered turns
@@ -650,6 +650,7 @@ func (c *Checkpoint) redact(f func(string) string) {
 	all(c.Task.Latest)
 	for i := range c.Answers {
 		c.Answers[i].Question, c.Answers[i].Answer, c.Answers[i].Revised = f(c.Answers[i].Question), f(c.Answers[i].Answer), f(c.Answers[i].Revised)
+		c.Answers[i].Gloss = f(c.Answers[i].Gloss)
 	}
 	for _, items := range [][]OpenItem{c.Open, c.Closed} {
 		for i := range items {

@@ -102,6 +102,8 @@ type Answer struct {
 	By       string `json:"by,omitempty"`
 	// Revised is the user's later prompt that took the answer back.
 	Revised string `json:"revised,omitempty"`
+	// Gloss is how the agent took a short answer, in its reply to it.
+	Gloss string `json:"gloss,omitempty"`
 }
 
 // OpenItem is one item of the open thread.

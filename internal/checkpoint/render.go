@@ -603,6 +603,12 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 			answers = append(answers, quote(a.Question)+" → the user first: "+quote(a.Answer)+", then took it back: "+quote(a.Revised))
 			continue
 		}
+		if a.Gloss != "" {
+			// A bare "no" reads as the question's context made it:
+			// the agent's reply says how.
+			answers = append(answers, quote(a.Question)+answered+quote(a.Answer)+" (you took it as: "+quote(a.Gloss)+")")
+			continue
+		}
 		answers = append(answers, quote(a.Question)+answered+quote(a.Answer))
 	}
 	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true, repeats: true})

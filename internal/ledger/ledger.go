@@ -138,6 +138,11 @@ type Closure struct {
 	// Later marks a user's question answered after a later prompt: left
 	// open across a turn, it is what a summary loses.
 	Later bool `json:"later,omitempty"`
+	// Gloss is how the assistant took a short answer, in the first
+	// sentence of its reply to it ("Got it: a bundle with any physical
+	// item ships as physical."): a bare "no" says little on its own once
+	// the question's context is gone.
+	Gloss string `json:"gloss,omitempty"`
 }
 
 // Clean passes the text and the evidence that came in since the last call
@@ -158,6 +163,7 @@ func (l *Ledger) Clean(f func(string) string) {
 		}
 		if it.Closed != nil {
 			it.Closed.Evidence = f(it.Closed.Evidence)
+			it.Closed.Gloss = f(it.Closed.Gloss)
 		}
 		it.dirty = false
 	}
@@ -176,6 +182,7 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 		return
 	}
 	l.activity(line)
+	l.glossAnswers(line, text)
 	l.replyToUser(turn, line, text)
 	if substantive(text) {
 		l.Replied, l.repliedDirty = evidenceOf(text), true
@@ -243,6 +250,30 @@ func (l *Ledger) movedOn(turn, line int) {
 		}
 	}
 }
+
+// glossAnswers keeps the first sentence of the assistant's first text
+// with substance after a short answer to its question as the answer's
+// gloss.
+func (l *Ledger) glossAnswers(line int, said string) {
+	if l.Replied != "" || !substantive(said) {
+		return // not the first text with substance since the prompt
+	}
+	for i := range l.Items {
+		it := &l.Items[i]
+		c := it.Closed
+		if c == nil || c.By != ClosedByAnswer || c.Line != l.Prompt || c.Gloss != "" || c.Line >= line || len(strings.Fields(c.Evidence)) > maxGlossed {
+			continue
+		}
+		first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(said), "\n", 2)[0])
+		if ss := sentences(first); len(ss) > 0 {
+			first = ss[0]
+		}
+		c.Gloss, it.dirty = text.ClipLine(first, maxEvidence), true
+	}
+}
+
+// maxGlossed is the most words of an answer that gets a gloss.
+const maxGlossed = 3
 
 // evidenceOf is a text as an item's evidence keeps it: one line, clipped.
 func evidenceOf(s string) string { return text.ClipLine(s, maxEvidence) }

@@ -49,6 +49,8 @@ func TestClosing(t *testing.T) {
 		open   []string // pieces of the open items' texts, in order
 		closed []string // "piece<-by" for each closed item, in closing order
 		pairs  []string // "piece->answer": the question's answer
+		// glosses are "piece->gloss": how the assistant took the answer
+		glosses []string
 	}{
 		{name: "file the item names",
 			steps:  []step{{"a", "Next: update `internal/export/csv.go` to write the header."}, {"f", "/repo/internal/export/csv.go"}},
@@ -183,6 +185,11 @@ func TestClosing(t *testing.T) {
 		{name: "a request to find out and fix stays open after the finding",
 			steps: []step{{"u", "Can you figure out the root cause and fix it?"}, {"a", "Root cause: uuid's v4 feature pulls getrandom 0.2.15, which has no backend for wasm32 unless its js feature is on."}},
 			open:  []string{"root cause"}},
+		{name: "a short answer keeps how the assistant took it",
+			steps:   []step{{"a", "Before I derive @digital from the product: do bundles that contain a physical item count as digital?"}, {"u", "no"}, {"a", "Got it: a bundle with any physical item ships as physical; only all-digital bundles get the instant label. Now the estimate."}},
+			closed:  []string{"physical item"},
+			pairs:   []string{"physical item->no"},
+			glosses: []string{"physical item->Got it: a bundle with any physical item ships as physical; only all-digital bundles get the instant label."}},
 		{name: "one answer to several questions closes them all",
 			steps: []step{{"a", "Two questions:\n1. Which database does the service run on?\n2. How often should the publisher poll?"},
 				{"u", "postgres, and poll every 500ms"}},
@@ -252,6 +259,14 @@ func TestClosing(t *testing.T) {
 				for _, it := range l.Closed() {
 					if strings.Contains(it.Text, q) && it.Closed.Evidence != a {
 						t.Errorf("%q answered by %q, want %q", it.Text, it.Closed.Evidence, a)
+					}
+				}
+			}
+			for _, p := range tt.glosses {
+				q, g, _ := strings.Cut(p, "->")
+				for _, it := range l.Closed() {
+					if strings.Contains(it.Text, q) && it.Closed.Gloss != g {
+						t.Errorf("%q glossed %q, want %q", it.Text, it.Closed.Gloss, g)
 					}
 				}
 			}
