@@ -369,12 +369,21 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	var agreed []string
 	later := putsOff(said)
 	one := -1
+	asked := 0
+	for _, it := range l.Items {
+		if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && it.Line < line {
+			asked++
+		}
+	}
+	// A yes or a no to one question answers it, whatever it asked; to
+	// several, the ones that ask yes or no.
+	yn := short(said) && yesOrNo(said) && asked > 1
 	if bareAnswer(said) {
 		one = l.answers(said, line)
 	} else if short(said) && !toAll(said) {
 		// "yes" to three listed questions answers the first; the next
 		// prompt answers the next.
-		one = l.answersListed(said, line)
+		one = l.answersListed(said, line, yn)
 	}
 	for i := range l.Items {
 		it := &l.Items[i]
@@ -383,6 +392,9 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 		}
 		if one >= 0 && i != one {
 			continue
+		}
+		if one < 0 && yn && !polar(it.Text) {
+			continue // a "yes" does not answer "which alias?"
 		}
 		if later {
 			// "park it, I'll ask Joanna tomorrow": the question stays
@@ -433,11 +445,12 @@ func toAll(said string) bool {
 
 // answersListed is the index of the listed question a short reply
 // answers when the assistant asked two or more in one list (the one
-// the reply names, else the first open one), -1 otherwise: a one-word
-// "yes" does not answer "which alias?".
-func (l *Ledger) answersListed(said string, line int) int {
-	qline, n := -1, 0
-	for _, it := range l.Items {
+// the reply names, else the first open one; for a yes or a no, the
+// first that asks yes or no), -1 otherwise: a one-word "yes" does not
+// answer "which alias?".
+func (l *Ledger) answersListed(said string, line int, yn bool) int {
+	qline, n, first := -1, 0, -1
+	for i, it := range l.Items {
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
 			continue
 		}
@@ -451,11 +464,54 @@ func (l *Ledger) answersListed(said string, line int) int {
 			return -1 // asked in different texts: not one list
 		}
 		n++
+		if first < 0 && (!yn || polar(it.Text)) {
+			first = i
+		}
 	}
 	if n < 2 {
 		return -1
 	}
+	if yn {
+		return first
+	}
 	return l.answers(said, line)
+}
+
+// yesOrNo says a short reply opens with a yes or a no.
+func yesOrNo(said string) bool {
+	ws := strings.Fields(strings.ToLower(said))
+	if len(ws) == 0 {
+		return false
+	}
+	switch strings.Trim(ws[0], ".,!") {
+	case "yes", "y", "yep", "yeah", "sure", "ok", "okay", "no", "nope", "nah", "n":
+		return true
+	}
+	return false
+}
+
+// polar says a question asks yes or no: it opens with no question word
+// and offers no alternatives ("Version the site with mike?", not "Which
+// alias should be the default?" nor "Flyway or Liquibase?").
+func polar(q string) bool {
+	if i := strings.LastIndexByte(strings.TrimRight(q, "?"), '?'); i >= 0 {
+		q = q[i+1:] // the last question of several
+	}
+	if i := strings.LastIndex(q, ": "); i >= 0 {
+		q = q[i+2:] // after its lead
+	}
+	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	for len(ws) > 0 && (ws[0] == "and" || ws[0] == "so" || ws[0] == "also" || ws[0] == "then" || ws[0] == "one" || ws[0] == "last") {
+		ws = ws[1:]
+	}
+	if len(ws) == 0 {
+		return false
+	}
+	switch ws[0] {
+	case "which", "what", "what's", "how", "when", "where", "who", "whom", "whose", "why":
+		return false
+	}
+	return !slices.Contains(ws, "or")
 }
 
 // answers is the index of the one open question of the assistant's that a
