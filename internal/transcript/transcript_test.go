@@ -489,6 +489,10 @@ func TestDecisionShapes(t *testing.T) {
 		{"We thought about caching the rates in Redis, but they change every second.", []string{"We thought about caching the rates in Redis, but they change every second."}},
 		{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break. The fix is small.",
 			[]string{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break."}},
+		// A decision in the middle of a long reply, after a finding and
+		// a code block, before the next step.
+		{"Found it:\n\n```\ne: Serializer for class 'Currency' is not found.\n```\n\nThat's your serializer error: the 2.x plugin no longer falls back to a contextual serializer here. I'll annotate the field with @Serializable(with = CurrencyAsCodeSerializer::class) rather than registering it contextually, because Money is also decoded by the Kafka consumer. The other modules compile.\n\nNext I'll rerun the build.",
+			[]string{"I'll annotate the field with @Serializable(with = CurrencyAsCodeSerializer::class) rather than registering it contextually, because Money is also decoded by the Kafka consumer."}},
 		{"I considered the flaky test first. It passed twice.", nil},
 		{"The options are parsed twice, but only the second parse counts.", nil},
 		// A course committed to with its reason, whatever its verb; a
