@@ -252,21 +252,26 @@ func (l *Ledger) movedOn(turn, line int) {
 }
 
 // glossAnswers keeps the first sentence of the assistant's first text
-// with substance after a short answer to its question as the answer's
-// gloss.
+// after a short answer to its question, when it says something, as the
+// answer's gloss.
 func (l *Ledger) glossAnswers(line int, said string) {
-	if l.Replied != "" || !substantive(said) {
+	if l.Replied != "" {
 		return // not the first text with substance since the prompt
+	}
+	first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(said), "\n", 2)[0])
+	if ss := sentences(first); len(ss) > 0 {
+		first = ss[0]
+	}
+	// "Keeping both commits as they are." says how; "mike it is.", "Let
+	// me check the config." and a question back do not.
+	if len(first) < 20 || len(strings.Fields(first)) < 4 || strings.HasSuffix(first, "?") || analyse(first).immediate() {
+		return
 	}
 	for i := range l.Items {
 		it := &l.Items[i]
 		c := it.Closed
 		if c == nil || c.By != ClosedByAnswer || c.Line != l.Prompt || c.Gloss != "" || c.Line >= line || len(strings.Fields(c.Evidence)) > maxGlossed {
 			continue
-		}
-		first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(said), "\n", 2)[0])
-		if ss := sentences(first); len(ss) > 0 {
-			first = ss[0]
 		}
 		c.Gloss, it.dirty = text.ClipLine(first, maxEvidence), true
 	}
