@@ -77,15 +77,32 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	for _, it := range last(open, maxOpen) {
 		c.Open = append(c.Open, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn})
 	}
+	var named []bool // per answer: its revision names what the answer said
 	for _, it := range s.Ledger.Closed() {
 		switch {
 		case it.Kind == "question" && it.By == "assistant" && it.Closed.By == "answer":
-			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(revision(it.Text, it.Closed.Evidence, it.Closed.Line, said))})
+			r, byName := revision(it.Text, it.Closed.Evidence, it.Closed.Line, said)
+			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), Revised: clip(r), Gloss: clip(it.Closed.Gloss)})
+			named = append(named, byName)
 		case it.Kind == "question" && it.By == "user" && it.Closed.By == "reply" && it.Closed.Later && hasWords(it.Text):
 			// A question the user left open for later, answered turns
 			// after: the reply is gone from the context with the
 			// compaction, and only the question would be remembered.
 			c.Answers = append(c.Answers, Answer{Question: clip(it.Text), Answer: clip(it.Closed.Evidence), By: "user"})
+			named = append(named, false)
+		}
+	}
+	// A prompt that takes back one answer by naming it ("don't drop 1.x
+	// yet" after "drop") does not take back another whose question only
+	// shares a word with it ("Version the site with mike?").
+	for i := range c.Answers {
+		if !named[i] || c.Answers[i].Revised == "" {
+			continue
+		}
+		for j := range c.Answers {
+			if j != i && !named[j] && c.Answers[j].Revised == c.Answers[i].Revised {
+				c.Answers[j].Revised = ""
+			}
 		}
 	}
 	c.Answers = last(c.Answers, maxAnswers)
@@ -633,6 +650,7 @@ func (c *Checkpoint) redact(f func(string) string) {
 	all(c.Task.Latest)
 	for i := range c.Answers {
 		c.Answers[i].Question, c.Answers[i].Answer, c.Answers[i].Revised = f(c.Answers[i].Question), f(c.Answers[i].Answer), f(c.Answers[i].Revised)
+		c.Answers[i].Gloss = f(c.Answers[i].Gloss)
 	}
 	for _, items := range [][]OpenItem{c.Open, c.Closed} {
 		for i := range items {
@@ -737,8 +755,9 @@ func changedBetween(calls []transcript.ToolCall, own, base string) []string {
 // revision is the user's later prompt that takes an answer back: it opens
 // with a word that turns back ("wait", "actually", "no", "scratch that")
 // or refuses, and speaks of what the question asked about (a content word
-// of five letters or more in common). "" when none does.
-func revision(question, answer string, answered int, said []lined) string {
+// of five letters or more in common). "" when none does; byName says
+// the prompt names what the answer said.
+func revision(question, answer string, answered int, said []lined) (string, bool) {
 	qw := fields(question)
 	// An answer that names something ("postgres", "flyway") is taken back
 	// by a prompt that names it: a question's common words ("services")
@@ -760,18 +779,18 @@ func revision(question, answer string, answered int, said []lined) string {
 		if len(named) > 0 {
 			for _, w := range named {
 				if containsStem(ws, w) {
-					return p.text
+					return p.text, true
 				}
 			}
 			continue
 		}
 		for _, w := range ws {
 			if len(w) >= 5 && content(w) && containsStem(qw, w) {
-				return p.text
+				return p.text, false
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // affirms: a word that agrees or refuses, naming nothing.

@@ -66,6 +66,11 @@ type Checkpoint struct {
 	GitError    string      `json:"git_error,omitempty"`
 	Subagents   []string    `json:"subagents"`
 	Compactions int         `json:"compactions"`
+	// Instructions are the user's words after a manual /compact ("focus
+	// on the todo list, drop the telescope part"): what the user asked
+	// the summary to keep or leave out. The steering and the restore show
+	// them and leave out what they drop.
+	Instructions string `json:"instructions,omitempty"`
 	// Turns is how many replies the session had.
 	Turns int `json:"turns,omitempty"`
 }
@@ -97,6 +102,8 @@ type Answer struct {
 	By       string `json:"by,omitempty"`
 	// Revised is the user's later prompt that took the answer back.
 	Revised string `json:"revised,omitempty"`
+	// Gloss is how the agent took a short answer, in its reply to it.
+	Gloss string `json:"gloss,omitempty"`
 }
 
 // OpenItem is one item of the open thread.

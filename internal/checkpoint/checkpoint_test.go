@@ -619,3 +619,101 @@ func TestLatestQuestionNotOpen(t *testing.T) {
 		t.Errorf("an earlier open question is missing:\n%s", r)
 	}
 }
+
+// TestListedQuestionsAnsweredInTurn: three listed questions answered one
+// prompt at a time pair each answer with its own question, and a later
+// prompt that takes back one answer by naming it is shown with that
+// answer only, not with another whose question shares a word with it.
+func TestListedQuestionsAnsweredInTurn(t *testing.T) {
+	c := Build(build(t, []step{
+		{user: "Get the docs site ready for the 2.4 release."},
+		{text: "Strict build is clean. Questions before the versioning items:\n1. Version the site with mike?\n2. Which alias should be the default?\n3. Keep the 1.x docs online?"},
+		{user: "yes"},
+		{text: "mike it is. Default alias?"},
+		{user: "latest"},
+		{text: "Default alias: latest. And the 1.x docs?"},
+		{user: "drop"},
+		{text: "2.4 is deployed under latest, and latest is the default."},
+		{user: "wait, actually don't drop 1.x yet, support ends in March. keep it deployed but hide it from the version selector"},
+		{text: "1.x stays deployed and is hidden from the selector."},
+	}), input())
+	got := map[string]Answer{}
+	for _, a := range c.Answers {
+		got[a.Question] = a
+	}
+	want := []struct{ question, answer string }{
+		{"Version the site with mike?", "yes"},
+		{"Which alias should be the default?", "latest"},
+		{"Keep the 1.x docs online?", "drop"},
+	}
+	for _, w := range want {
+		var a Answer
+		for q, x := range got {
+			if strings.Contains(q, w.question) {
+				a = x
+			}
+		}
+		if a.Answer != w.answer {
+			t.Errorf("%q answered %q, want %q (answers: %+v)", w.question, a.Answer, w.answer, c.Answers)
+		}
+		if revised := a.Revised != ""; revised != (w.answer == "drop") {
+			t.Errorf("%q revised by %q", w.question, a.Revised)
+		}
+	}
+}
+
+func TestComputed(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"With three €10.00 items and a €25.00 card, each share is 8.3333…, which rounds to 8.33, and 3 × 8.33 = 24.99, so one cent is never taken off the card.", true},
+		{"12 * 40ms = 480ms of waiting per request.", true},
+		{"0.1+0.2 = 0.30000000000000004 in Float.", true},
+		{"Set retries = 3 in the config.", false},
+		{"The spec has 6 examples, 0 failures.", false},
+		{"x = y + 1 in the loop", false},
+	} {
+		if got := computed(tt.s); got != tt.want {
+			t.Errorf("computed(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestFiguresOutliveProse: under a tight budget a finding that works
+// figures out stays while prose findings and older decisions go.
+func TestFiguresOutliveProse(t *testing.T) {
+	c := Build(planted(t), input())
+	c.Findings = append([]string{"With three €10.00 items and a €25.00 card each share rounds to 8.33, and 3 × 8.33 = 24.99, so one cent is never taken off the card."}, c.Findings...)
+	for i := 0; i < 12; i++ {
+		c.Findings = append(c.Findings, fmt.Sprintf("Finding %d: the applier module reads the card balance in step %d before the order total.", i, i))
+		c.Decisions = append(c.Decisions, fmt.Sprintf("Decision %d: keep going because reason number %d matters a lot for the design.", i, i))
+	}
+	r := c.Restore(Compaction{Trigger: "auto"}, 450)
+	if !strings.Contains(r, "3 × 8.33 = 24.99") {
+		t.Errorf("the worked-out figure went:\n%s", r)
+	}
+	if strings.Contains(r, "Finding 0:") {
+		t.Errorf("prose findings kept before the figure:\n%s", r)
+	}
+}
+
+// TestDropped: what a /compact's instructions tell the summary to leave
+// out, as content words; focusing, keeping and vague words drop nothing.
+func TestDropped(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want [][]string
+	}{
+		{"focus on what's left, drop the telescope part", [][]string{{"telescope"}}},
+		{"keep the EXPLAIN findings and what's left", nil},
+		{"focus on the todo list and what's left", nil},
+		{"don't keep the uuid v7 idea and skip the flaky login test", [][]string{{"uuid"}, {"flaky", "login", "test"}}},
+		{"leave out the CI history", nil},
+		{"", nil},
+	} {
+		if got := dropped(tt.in); !cmp.Equal(got, tt.want) {
+			t.Errorf("dropped(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

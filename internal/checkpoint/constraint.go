@@ -163,6 +163,12 @@ func bindsWork(clause string) bool {
 			if i+1 < len(ws) && ws[i+1] == "to" && i > 0 && i+2 < len(ws) {
 				return true
 			}
+		case "stay", "stays", "remain", "remains":
+			// A bound on what the work measures: "the gzipped .wasm
+			// stays under 300 KB", "p99 has to remain below 200ms".
+			if i > 0 && bound(ws[i+1:]) {
+				return true
+			}
 		}
 	}
 	ws = withoutOpeners(ws)
@@ -183,6 +189,29 @@ func bindsWork(clause string) bool {
 		return true
 	}
 	return ws[len(ws)-1] == "only" && len(ws) <= 6
+}
+
+// bound says words open with a limit: a comparison and a number
+// ("under 300 KB", "below 200ms", "at most 3 retries").
+func bound(ws []string) bool {
+	if len(ws) < 2 {
+		return false
+	}
+	k := 1
+	switch ws[0] {
+	case "under", "below", "within", "above", "over":
+	case "at", "less", "no":
+		if ws[1] != "most" && ws[1] != "least" && ws[1] != "than" && ws[1] != "more" && ws[1] != "bigger" && ws[1] != "larger" {
+			return false
+		}
+		k = 2
+		if k < len(ws) && ws[k] == "than" {
+			k++
+		}
+	default:
+		return false
+	}
+	return k < len(ws) && ws[k] != "" && ws[k][0] >= '0' && ws[k][0] <= '9'
 }
 
 // notBinding reports the words after which "no" opens no constraint: an

@@ -95,6 +95,9 @@ func overrulesIn(sentence, later, earlier string) bool {
 		if short {
 			return true
 		}
+		if !chosen(objectOf(sentence, r), earlier) {
+			continue
+		}
 		for _, w := range fields(later) {
 			if content(w) && !sameStem(w, r) && len(w) >= 5 && containsStem(ew, w) {
 				return true
@@ -102,6 +105,83 @@ func overrulesIn(sentence, later, earlier string) bool {
 		}
 	}
 	return false
+}
+
+// objectOf is what a sentence turns down after the replacer whose first
+// content word is r, as far as the clause goes: "rather than annotating
+// every nullable field, since ..." gives annotating, nullable, field.
+func objectOf(sentence, r string) []string {
+	low := strings.ToLower(sentence)
+	for _, rp := range replacers {
+		lead := strings.Join(rp, " ") + " "
+		for from := 0; ; {
+			i := strings.Index(low[from:], lead)
+			if i < 0 {
+				break
+			}
+			rest := low[from+i+len(lead):]
+			from += i + len(lead)
+			if end := clauseEnd(rest); end >= 0 {
+				rest = rest[:end]
+			}
+			var obj []string
+			for _, w := range fields(rest) {
+				if content(w) && !quantifier(w) {
+					obj = append(obj, w)
+				}
+			}
+			if len(obj) > 0 && slices.ContainsFunc(obj, func(w string) bool { return sameStem(w, r) }) {
+				return obj[:min(len(obj), 4)]
+			}
+		}
+	}
+	return nil
+}
+
+// clauseEnd is where the clause that starts s ends: a comma, a
+// semicolon, a colon, or a word that gives a reason or adds another
+// clause. -1 when it runs to the end.
+func clauseEnd(s string) int {
+	end := -1
+	for _, b := range []string{",", ";", ":", " because ", " since ", " so ", " as ", " which ", " and ", " but ", " while ", " until "} {
+		if i := strings.Index(s, b); i >= 0 && (end < 0 || i < end) {
+			end = i
+		}
+	}
+	return end
+}
+
+// quantifier: a word that says how many, not what.
+func quantifier(w string) bool {
+	switch w {
+	case "every", "each", "all", "both", "either", "many", "several", "other", "another":
+		return true
+	}
+	return false
+}
+
+// chosen says earlier chose what obj names: every word of obj is in what
+// earlier proposed, before its own "rather than" or its reason. A later
+// "rather than annotating every nullable field" does not overrule an
+// earlier "annotate the field with @Serializable(...) rather than ...":
+// it turns down another annotating than the one chosen.
+func chosen(obj []string, earlier string) bool {
+	if len(obj) == 0 {
+		return true // nothing to compare: the refused word decides
+	}
+	low := strings.ToLower(earlier)
+	for _, b := range []string{" rather than ", " instead of ", " because ", " since ", ", so "} {
+		if i := strings.Index(low, b); i >= 0 {
+			low = low[:i]
+		}
+	}
+	ew := fields(low)
+	for _, w := range obj {
+		if !containsStem(ew, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // superseded drops the plans a later statement overrules: plans[i] goes

@@ -35,6 +35,12 @@ func TestOverrules(t *testing.T) {
 		{"a place turned down that the earlier plan chose",
 			"I'll do the rename in 0041 rather than in the backfill, since the backfill is long enough.",
 			"I'll rename the column in the backfill, since it runs anyway.", true},
+		{"a replacement that shares a word with the earlier choice but turns down another thing",
+			"EventJson sets encodeDefaults = true. I'll set explicitNulls = false in EventJson rather than annotating every nullable field, since the consumers treat a missing field and null the same.",
+			"That's your serializer error: the plugin no longer falls back here. I'll write a CurrencyAsCodeSerializer and annotate the field with @Serializable(with = CurrencyAsCodeSerializer::class) rather than registering it contextually in a SerializersModule, because Money is also decoded by the Kafka consumer.", false},
+		{"a replacement of what the earlier plan chose, in other words",
+			"I'll register it contextually in the SerializersModule instead of annotating the field, since every module uses our Json.",
+			"I'll write a CurrencyAsCodeSerializer and annotate the field with @Serializable(with = CurrencyAsCodeSerializer::class), because Money is also decoded by the Kafka consumer.", true},
 		{"a refusal of another word",
 			"no rush.",
 			"a RefundReason enum, and field 4 (reason) switched to it", false},
@@ -90,30 +96,30 @@ func TestFixedIn(t *testing.T) {
 func TestRevision(t *testing.T) {
 	q := "should password authentication be disabled for every account, the breakglass user included?"
 	said := []lined{{"yes", 10}, {"reload", 20}, {"wait. breakglass keeps passwords.", 30}, {"yes", 40}}
-	if got := revision(q, "yes", 10, said); got != "wait. breakglass keeps passwords." {
+	if got, _ := revision(q, "yes", 10, said); got != "wait. breakglass keeps passwords." {
 		t.Errorf("revision = %q", got)
 	}
-	if got := revision(q, "yes", 35, said); got != "" {
+	if got, _ := revision(q, "yes", 35, said); got != "" {
 		t.Errorf("a prompt before the answer revised it: %q", got)
 	}
-	if got := revision("MaxAuthTries 3 or 4?", "4", 10, said); got != "" {
+	if got, _ := revision("MaxAuthTries 3 or 4?", "4", 10, said); got != "" {
 		t.Errorf("a prompt about something else revised it: %q", got)
 	}
 	// The turn may come after an interjection; an interjection alone
 	// turns nothing back.
 	fw := []lined{{"flyway", 10}, {"hm actually scrap flyway — the other services are on liquibase. switch please", 20}}
-	if got := revision("Flyway or Liquibase for the migration?", "flyway", 10, fw); got != fw[1].text {
+	if got, _ := revision("Flyway or Liquibase for the migration?", "flyway", 10, fw); got != fw[1].text {
 		t.Errorf("revision after an interjection = %q", got)
 	}
 	fw[1].text = "ok, flyway it is, but keep the migration small"
-	if got := revision("Flyway or Liquibase for the migration?", "flyway", 10, fw); got != "" {
+	if got, _ := revision("Flyway or Liquibase for the migration?", "flyway", 10, fw); got != "" {
 		t.Errorf("an interjection alone revised it: %q", got)
 	}
 	// A revision of one answer is not another's: the database question's
 	// "postgres" is not taken back by "scrap flyway", though both speak of
 	// the services.
 	fw[1].text = "hm actually scrap flyway — the other services are on liquibase. switch please"
-	if got := revision("Which database does the orders service run on?", "postgres", 10, fw); got != "" {
+	if got, _ := revision("Which database does the orders service run on?", "postgres", 10, fw); got != "" {
 		t.Errorf("a revision of another answer revised it: %q", got)
 	}
 	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}

@@ -481,7 +481,7 @@ func withoutSteered(secs []section, steer []section) bool {
 // switch, not a map: a map literal is built at every process's start.
 func leansOnSteering(title string) bool {
 	switch title {
-	case "Open items", "Settled with the user", "Decisions", "Findings (oldest first)", "Next steps", "Files read":
+	case "Open items", "Settled with the user", "Decisions", "Figures worked out", "Findings (oldest first)", "Next steps", "Files read":
 		return true
 	}
 	return false
@@ -502,7 +502,7 @@ func (c *Checkpoint) steer() (string, []section) {
 	head := "When you write the summary, keep these specifics from the conversation, verbatim where quoted (cairn):"
 	secs := c.sections(false)
 	// The summariser has the conversation: names and short quotes suffice.
-	keep := map[string]bool{"Task": true, "Open items": true, "Settled with the user": true, "Findings (oldest first)": true, "User constraints": true, "Open todos": true, "Files changed": true,
+	keep := map[string]bool{"Task": true, "Open items": true, "Settled with the user": true, "Findings (oldest first)": true, "Figures worked out": true, "User constraints": true, "Open todos": true, "Files changed": true,
 		"Unresolved errors": true, "Decisions": true, "Next steps": true, "Files read": true}
 	var steer []section
 	for _, s := range secs {
@@ -553,6 +553,11 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 			then = append(then, quote(p))
 		}
 	}
+	if c.Instructions != "" {
+		// The user's words, as the summariser got them: the restore
+		// follows them and never says otherwise.
+		task = append(task, "At /compact the user asked: "+quote(c.Instructions))
+	}
 	secs = append(secs, section{title: "Task", items: task, min: len(task), prose: false})
 	var open []string
 	shown := make(map[string]bool)
@@ -596,6 +601,12 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 			// The answer stood until the user took it back: the later
 			// words hold.
 			answers = append(answers, quote(a.Question)+" → the user first: "+quote(a.Answer)+", then took it back: "+quote(a.Revised))
+			continue
+		}
+		if a.Gloss != "" {
+			// A bare "no" reads as the question's context made it:
+			// the agent's reply says how.
+			answers = append(answers, quote(a.Question)+answered+quote(a.Answer)+" (you took it as: "+quote(a.Gloss)+")")
 			continue
 		}
 		answers = append(answers, quote(a.Question)+answered+quote(a.Answer))
@@ -648,6 +659,20 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	} else {
 		secs = append(secs, section{title: "Unresolved errors", items: errs, min: min(len(errs), 1), dropFront: true})
 	}
+	// A finding that works figures out ("3 × 8.33 = 24.99, so one cent
+	// is never taken off the card") is what the model would have to work
+	// out again, and a summary rounds away: it is weighed before the
+	// decisions, not with the prose findings the budget cuts first.
+	var figures []string
+	findings = slices.DeleteFunc(slices.Clone(findings), func(f string) bool {
+		if computed(f) {
+			figures = append(figures, f)
+			return true
+		}
+		return false
+	})
+	figures = last(figures, 2)
+	secs = append(secs, section{title: "Figures worked out", items: figures, min: len(figures), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "Findings (oldest first)", items: findings, min: min(len(findings), 3), dropFront: true, repeats: true, byNews: true})
 	if forRestore {
@@ -680,7 +705,158 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	for i := range secs {
 		secs[i].items = append([]string(nil), secs[i].items...)
 	}
+	if drop := dropped(c.Instructions); len(drop) > 0 {
+		for i := range secs {
+			switch secs[i].title {
+			case "Task", "User constraints", "Git":
+				continue // the task and the user's rules hold whatever the summary drops
+			}
+			secs[i].items = slices.DeleteFunc(secs[i].items, func(it string) bool { return names(it, drop) })
+			secs[i].min = min(secs[i].min, len(secs[i].items))
+		}
+	}
 	return secs
+}
+
+// dropped lists what a /compact's instructions tell the summary to leave
+// out ("drop the telescope part", "skip the CI history", "forget the
+// uuid v7 idea"), each as its content words.
+func dropped(instructions string) [][]string {
+	var out [][]string
+	for _, cl := range strings.FieldsFunc(strings.ToLower(instructions), func(r rune) bool { return r == ',' || r == ';' || r == '.' || r == '\n' }) {
+		for _, part := range strings.Split(" "+cl+" ", " and ") {
+			ws := fields(part)
+			for len(ws) > 0 && (ws[0] == "but" || ws[0] == "please" || ws[0] == "also" || ws[0] == "then" || ws[0] == "just" || ws[0] == "you" || ws[0] == "can") {
+				ws = ws[1:]
+			}
+			n := leaveOut(ws)
+			if n == 0 {
+				continue
+			}
+			var obj []string
+			for _, w := range ws[n:] {
+				if content(w) && !quantifier(w) && !vague(w) {
+					obj = append(obj, w)
+				}
+			}
+			if len(obj) > 0 && len(obj) <= 4 {
+				out = append(out, obj)
+			}
+		}
+	}
+	return out
+}
+
+// leaveOut is how many words open a clause that leaves something out
+// ("drop", "leave out", "don't keep"), 0 when it does not.
+func leaveOut(ws []string) int {
+	if len(ws) < 2 {
+		return 0
+	}
+	switch ws[0] {
+	case "drop", "skip", "ignore", "forget", "omit", "exclude", "without":
+		return 1
+	case "leave":
+		if ws[1] == "out" {
+			return 2
+		}
+	case "don't", "dont", "do":
+		k := 1
+		if ws[0] == "do" {
+			if ws[1] != "not" {
+				return 0
+			}
+			k = 2
+		}
+		if k < len(ws) {
+			switch ws[k] {
+			case "keep", "include", "mention", "carry", "need":
+				return k + 1
+			}
+		}
+	case "no":
+		if ws[1] == "need" && len(ws) > 2 && ws[2] == "for" {
+			return 3
+		}
+	case "nothing":
+		if ws[1] == "about" || ws[1] == "on" {
+			return 2
+		}
+	}
+	return 0
+}
+
+// vague: a word that says what kind of thing, not which ("the telescope
+// stuff", "the CI part").
+func vague(w string) bool {
+	switch w {
+	case "stuff", "thing", "things", "part", "parts", "bits", "details", "about", "history", "discussion", "idea", "ideas":
+		return true
+	}
+	return false
+}
+
+// names says an item speaks of all the words of one of drop's entries.
+func names(item string, drop [][]string) bool {
+	ws := fields(item)
+	for _, d := range drop {
+		all := true
+		for _, w := range d {
+			all = all && containsStem(ws, w)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// computed says a statement works figures out: a number, an operator, a
+// number, then "=" and a result ("3 × 8.33 = 24.99", "12 * 40ms = 480ms").
+func computed(s string) bool {
+	for i := strings.IndexByte(s, '='); i >= 0; {
+		after := strings.TrimLeft(s[i+1:], " ")
+		if after != "" && isDigitByte(after[0]) && operands(s[:i]) {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '=')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// operands says the text before an "=" ends with number, operator,
+// number: "3 × 8.33 ".
+func operands(s string) bool {
+	ws := strings.Fields(strings.TrimSpace(s))
+	if len(ws) >= 3 {
+		a, op, b := ws[len(ws)-3], ws[len(ws)-2], ws[len(ws)-1]
+		switch op {
+		case "×", "x", "*", "+", "-", "−", "/", "÷", "·":
+			return number(a) && number(b)
+		}
+	}
+	if len(ws) >= 1 {
+		// "3*8.33=24.99", "0.1+0.2 = 0.30000000000000004"
+		w := ws[len(ws)-1]
+		for k := 1; k < len(w)-1; k++ {
+			if strings.ContainsRune("×*+/÷", rune(w[k])) && isDigitByte(w[k-1]) && isDigitByte(w[k+1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// number says a word opens with a figure, maybe after a currency sign.
+func number(w string) bool {
+	w = strings.TrimLeft(w, "(€$£")
+	return w != "" && isDigitByte(w[0])
 }
 
 // quotesPrompt reports whether the Task section quotes text already (the

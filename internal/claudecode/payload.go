@@ -25,6 +25,9 @@ type Payload struct {
 	LastAssistantMessage string `json:"last_assistant_message"`
 	// Prompt is UserPromptSubmit's: what the user submitted.
 	Prompt string `json:"prompt"`
+	// CustomInstructions is PreCompact's: the user's words after a
+	// manual /compact; null (here "") without them.
+	CustomInstructions string `json:"custom_instructions"`
 }
 
 // DecodePayload reads the fields cairn uses from a hook's stdin. A field
@@ -62,6 +65,7 @@ func decodePayload(data []byte, enough func(*Payload) bool) (Payload, bool, erro
 		"hook_event_name": &p.Event, "source": &p.Source, "trigger": &p.Trigger,
 		"compact_summary": &p.CompactSummary, "reason": &p.Reason,
 		"last_assistant_message": &p.LastAssistantMessage, "prompt": &p.Prompt,
+		"custom_instructions": &p.CustomInstructions,
 	}
 	early, err := jsonscan.HookPayload(data, &p, fields, enough, "Claude Code")
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/memory"
 	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/redact"
+	clipped "github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -349,6 +351,17 @@ func (k *Keeper) checkpointFor(ctx context.Context, project, path string, d Dete
 // anything is stored: they need only the transcript. It returns the
 // checkpoint, for what else is kept at a compaction.
 func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, steer Deliver) (checkpoint.Checkpoint, error) {
+	return k.PreCompactWith(ctx, project, path, trigger, "", steer)
+}
+
+// maxInstructions bounds what is kept of a /compact's instructions.
+const maxInstructions = 300
+
+// PreCompactWith is PreCompact with the user's instructions to a manual
+// /compact ("focus on X, drop Y"): the checkpoint records them, as the
+// user's words, and the steering and the restore leave out what they
+// drop.
+func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, instructions string, steer Deliver) (checkpoint.Checkpoint, error) {
 	// Without git: the steering does not show it, and the job reads it
 	// (GitDue). The checkpoint kept from the last build serves when
 	// nothing was appended since (kept.go); s stays nil then.
@@ -371,6 +384,13 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 		}
 		text = c.Steer()
 	}
+	// What is kept for the next PreCompact (kept.go) is the checkpoint
+	// of the transcript alone: these instructions are this /compact's.
+	keptC, keptText := c, text
+	if instructions = strings.TrimSpace(instructions); instructions != "" {
+		c.Instructions = clipped.Clip(redact.String(instructions), maxInstructions)
+		text = c.Steer()
+	}
 	var errs []error
 	if text != "" {
 		if err := steer(text); err != nil {
@@ -378,7 +398,7 @@ func (k *Keeper) PreCompact(ctx context.Context, project, path, trigger string, 
 		}
 	}
 	if s != nil {
-		k.keep(path, project, s, c, text) // after the steering: the summariser waits for it
+		k.keep(path, project, s, keptC, keptText) // after the steering: the summariser waits for it
 	}
 	turns := c.Turns
 	if err := k.prepareDelivery(path); err != nil {

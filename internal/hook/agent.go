@@ -36,6 +36,7 @@ type Payload struct {
 	Reason               string
 	LastAssistantMessage string
 	Prompt               string
+	CustomInstructions   string
 }
 
 // Agent is one client's side of a hook run: its events and their

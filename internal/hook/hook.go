@@ -334,7 +334,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		// The job that stores the checkpoint starts after the captures
 		// below are written (HoldJobs).
 		startJobs := k.HoldJobs(ctx)
-		c, err := k.PreCompact(ctx, project, path, trigger, steer)
+		c, err := k.PreCompactWith(ctx, project, path, trigger, p.CustomInstructions, steer)
 		if c.SessionID == "" && c.Transcript == "" {
 			return errors.Join(err, startJobs())
 		}

@@ -172,6 +172,41 @@ func TestCompactionCycle(t *testing.T) {
 	}
 }
 
+// A manual /compact with instructions ("focus on X, drop Y"): the
+// steering and the restore carry the user's words and leave out what
+// they drop; a later compaction without instructions has none.
+func TestCompactInstructions(t *testing.T) {
+	w := newWorld(t)
+	s := w.session("sess-ci")
+	s.prompt("Fix BILL-482. Never push to main.")
+	s.reply("Remaining: the telescope extension, then the :PinpointClear command.", 150000)
+	p := s.payload("PreCompact", map[string]any{"trigger": "manual", "custom_instructions": "focus on what's left, drop the telescope part"})
+	steer := w.run("PreCompact", p)
+	text := restored(t, w.run("SessionStart", s.payload("SessionStart", map[string]any{"source": "compact"})))
+	s.boundary("manual", 150500, 9000)
+	for name, got := range map[string]string{"steering": steer, "restore": text} {
+		if !strings.Contains(got, "At /compact the user asked: “focus on what's left, drop the telescope part”") {
+			t.Errorf("%s lacks the user's instructions:\n%s", name, got)
+		}
+		if strings.Contains(got, "telescope extension") {
+			t.Errorf("%s keeps what the user dropped:\n%s", name, got)
+		}
+		if !strings.Contains(got, "BILL-482") {
+			t.Errorf("%s lost the task:\n%s", name, got)
+		}
+	}
+	// The restore leaves to the steering what it shows whole.
+	if !strings.Contains(steer, "PinpointClear") {
+		t.Errorf("steering lost what the user did not drop:\n%s", steer)
+	}
+	s.prompt("go on")
+	s.reply("Working on :PinpointClear.", 160000)
+	steer = w.run("PreCompact", s.payload("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": nil}))
+	if strings.Contains(steer, "At /compact") {
+		t.Errorf("an automatic compaction keeps the last /compact's instructions:\n%s", steer)
+	}
+}
+
 // A client that writes the boundary before SessionStart(compact), or a
 // SessionStart repeated with nothing new: one restore, from the boundary.
 func TestBoundaryBeforeSessionStart(t *testing.T) {

@@ -23,7 +23,10 @@ type statement struct {
 	question bool
 	// universal marks a completion said of everything ("All done").
 	universal bool
-	para      int
+	// listed marks a statement read from a list item: questions listed
+	// one under another are answered one at a time.
+	listed bool
+	para   int
 }
 
 // Limits that keep one text from flooding the ledger.
@@ -48,6 +51,8 @@ type reader struct {
 	acts     []int // indices in out of the open prose statements of this paragraph
 
 	intro pendingIntro
+
+	listing bool // reading a list item: what it states is listed
 
 	// Scratch analyses, reused from sentence to sentence: an for prose,
 	// aux and aux2 for intros and list items.
@@ -214,7 +219,9 @@ func (r *reader) line(raw string) {
 		r.blank = false
 		r.secList = true
 		r.secFirst = false
+		r.listing = true
 		r.listItem(item, mark)
+		r.listing = false
 		return
 	}
 	// A prose line.
@@ -330,7 +337,22 @@ func (r *reader) add(st statement) {
 	}
 	st.text = text.ClipLine(st.text, maxItemBytes)
 	st.para = r.para
+	st.listed = st.listed || r.listing
 	r.out = append(r.out, st)
+}
+
+// asksAfterLead says a question put after a lead ending in a colon is
+// put to the user: "Before I derive @digital from the product: do
+// bundles that contain a physical item count as digital?". The lead says
+// what the answer is for; what follows asks yes or no, or which.
+func (r *reader) asksAfterLead(s string) bool {
+	i := strings.LastIndex(s, ": ")
+	if i < 0 {
+		return false
+	}
+	var a analysis // rare: a question with a lead; r's scratch may be in use
+	a.reset(s[i+2:])
+	return a.addressed() || a.is(0, "do", "does", "did", "is", "are", "was", "should", "shall", "can", "could", "would", "will", "may", "must", "which", "what", "how", "when", "where")
 }
 
 // prose reads a line of prose sentence by sentence.
@@ -361,7 +383,7 @@ func (r *reader) prose(line string) {
 			continue
 		}
 		if c.question {
-			if r.user || c.addressed() {
+			if r.user || c.addressed() || r.asksAfterLead(s) {
 				q := s
 				if !hasTerms(q) && prev != "" {
 					q = prev + " " + q // "Want me to go on with it?"

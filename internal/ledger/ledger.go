@@ -115,6 +115,10 @@ type Item struct {
 	// Ends marks a user's question that ends its prompt: what the prompt
 	// asks, which the reply to the prompt answers.
 	Ends bool `json:"ends,omitempty"`
+	// Listed marks an assistant's question asked in a list with others
+	// ("1. Version the site with mike? 2. Which alias...?"): a short
+	// reply answers one of them, not all.
+	Listed bool `json:"listed,omitempty"`
 	// Closed is set once evidence closed the item.
 	Closed *Closure `json:"closed,omitempty"`
 
@@ -134,6 +138,11 @@ type Closure struct {
 	// Later marks a user's question answered after a later prompt: left
 	// open across a turn, it is what a summary loses.
 	Later bool `json:"later,omitempty"`
+	// Gloss is how the assistant took a short answer, in the first
+	// sentence of its reply to it ("Got it: a bundle with any physical
+	// item ships as physical."): a bare "no" says little on its own once
+	// the question's context is gone.
+	Gloss string `json:"gloss,omitempty"`
 }
 
 // Clean passes the text and the evidence that came in since the last call
@@ -154,6 +163,7 @@ func (l *Ledger) Clean(f func(string) string) {
 		}
 		if it.Closed != nil {
 			it.Closed.Evidence = f(it.Closed.Evidence)
+			it.Closed.Gloss = f(it.Closed.Gloss)
 		}
 		it.dirty = false
 	}
@@ -172,6 +182,7 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 		return
 	}
 	l.activity(line)
+	l.glossAnswers(line, text)
 	l.replyToUser(turn, line, text)
 	if substantive(text) {
 		l.Replied, l.repliedDirty = evidenceOf(text), true
@@ -190,7 +201,7 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 			}
 			continue
 		}
-		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky})
+		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky, Listed: st.listed && st.kind == Question})
 	}
 }
 
@@ -239,6 +250,35 @@ func (l *Ledger) movedOn(turn, line int) {
 		}
 	}
 }
+
+// glossAnswers keeps the first sentence of the assistant's first text
+// after a short answer to its question, when it says something, as the
+// answer's gloss.
+func (l *Ledger) glossAnswers(line int, said string) {
+	if l.Replied != "" {
+		return // not the first text with substance since the prompt
+	}
+	first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(said), "\n", 2)[0])
+	if ss := sentences(first); len(ss) > 0 {
+		first = ss[0]
+	}
+	// "Keeping both commits as they are." says how; "mike it is.", "Let
+	// me check the config." and a question back do not.
+	if len(first) < 20 || len(strings.Fields(first)) < 4 || strings.HasSuffix(first, "?") || analyse(first).immediate() {
+		return
+	}
+	for i := range l.Items {
+		it := &l.Items[i]
+		c := it.Closed
+		if c == nil || c.By != ClosedByAnswer || c.Line != l.Prompt || c.Gloss != "" || c.Line >= line || len(strings.Fields(c.Evidence)) > maxGlossed {
+			continue
+		}
+		c.Gloss, it.dirty = text.ClipLine(first, maxEvidence), true
+	}
+}
+
+// maxGlossed is the most words of an answer that gets a gloss.
+const maxGlossed = 3
 
 // evidenceOf is a text as an item's evidence keeps it: one line, clipped.
 func evidenceOf(s string) string { return text.ClipLine(s, maxEvidence) }
@@ -334,8 +374,21 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	var agreed []string
 	later := putsOff(said)
 	one := -1
+	asked := 0
+	for _, it := range l.Items {
+		if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && it.Line < line {
+			asked++
+		}
+	}
+	// A yes or a no to one question answers it, whatever it asked; to
+	// several, the ones that ask yes or no.
+	yn := short(said) && yesOrNo(said) && asked > 1
 	if bareAnswer(said) {
 		one = l.answers(said, line)
+	} else if short(said) && !toAll(said) {
+		// "yes" to three listed questions answers the first; the next
+		// prompt answers the next.
+		one = l.answersListed(said, line, yn)
 	}
 	for i := range l.Items {
 		it := &l.Items[i]
@@ -344,6 +397,9 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 		}
 		if one >= 0 && i != one {
 			continue
+		}
+		if one < 0 && yn && !polar(it.Text) {
+			continue // a "yes" does not answer "which alias?"
 		}
 		if later {
 			// "park it, I'll ask Joanna tomorrow": the question stays
@@ -372,6 +428,95 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 func bareAnswer(said string) bool {
 	said = strings.TrimSpace(said)
 	return said != "" && !strings.ContainsAny(said, "\n,;") && len(strings.Fields(said)) <= 4 && !affirmative(said) && !putsOff(said)
+}
+
+// short says a prompt is one line of a few words: one answer.
+func short(said string) bool {
+	said = strings.TrimSpace(said)
+	return said != "" && !strings.ContainsAny(said, "\n,;") && len(strings.Fields(said)) <= 4
+}
+
+// toAll says a short reply answers every question at once ("yes to
+// all", "both", "all three").
+func toAll(said string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(said), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		switch w {
+		case "all", "both", "each", "every", "everything":
+			return true
+		}
+	}
+	return false
+}
+
+// answersListed is the index of the listed question a short reply
+// answers when the assistant asked two or more in one list (the one
+// the reply names, else the first open one; for a yes or a no, the
+// first that asks yes or no), -1 otherwise: a one-word "yes" does not
+// answer "which alias?".
+func (l *Ledger) answersListed(said string, line int, yn bool) int {
+	qline, n, first := -1, 0, -1
+	for i, it := range l.Items {
+		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+			continue
+		}
+		if !it.Listed {
+			return -1 // an offer in prose may be agreed to with the rest
+		}
+		switch {
+		case qline < 0:
+			qline = it.Line
+		case it.Line != qline:
+			return -1 // asked in different texts: not one list
+		}
+		n++
+		if first < 0 && (!yn || polar(it.Text)) {
+			first = i
+		}
+	}
+	if n < 2 {
+		return -1
+	}
+	if yn {
+		return first
+	}
+	return l.answers(said, line)
+}
+
+// yesOrNo says a short reply opens with a yes or a no.
+func yesOrNo(said string) bool {
+	ws := strings.Fields(strings.ToLower(said))
+	if len(ws) == 0 {
+		return false
+	}
+	switch strings.Trim(ws[0], ".,!") {
+	case "yes", "y", "yep", "yeah", "sure", "ok", "okay", "no", "nope", "nah", "n":
+		return true
+	}
+	return false
+}
+
+// polar says a question asks yes or no: it opens with no question word
+// and offers no alternatives ("Version the site with mike?", not "Which
+// alias should be the default?" nor "Flyway or Liquibase?").
+func polar(q string) bool {
+	if i := strings.LastIndexByte(strings.TrimRight(q, "?"), '?'); i >= 0 {
+		q = q[i+1:] // the last question of several
+	}
+	if i := strings.LastIndex(q, ": "); i >= 0 {
+		q = q[i+2:] // after its lead
+	}
+	ws := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	for len(ws) > 0 && (ws[0] == "and" || ws[0] == "so" || ws[0] == "also" || ws[0] == "then" || ws[0] == "one" || ws[0] == "last") {
+		ws = ws[1:]
+	}
+	if len(ws) == 0 {
+		return false
+	}
+	switch ws[0] {
+	case "which", "what", "what's", "how", "when", "where", "who", "whom", "whose", "why":
+		return false
+	}
+	return !slices.Contains(ws, "or")
 }
 
 // answers is the index of the one open question of the assistant's that a
@@ -499,7 +644,7 @@ func (l *Ledger) Answered(turn, line int, t time.Time, question, answer string) 
 func (l *Ledger) replyToUser(turn, line int, said string) {
 	asked := false
 	for _, it := range l.Items {
-		asked = asked || (it.Closed == nil && it.Kind == Question && it.By == ByUser)
+		asked = asked || (it.Closed == nil && it.By == ByUser && (it.Kind == Question || inquiry(it) != ""))
 	}
 	if !asked {
 		return
@@ -514,11 +659,68 @@ func (l *Ledger) replyToUser(turn, line int, said string) {
 	reply := joined(said)
 	for i := range l.Items {
 		it := &l.Items[i]
-		if it.Closed == nil && it.Kind == Question && it.By == ByUser && it.Line < line && addresses(reply, it.terms()) {
+		if it.Closed != nil || it.By != ByUser || it.Line >= line {
+			continue
+		}
+		if q := inquiry(*it); q != "" && namesAll(reply, textTerms(q)) {
+			// "Can you figure out the root cause?" is done when the
+			// reply says what the root cause is.
+			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(answerTo(said, it.terms()), maxEvidence),
+				Later: it.Line < l.Prompt}, true
+			continue
+		}
+		if it.Kind == Question && addresses(reply, it.terms()) {
 			it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(answerTo(said, it.terms()), maxEvidence),
 				Later: it.Line < l.Prompt}, true
 		}
 	}
+}
+
+// inquiry is the sentence of a user's request that asks to find
+// something out, when that is all the request asks ("can you figure out
+// the root cause?", "check why the build is red"): its answer is a
+// reply, not a change. "" for other requests.
+func inquiry(it Item) string {
+	if it.Kind != Request || it.By != ByUser {
+		return ""
+	}
+	asks := ""
+	for _, sn := range sentences(it.Text) {
+		l := " " + strings.ToLower(sn) + " "
+		for _, v := range []string{" figure out ", " find out ", " work out ", " explain ", " investigate ", " diagnose ", " look into ", " tell me ", " why ", " root cause"} {
+			if asks == "" && strings.Contains(l, v) {
+				asks = sn
+			}
+		}
+		for _, v := range []string{" fix", " add ", " implement", " change ", " update ", " write ", " make ", " remove ", " refactor", " migrate ", " rename ", " then "} {
+			if strings.Contains(l, v) && !strings.HasPrefix(strings.TrimSpace(l), "don't") {
+				return "" // it asks for work too
+			}
+		}
+	}
+	return asks
+}
+
+// namesAll says a reply names what an inquiry asks about: a name it
+// uses, or all of its content words but the verbs of finding out.
+func namesAll(reply string, q *terms) bool {
+	for _, n := range q.names {
+		if len(n) >= 3 && strings.Contains(reply, n) {
+			return true
+		}
+	}
+	n := 0
+	for _, w := range q.words {
+		switch w {
+		case "figur", "figure", "find", "work", "explain", "investig", "investigate", "diagnos", "diagnose", "look", "tell", "why", "can", "could":
+			continue
+		}
+		if len(w) >= 3 && !strings.Contains(reply, w) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // answerTo is the part of a reply that answers a question: from the
@@ -655,13 +857,29 @@ func (l *Ledger) add(it Item) {
 	l.trim()
 }
 
-// trim keeps at most MaxItems: the oldest closed items go first, then the
+// trim keeps at most MaxItems: the oldest closed items go first, those
+// that settle a question (the user's answer) last of them, since the
+// restore carries what the user answered however long ago; then the
 // oldest open ones.
 func (l *Ledger) trim() {
 	for len(l.Items) > MaxItems {
 		victim := -1
 		for i, it := range l.Items {
-			if it.Closed != nil && (victim < 0 || it.Closed.Line < l.Items[victim].Closed.Line) {
+			if it.Closed == nil {
+				continue
+			}
+			if victim < 0 {
+				victim = i
+				continue
+			}
+			v := l.Items[victim]
+			if a, b := settles(it), settles(v); a != b {
+				if !a {
+					victim = i
+				}
+				continue
+			}
+			if it.Closed.Line < v.Closed.Line {
 				victim = i
 			}
 		}
@@ -674,6 +892,11 @@ func (l *Ledger) trim() {
 		}
 		l.Items = slices.Delete(l.Items, victim, victim+1)
 	}
+}
+
+// settles says a closed item is a question and its answer.
+func settles(it Item) bool {
+	return it.Kind == Question && it.Closed != nil && (it.Closed.By == ClosedByAnswer || it.Closed.By == ClosedByReply && it.Closed.Later)
 }
 
 // userStatements reads a prompt. A short prompt that asks for something is

@@ -49,6 +49,8 @@ func TestClosing(t *testing.T) {
 		open   []string // pieces of the open items' texts, in order
 		closed []string // "piece<-by" for each closed item, in closing order
 		pairs  []string // "piece->answer": the question's answer
+		// glosses are "piece->gloss": how the assistant took the answer
+		glosses []string
 	}{
 		{name: "file the item names",
 			steps:  []step{{"a", "Next: update `internal/export/csv.go` to write the header."}, {"f", "/repo/internal/export/csv.go"}},
@@ -161,6 +163,50 @@ func TestClosing(t *testing.T) {
 				{"u", "postgres"}, {"u", "flyway"}, {"u", "500ms"}},
 			closed: []string{"Which database", "Flyway or Liquibase", "How often"},
 			pairs:  []string{"Which database->postgres", "Flyway or Liquibase->flyway", "How often->500ms"}},
+		{name: "a yes to listed questions answers the first, the next prompts the next",
+			steps: []step{{"a", "Questions before the release:\n1. Tag the release as a draft?\n2. Which branch should it be cut from?\n3. Keep the old changelog section?"},
+				{"u", "yes"}, {"u", "main"}, {"u", "drop"}},
+			open:   []string{"Tag the release as a draft? → yes", "drop"},
+			closed: []string{"Tag the release", "Which branch", "old changelog"},
+			pairs:  []string{"Tag the release->yes", "Which branch->main", "old changelog->drop"}},
+		{name: "yes to all listed questions answers them all",
+			steps: []step{{"a", "Two questions:\n1. Tag the release as a draft?\n2. Keep the old changelog section?"},
+				{"u", "yes to both"}},
+			open:   []string{"draft? → yes to both", "changelog section? → yes to both"},
+			closed: []string{"Tag the release", "old changelog"},
+			pairs:  []string{"Tag the release->yes to both", "old changelog->yes to both"}},
+		{name: "a question after a lead with a colon is put to the user",
+			steps:  []step{{"a", "The estimate says \"Instant download\" when @digital is set. Before I derive @digital from the product: do bundles that contain a physical item count as digital?"}, {"u", "no"}},
+			closed: []string{"physical item"},
+			pairs:  []string{"physical item->no"}},
+		{name: "a request to find something out is done when the reply says it",
+			steps:  []step{{"u", "The release job went red overnight. Can you figure out the root cause? Don't bump anything."}, {"a", "Let me trace who pulls getrandom in."}, {"a", "Root cause: uuid's v4 feature pulls getrandom 0.2.15, which has no backend for wasm32 unless its js feature is on."}},
+			closed: []string{"root cause<-reply"}},
+		{name: "a request to find out and fix stays open after the finding",
+			steps: []step{{"u", "Can you figure out the root cause and fix it?"}, {"a", "Root cause: uuid's v4 feature pulls getrandom 0.2.15, which has no backend for wasm32 unless its js feature is on."}},
+			open:  []string{"root cause"}},
+		{name: "a short answer keeps how the assistant took it",
+			steps:   []step{{"a", "Before I derive @digital from the product: do bundles that contain a physical item count as digital?"}, {"u", "no"}, {"a", "Got it: a bundle with any physical item ships as physical; only all-digital bundles get the instant label. Now the estimate."}},
+			closed:  []string{"physical item"},
+			pairs:   []string{"physical item->no"},
+			glosses: []string{"physical item->Got it: a bundle with any physical item ships as physical; only all-digital bundles get the instant label."}},
+		{name: "a yes answers the questions that ask yes or no, not which",
+			steps:  []step{{"a", "The build is green. Should I tag the release? And which branch should it be cut from?"}, {"u", "yes"}},
+			open:   []string{"which branch", "tag the release? → yes"},
+			closed: []string{"tag the release"},
+			pairs:  []string{"tag the release->yes"}},
+		{name: "a yes to listed questions answers the first that asks yes or no",
+			steps:  []step{{"a", "Questions:\n1. Which branch should it be cut from?\n2. Tag the release as a draft?"}, {"u", "yes"}},
+			open:   []string{"Which branch", "draft? → yes"},
+			closed: []string{"Tag the release"},
+			pairs:  []string{"Tag the release->yes"}},
+		{name: "a short acknowledgement is a gloss, a question back is not",
+			steps: []step{{"a", "Rebase finished and the server tests pass. Squash the two commits into one before you push?"}, {"u", "no"}, {"a", "Keeping both commits as they are."},
+				{"a", "Anything else on the PR? Should I run the linters?"}, {"u", "yes"}, {"a", "Running them?"}},
+			open:    []string{"linters? → yes"},
+			closed:  []string{"Squash the two commits", "run the linters"},
+			pairs:   []string{"Squash the two commits->no", "run the linters->yes"},
+			glosses: []string{"Squash the two commits->Keeping both commits as they are.", "run the linters->"}},
 		{name: "one answer to several questions closes them all",
 			steps: []step{{"a", "Two questions:\n1. Which database does the service run on?\n2. How often should the publisher poll?"},
 				{"u", "postgres, and poll every 500ms"}},
@@ -233,6 +279,14 @@ func TestClosing(t *testing.T) {
 					}
 				}
 			}
+			for _, p := range tt.glosses {
+				q, g, _ := strings.Cut(p, "->")
+				for _, it := range l.Closed() {
+					if strings.Contains(it.Text, q) && it.Closed.Gloss != g {
+						t.Errorf("%q glossed %q, want %q", it.Text, it.Closed.Gloss, g)
+					}
+				}
+			}
 		})
 	}
 }
@@ -295,6 +349,33 @@ func TestBounded(t *testing.T) {
 	open := l.Open()
 	if last := open[len(open)-1].Text; !strings.Contains(last, fmt.Sprintf("module%d", 3*MaxItems-1)) {
 		t.Errorf("newest open item %q, want the last one stated", last)
+	}
+}
+
+// TestBoundedKeepsAnswers: an answer given early outlives the closed
+// work items that came after it: past MaxItems they go first.
+func TestBoundedKeepsAnswers(t *testing.T) {
+	var l Ledger
+	l.Assistant(1, 1, time.Time{}, "Before I derive the flag: do bundles that contain a physical item count as digital?")
+	l.User(2, 2, time.Time{}, "no")
+	line := 2
+	for i := 0; i < 2*MaxItems; i++ {
+		line++
+		l.Assistant(i, line, time.Time{}, fmt.Sprintf("Remaining: module%d needs a test.", i))
+		line++
+		l.FileChanged(i, line, fmt.Sprintf("/repo/module%d.go", i))
+	}
+	var answered []string
+	for _, it := range l.Closed() {
+		if it.Closed.By == ClosedByAnswer {
+			answered = append(answered, it.Text+" -> "+it.Closed.Evidence)
+		}
+	}
+	if len(answered) != 1 || !strings.Contains(answered[0], "physical item") || !strings.HasSuffix(answered[0], "-> no") {
+		t.Errorf("answers kept: %q, want the bundles question with its no", answered)
+	}
+	if len(l.Items) != MaxItems {
+		t.Errorf("got %d items, want %d", len(l.Items), MaxItems)
 	}
 }
 

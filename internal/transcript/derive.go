@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -96,10 +97,63 @@ func (s *Session) reply(id []byte, ts time.Time, line int, u Usage) {
 // the client wrote in the user's name.
 func (s *Session) prompt(typed string, ts time.Time, line int, full bool) {
 	typed = clean(typed)
-	s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: text.Truncate(typed, maxPromptBytes), Line: line})
+	s.Prompts = append(s.Prompts, Prompt{Time: ts, Text: promptKept(typed, maxPromptBytes), Line: line})
 	if full {
 		s.Ledger.User(s.NumTurns(), line, ts, typed)
 	}
+}
+
+// promptKept is what is kept of a prompt, at most n bytes: the user's own
+// words. A long prompt often pastes a log or a config in a fenced block
+// and says what matters after it ("don't bump it", "under 300 KB"): the
+// blocks give way to a mark of how long they were, then, if it is still
+// too long, the middle goes, so that both its head and its end stay.
+func promptKept(p string, n int) string {
+	if len(p) <= n {
+		return p
+	}
+	p = withoutPastes(p)
+	if len(p) <= n {
+		return p
+	}
+	const gap = " … "
+	head := text.Truncate(p, (n-len(gap))/3)
+	from := len(p) - (n - len(gap) - len(head))
+	for from < len(p) && !utf8.RuneStart(p[from]) {
+		from++
+	}
+	return head + gap + p[from:]
+}
+
+// withoutPastes replaces each fenced block of more than a few lines with
+// a mark: "[pasted: 45 lines]".
+func withoutPastes(p string) string {
+	var b strings.Builder
+	lines := strings.SplitAfter(p, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if !strings.HasPrefix(strings.TrimSpace(l), "```") {
+			b.WriteString(l)
+			continue
+		}
+		end := -1
+		for j := i + 1; j < len(lines); j++ {
+			if strings.HasPrefix(strings.TrimSpace(lines[j]), "```") {
+				end = j
+				break
+			}
+		}
+		if end < 0 || end-i-1 <= 3 {
+			b.WriteString(l)
+			continue
+		}
+		b.WriteString("[pasted: " + strconv.Itoa(end-i-1) + " lines]")
+		if strings.HasSuffix(lines[end], "\n") {
+			b.WriteString("\n")
+		}
+		i = end
+	}
+	return b.String()
 }
 
 // call is the tool call with id (raw), nil when there is none.

@@ -489,6 +489,10 @@ func TestDecisionShapes(t *testing.T) {
 		{"We thought about caching the rates in Redis, but they change every second.", []string{"We thought about caching the rates in Redis, but they change every second."}},
 		{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break. The fix is small.",
 			[]string{"I considered moving the parser to a generator. However, the plugin API exposes its node types, so every plugin would break."}},
+		// A decision in the middle of a long reply, after a finding and
+		// a code block, before the next step.
+		{"Found it:\n\n```\ne: Serializer for class 'Currency' is not found.\n```\n\nThat's your serializer error: the 2.x plugin no longer falls back to a contextual serializer here. I'll annotate the field with @Serializable(with = CurrencyAsCodeSerializer::class) rather than registering it contextually, because Money is also decoded by the Kafka consumer. The other modules compile.\n\nNext I'll rerun the build.",
+			[]string{"I'll annotate the field with @Serializable(with = CurrencyAsCodeSerializer::class) rather than registering it contextually, because Money is also decoded by the Kafka consumer."}},
 		{"I considered the flaky test first. It passed twice.", nil},
 		{"The options are parsed twice, but only the second parse counts.", nil},
 		// A course committed to with its reason, whatever its verb; a
@@ -594,6 +598,42 @@ func TestTextBesideToolCall(t *testing.T) {
 			}
 			if len(s.ToolCalls) != 2 {
 				t.Errorf("tool calls %+v", s.ToolCalls)
+			}
+		})
+	}
+}
+
+// TestPromptKept: a long prompt keeps the user's own words, the end
+// included, where it pastes a log or a config before them.
+func TestPromptKept(t *testing.T) {
+	log := strings.Repeat("2026-11-24T18:02:14.551Z    Compiling proc-macro2 v1.0.89\n", 60)
+	ask := "Can you figure out the root cause? And the gzipped .wasm stays under 300 KB."
+	tests := []struct {
+		name, prompt string
+		want         []string
+		not          []string
+	}{
+		{"a short prompt as it is", "fix the build", []string{"fix the build"}, nil},
+		{"a pasted block gives way to a mark", "Here's the log:\n\n```\n" + log + "```\n\n" + ask,
+			[]string{"Here's the log:", "[pasted: 60 lines]", ask}, []string{"proc-macro2"}},
+		{"a long prompt without blocks keeps its head and its end", "Start here. " + strings.Repeat("word ", 800) + ask,
+			[]string{"Start here.", " … ", ask}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := promptKept(tt.prompt, maxPromptBytes)
+			if len(got) > maxPromptBytes {
+				t.Errorf("%d bytes kept, more than %d", len(got), maxPromptBytes)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("kept %q, lacks %q", got, w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(got, w) {
+					t.Errorf("kept %q, has %q", got, w)
+				}
 			}
 		})
 	}
