@@ -717,3 +717,23 @@ func TestDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestFiguresBeyondTwo: the last two worked-out figures get their section;
+// earlier ones stay among the findings, not dropped, when the budget has
+// room.
+func TestFiguresBeyondTwo(t *testing.T) {
+	c := Build(planted(t), input())
+	for _, f := range []string{
+		"Batch one: 4 × 250 = 1000 rows, so the import fits in one transaction.",
+		"Batch two: 12 × 80 = 960 ms, so the timeout of 1 s is just enough.",
+		"Batch three: 3 × 8.33 = 24.99, so one cent stays on the card.",
+	} {
+		c.Findings = append(c.Findings, f)
+	}
+	r := c.Restore(Compaction{Trigger: "auto"}, 4000)
+	for _, want := range []string{"4 × 250 = 1000", "12 × 80 = 960", "3 × 8.33 = 24.99"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("%q went:\n%s", want, r)
+		}
+	}
+}

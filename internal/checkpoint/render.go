@@ -663,15 +663,15 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	// is never taken off the card") is what the model would have to work
 	// out again, and a summary rounds away: it is weighed before the
 	// decisions, not with the prose findings the budget cuts first.
+	// The last two move; earlier ones stay among the findings.
 	var figures []string
-	findings = slices.DeleteFunc(slices.Clone(findings), func(f string) bool {
-		if computed(f) {
-			figures = append(figures, f)
-			return true
+	findings = slices.Clone(findings)
+	for i := len(findings) - 1; i >= 0 && len(figures) < 2; i-- {
+		if computed(findings[i]) {
+			figures = append([]string{findings[i]}, figures...)
+			findings = slices.Delete(findings, i, i+1)
 		}
-		return false
-	})
-	figures = last(figures, 2)
+	}
 	secs = append(secs, section{title: "Figures worked out", items: figures, min: len(figures), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "Decisions", items: c.Decisions, min: min(len(c.Decisions), 3), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "Findings (oldest first)", items: findings, min: min(len(findings), 3), dropFront: true, repeats: true, byNews: true})
