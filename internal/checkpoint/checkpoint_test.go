@@ -737,3 +737,22 @@ func TestFiguresBeyondTwo(t *testing.T) {
 		}
 	}
 }
+
+// TestInstructionsWhere: a /compact's instructions are in the full
+// checkpoint and a later session's resume, not in the steering nor the
+// restore, where the client already carries them.
+func TestInstructionsWhere(t *testing.T) {
+	c := Build(planted(t), input())
+	c.Instructions = "keep both tickets"
+	const want = "At /compact the user asked: “keep both tickets”"
+	for name, got := range map[string]string{"markdown": c.Markdown(), "resume": c.Resume(4000)} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s lacks the instructions:\n%s", name, got)
+		}
+	}
+	for name, got := range map[string]string{"steering": c.Steer(), "restore": c.Restore(Compaction{Trigger: "manual", Steered: true}, 1500)} {
+		if strings.Contains(got, "At /compact") {
+			t.Errorf("%s repeats the instructions:\n%s", name, got)
+		}
+	}
+}

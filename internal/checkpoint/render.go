@@ -429,7 +429,7 @@ func (c *Checkpoint) Restore(comp Compaction, budget int) string {
 		what += " tokens"
 	}
 	what += "). The summary above may have dropped specifics; this is the working state cairn saved just before it. Treat it as your own notes."
-	secs := c.sections(true)
+	secs := withoutInstructions(c.sections(true))
 	seen := ""
 	if comp.Steered {
 		var steered []section
@@ -487,6 +487,25 @@ func leansOnSteering(title string) bool {
 	return false
 }
 
+// instructionsLead starts the task's line that quotes a /compact's
+// instructions.
+const instructionsLead = "At /compact the user asked: "
+
+// withoutInstructions drops the /compact's instructions from the task:
+// the steering and the restore would repeat what the client already gives
+// the summariser and the model (the command's arguments), at the cost of
+// what only cairn keeps.
+func withoutInstructions(secs []section) []section {
+	for i := range secs {
+		if secs[i].title != "Task" {
+			continue
+		}
+		items := slices.DeleteFunc(slices.Clone(secs[i].items), func(s string) bool { return strings.HasPrefix(s, instructionsLead) })
+		secs[i].items, secs[i].min = items, min(secs[i].min, len(items))
+	}
+	return secs
+}
+
 // SteerBudget is the size of the steering text in tokens.
 const SteerBudget = 400
 
@@ -500,7 +519,7 @@ func (c *Checkpoint) Steer() string {
 // steer is Steer and its sections as fitted.
 func (c *Checkpoint) steer() (string, []section) {
 	head := "When you write the summary, keep these specifics from the conversation, verbatim where quoted (cairn):"
-	secs := c.sections(false)
+	secs := withoutInstructions(c.sections(false))
 	// The summariser has the conversation: names and short quotes suffice.
 	keep := map[string]bool{"Task": true, "Open items": true, "Settled with the user": true, "Findings (oldest first)": true, "Figures worked out": true, "User constraints": true, "Open todos": true, "Files changed": true,
 		"Unresolved errors": true, "Decisions": true, "Next steps": true, "Files read": true}
@@ -554,9 +573,12 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		}
 	}
 	if c.Instructions != "" {
-		// The user's words, as the summariser got them: the restore
-		// follows them and never says otherwise.
-		task = append(task, "At /compact the user asked: "+quote(c.Instructions))
+		// The user's words, as the summariser got them. The full
+		// checkpoint and a later session's resume show them; the
+		// steering and the restore do not (withoutInstructions): the
+		// client hands them to the summariser and puts them in the
+		// first request after the compaction itself.
+		task = append(task, instructionsLead+quote(c.Instructions))
 	}
 	secs = append(secs, section{title: "Task", items: task, min: len(task), prose: false})
 	var open []string
