@@ -24,6 +24,7 @@ package ledger
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -119,6 +120,10 @@ type Item struct {
 	// ("1. Version the site with mike? 2. Which alias...?"): a short
 	// reply answers one of them, not all.
 	Listed bool `json:"listed,omitempty"`
+	// Pointed is the line where the assistant asked again for this listed
+	// question by its number ("Drift it is. And 2?"): the user's next
+	// reply answers it.
+	Pointed int `json:"pointed,omitempty"`
 	// Closed is set once evidence closed the item.
 	Closed *Closure `json:"closed,omitempty"`
 
@@ -182,6 +187,13 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 		return
 	}
 	l.activity(line)
+	// "Drift it is. And 2?": the listed questions asked for again by
+	// number, too short for a question of their own.
+	for _, sentence := range strings.Split(sentenceBreaks.Replace(text), "\n") {
+		if q := strings.TrimSpace(sentence); strings.HasSuffix(q, "?") && len(q) <= 24 {
+			l.pointAt(line, q)
+		}
+	}
 	l.glossAnswers(line, text)
 	l.replyToUser(turn, line, text)
 	if substantive(text) {
@@ -363,7 +375,9 @@ func (l *Ledger) Closed() []Item {
 // aloud, or answered itself), so it goes; explicit questions stay.
 func (l *Ledger) activity(line int) {
 	l.Items = slices.DeleteFunc(l.Items, func(it Item) bool {
-		return it.Closed == nil && it.Kind == Question && it.By == ByAssistant && !it.Explicit && it.Line < line
+		// Questions numbered in a list are put to the user on purpose,
+		// answered a prompt at a time: they stay like explicit ones.
+		return it.Closed == nil && it.Kind == Question && it.By == ByAssistant && !it.Explicit && !it.Listed && it.Line < line
 	})
 }
 
@@ -374,6 +388,7 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	var agreed []string
 	later := putsOff(said)
 	one := -1
+	var several []int
 	asked := 0
 	for _, it := range l.Items {
 		if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && it.Line < line {
@@ -389,13 +404,19 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 		// "yes" to three listed questions answers the first; the next
 		// prompt answers the next.
 		one = l.answersListed(said, line, yn)
+	} else if p := l.pointed(line); len(p) > 0 && !yesOrNo(said) {
+		// The assistant asked for listed questions again by number
+		// ("Drift it is. And 2?", "4 and 5?"): a sentence answers those,
+		// not every question still open ("keep both I think?" is an
+		// answer, not "yes to both").
+		several = p
 	}
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
 			continue
 		}
-		if one >= 0 && i != one {
+		if one >= 0 && i != one || several != nil && !slices.Contains(several, i) {
 			continue
 		}
 		if one < 0 && yn && !polar(it.Text) {
@@ -480,6 +501,71 @@ func (l *Ledger) answersListed(said string, line int, yn bool) int {
 		return first
 	}
 	return l.answers(said, line)
+}
+
+// sentenceBreaks puts each sentence on a line of its own, not splitting
+// "v1.2?".
+var sentenceBreaks = strings.NewReplacer(". ", "\n", "! ", "\n", ": ", "\n")
+
+// pointAt marks the open listed questions that a question giving only
+// their numbers asks again ("And 2?", "3?", "4 and 5?"), and reports
+// whether q was one.
+func (l *Ledger) pointAt(line int, q string) bool {
+	var nums []int
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		switch w {
+		case "and", "then", "now", "next", "also", "or", "what", "about", "number", "no", "question", "questions":
+			continue
+		}
+		n, err := strconv.Atoi(w)
+		if err != nil || n < 1 || n > 20 {
+			return false
+		}
+		nums = append(nums, n)
+	}
+	if len(nums) == 0 {
+		return false
+	}
+	// The latest list: the listed questions of the last line that has any.
+	last := -1
+	for _, it := range l.Items {
+		if it.Listed && it.Kind == Question && it.By == ByAssistant && it.Line < line {
+			last = max(last, it.Line)
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	pos, found := 0, false
+	for i := range l.Items {
+		it := &l.Items[i]
+		if !it.Listed || it.Line != last || it.Kind != Question || it.By != ByAssistant {
+			continue
+		}
+		pos++
+		if slices.Contains(nums, pos) && it.Closed == nil {
+			it.Pointed, it.dirty, found = line, true, true
+		}
+	}
+	return found
+}
+
+// pointed lists the open listed questions the assistant asked for again
+// last, after the user's latest prompt.
+func (l *Ledger) pointed(line int) []int {
+	last := 0
+	for _, it := range l.Items {
+		if it.Closed == nil && it.Pointed > l.Prompt && it.Pointed < line {
+			last = max(last, it.Pointed)
+		}
+	}
+	var out []int
+	for i, it := range l.Items {
+		if last > 0 && it.Closed == nil && it.Pointed == last {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // yesOrNo says a short reply opens with a yes or a no.
