@@ -341,9 +341,6 @@ const (
 	// about it uses ("Credo reports nesting too deep in …"), and BM25
 	// favours it for being short; what was done about it is elsewhere.
 	findingPrior = 0.8
-	// editPrior: an edit holds the names the change made, which is what
-	// a question about a change asks for, in few words of prose.
-	editPrior = 1.25
 )
 
 // prior is the weight of a kind not asked about (docs/benchmarks.md,
@@ -354,8 +351,6 @@ func prior(kind string) float64 {
 		return countPrior
 	case KindFinding:
 		return findingPrior
-	case KindEdit:
-		return editPrior
 	}
 	return 1
 }
