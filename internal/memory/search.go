@@ -75,12 +75,29 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 			hits[i].Score *= coverage(ws, ts) * (1 + proximity(ws, ts)) * (1 + namedWeight*named(texts[hits[i].ID], ts))
 		}
 		rerank(hits, intents(q.Text))
+		hits = distinct(hits, texts)
 	}
 	hits = hits[:min(limit, len(hits))]
 	for i := range hits {
 		hits[i].Snippet = snippet(texts[hits[i].ID], ts, snippetWords)
 	}
 	return hits, nil
+}
+
+// distinct drops a hit that says exactly what a better one says (the same
+// finding or edit stored from two checkpoints' sources), so the repeat
+// does not take a place among the first results.
+func distinct(hits []Hit, texts map[int64]string) []Hit {
+	seen := make(map[string]bool, len(hits))
+	out := hits[:0]
+	for _, h := range hits {
+		if seen[texts[h.ID]] {
+			continue
+		}
+		seen[texts[h.ID]] = true
+		out = append(out, h)
+	}
+	return out
 }
 
 // texts are the hits' titles, bodies and files, by ID.
@@ -291,14 +308,15 @@ const candidates = 40
 const intentBoost = 1.5
 
 // rerank puts the hits of the kinds asked about first among near equals,
-// stably, so the index's order stays where nothing is asked.
+// stably, so the index's order stays where nothing is asked; a kind not
+// asked about is weighed by its prior.
 func rerank(hits []Hit, kinds []string) {
 	for i := range hits {
 		switch {
 		case slices.Contains(kinds, hits[i].Kind):
 			hits[i].Score *= intentBoost
-		case hits[i].Kind == KindCount:
-			hits[i].Score *= countPrior
+		default:
+			hits[i].Score *= prior(hits[i].Kind)
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
@@ -312,11 +330,30 @@ func rerank(hits []Hit, kinds []string) {
 	})
 }
 
-// countPrior multiplies the score of a count the question does not ask
-// about. A count names many commands and files around its run, so it
-// matches questions about any of them: it is worth reading first only
-// when a count is asked for.
-const countPrior = 0.5
+// Priors multiply the score of a kind the question does not ask about.
+const (
+	// countPrior: a count names many commands and files around its run,
+	// so it matches questions about any of them; it is worth reading
+	// first only when a count is asked for.
+	countPrior = 0.5
+	// findingPrior: a finding is one short sentence the agent said while
+	// looking into a thing, often the problem in the words a question
+	// about it uses ("Credo reports nesting too deep in …"), and BM25
+	// favours it for being short; what was done about it is elsewhere.
+	findingPrior = 0.8
+)
+
+// prior is the weight of a kind not asked about (docs/benchmarks.md,
+// "Retrieval, sixth round").
+func prior(kind string) float64 {
+	switch kind {
+	case KindCount:
+		return countPrior
+	case KindFinding:
+		return findingPrior
+	}
+	return 1
+}
 
 // cues are words of a question that say which kind of observation
 // answers it. They are matched on the words as written, lower-cased.
