@@ -31,6 +31,28 @@ import (
 // a session").
 const firstRunWindow = 2 << 20
 
+// firstPromptsRead is how much of a transcript's start is read for its
+// first prompt (FirstPrompt).
+const firstPromptsRead = 256 << 10
+
+// FirstPrompt is the text of the session's first prompt for what is kept
+// at a compaction beside c, PreCompact's checkpoint: from the light
+// session, or, after a first run's window (c.From set), from the
+// transcript's first lines, as the light session would read the whole of
+// it then.
+func (k *Keeper) FirstPrompt(path string, c checkpoint.Checkpoint) string {
+	var prompts []transcript.Prompt
+	if c.From > 0 {
+		prompts, _ = transcript.FirstPrompts(path, firstPromptsRead)
+	} else if s, err := k.Load(path, false); err == nil {
+		prompts = s.Prompts
+	}
+	if len(prompts) == 0 {
+		return ""
+	}
+	return prompts[0].Text
+}
+
 // windowed says whether PreCompact should build from the window: no
 // whole session is saved and the transcript is large. windowFrom is then
 // where the window starts.
@@ -70,6 +92,14 @@ func (k *Keeper) buildWindow(project, path, trigger string, from int64) (checkpo
 		return checkpoint.Checkpoint{}, fmt.Errorf("%w: no conversation in the last part", errNoWindow)
 	}
 	reading, _ := meter.Measure(s, k.rules())
+	// The session's first prompt, which the window lacks, from its first
+	// lines: the task as the user first put it.
+	if first, err := transcript.FirstPrompts(path, firstPromptsRead); err == nil && len(first) > 0 && from > 0 {
+		for i := range first {
+			first[i].Line = 0 // before the window's lines
+		}
+		s.Prompts = append(first, s.Prompts...)
+	}
 	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
 	c := checkpoint.Build(s, in)
 	c.From = max(from, 1) // a window that is the whole file is still one

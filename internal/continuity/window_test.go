@@ -86,6 +86,9 @@ func TestFirstRunWindow(t *testing.T) {
 			if p == nil || p.Key != windowKey || p.Checkpoint == nil || p.Checkpoint.From != c.From {
 				t.Fatalf("announcement %+v", p)
 			}
+			if c.Task.First != want.Task.First {
+				t.Errorf("the window's first prompt %q, the session's %q", c.Task.First, want.Task.First)
+			}
 			t.Logf("window (last %d of %d bytes): %s", fi.Size()-c.From, fi.Size(), counts(c))
 			t.Logf("whole: %s", counts(want))
 

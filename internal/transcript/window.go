@@ -65,3 +65,38 @@ func nextLine(f io.ReaderAt, at, size int64) (int64, error) {
 	}
 	return size, nil
 }
+
+// FirstPrompts is the prompts among the complete lines of the transcript's
+// first limit bytes, read as the light session reads them: the session's
+// first prompt, which a window (NewWindow) of a long session lacks.
+func FirstPrompts(path string, limit int64) ([]Prompt, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	buf := make([]byte, limit)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	s := New(path)
+	p := Parser{Light: true, NoTexts: true}
+	b, off := buf[:n], int64(0)
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		s.Lines++
+		p.Feed(s, b[:i], s.Lines, off)
+		b, off = b[i+1:], off+int64(i)+1
+	}
+	s.cleanTexts()
+	return s.Prompts, nil
+}
