@@ -27,9 +27,10 @@ import (
 // the window's checkpoint is ever stored or restored.
 
 // firstRunWindow is how much of a large transcript's end a first run
-// reads, from twice that size on (docs/benchmarks.md, "The first run on
-// a session").
-const firstRunWindow = 2 << 20
+// reads, from twice that size on: 512 KB keeps PreCompact within 6x a
+// hello-world process's CPU on a 100 MB session, 1 MB took it to 7.3x, 2
+// MB to 8.9x (docs/benchmarks.md, "The first run on a session").
+const firstRunWindow = 512 << 10
 
 // firstPromptsRead is how much of a transcript's start is read for its
 // first prompt (FirstPrompt).
