@@ -27,10 +27,15 @@ import (
 // the window's checkpoint is ever stored or restored.
 
 // firstRunWindow is how much of a large transcript's end a first run
-// reads, from twice that size on: 512 KB keeps PreCompact within 6x a
+// reads, from firstRunMin on: 512 KB keeps PreCompact within 6x a
 // hello-world process's CPU on a 100 MB session, 1 MB took it to 7.3x, 2
-// MB to 8.9x (docs/benchmarks.md, "The first run on a session").
-const firstRunWindow = 512 << 10
+// MB to 8.9x (docs/benchmarks.md, "The first run on a session"). Below
+// firstRunMin the whole read costs at most about 25 ms of CPU, and
+// loses nothing.
+const (
+	firstRunWindow = 512 << 10
+	firstRunMin    = 8 << 20
+)
 
 // firstPromptsRead is how much of a transcript's start is read for its
 // first prompt (FirstPrompt).
@@ -62,11 +67,11 @@ func (k *Keeper) windowed(path string) (from int64, ok bool) {
 		return 0, false // without a job nothing would build the whole one soon
 	}
 	fi, err := os.Stat(path)
-	window := k.FirstRunWindow
+	window, least := k.FirstRunWindow, 2*k.FirstRunWindow
 	if window <= 0 {
-		window = firstRunWindow
+		window, least = firstRunWindow, firstRunMin
 	}
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < 2*window {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < least {
 		return 0, false
 	}
 	return fi.Size() - window, true
