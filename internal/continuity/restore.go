@@ -424,11 +424,12 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
 		// No job can find it: store it now.
 		if c.From > 0 {
+			ins := c.Instructions
 			var err error
 			if c, s, err = k.build(ctx, project, path, "precompact-"+trigger); err != nil {
 				return c, errors.Join(append(errs, err)...)
 			}
-			turns = c.Turns
+			c.Instructions, turns = ins, c.Turns
 		}
 		k.readGit(ctx, &c)
 		if err := k.store(ctx, path, &c, turns); err != nil {
