@@ -35,7 +35,13 @@ type Checkpoint struct {
 	CreatedAt  time.Time `json:"created_at"`
 	// Trigger is why it was taken: precompact-auto, precompact-manual,
 	// session-end, manual...
-	Trigger string  `json:"trigger"`
+	Trigger string `json:"trigger"`
+	// From is the transcript's offset the checkpoint was built from when
+	// it was built from its last part only (a first look at a large
+	// session, continuity's bounded build), 0 when from all of it. Such a
+	// checkpoint is what a compaction's steering is made of while the
+	// whole one is built; it is never stored.
+	From    int64   `json:"from,omitempty"`
 	Context Context `json:"context"`
 
 	Task Task `json:"task"`

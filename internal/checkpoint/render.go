@@ -519,6 +519,11 @@ func (c *Checkpoint) Steer() string {
 // steer is Steer and its sections as fitted.
 func (c *Checkpoint) steer() (string, []section) {
 	head := "When you write the summary, keep these specifics from the conversation, verbatim where quoted (cairn):"
+	if c.From > 0 {
+		// The summariser has the whole conversation; these are from its
+		// latest part only.
+		head = "When you write the summary, keep these specifics from the latest part of the conversation, verbatim where quoted (cairn read only that part this time):"
+	}
 	secs := withoutInstructions(c.sections(false))
 	// The summariser has the conversation: names and short quotes suffice.
 	keep := map[string]bool{"Task": true, "Open items": true, "Settled with the user": true, "Findings (oldest first)": true, "Figures worked out": true, "User constraints": true, "Open todos": true, "Files changed": true,

@@ -64,6 +64,10 @@ type Keeper struct {
 	// later (settle.go) without waiting for it; unset, the work is done
 	// before the operation returns.
 	Detach func(Job) error
+	// FirstRunWindow is how much of a large transcript's end a first run's
+	// PreCompact reads, from twice that size on (window.go); 0 is
+	// firstRunWindow from firstRunMin on.
+	FirstRunWindow int64
 	// Settling says this process runs a job: it does not wait for the
 	// jobs before opening the database.
 	Settling bool

@@ -377,6 +377,14 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 		}
 		cancel()
 	}
+	if from, windowed := k.windowed(path); !ok && windowed {
+		// A first run on a large session: the steering from its last
+		// part, the whole checkpoint the job's (window.go).
+		var err error
+		if c, err = k.buildWindow(project, path, "precompact-"+trigger, from); err == nil {
+			text, ok = c.Steer(), true
+		}
+	}
 	if !ok {
 		var err error
 		if c, s, err = k.buildWith(ctx, project, path, "precompact-"+trigger, false); err != nil {
@@ -407,9 +415,22 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 	// The announcement carries the checkpoint; its copy in the database
 	// and its observations are a job's (settle.go), which fills in its ID.
 	p := pending{Key: boundaryKey(c.Compactions + 1), Trigger: trigger, PreTokens: c.Context.Tokens, Turns: turns, Checkpoint: &c, GitDue: c.Project != ""}
+	if c.From > 0 {
+		// The window's counts are not the session's: no restore takes
+		// it for its compaction until the job put the whole one there.
+		p.Key, p.Turns, p.GitDue = windowKey, -1, false
+	}
 	if err := k.savePending(path, p); err != nil {
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
 		// No job can find it: store it now.
+		if c.From > 0 {
+			ins := c.Instructions
+			var err error
+			if c, s, err = k.build(ctx, project, path, "precompact-"+trigger); err != nil {
+				return c, errors.Join(append(errs, err)...)
+			}
+			c.Instructions, turns = ins, c.Turns
+		}
 		k.readGit(ctx, &c)
 		if err := k.store(ctx, path, &c, turns); err != nil {
 			errs = append(errs, err)
@@ -418,7 +439,9 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 		}
 		return c, errors.Join(errs...)
 	}
-	k.markTaken(path, turns)
+	if c.From == 0 {
+		k.markTaken(path, turns) // the job marks the whole one's
+	}
 	if err := k.later(ctx, Job{Kind: JobCompaction, Project: project, Path: path}); err != nil {
 		errs = append(errs, err)
 	}

@@ -59,7 +59,7 @@ const JobTimeout = 30 * time.Second
 func (k *Keeper) Settle(ctx context.Context, j Job) error {
 	switch j.Kind {
 	case JobCompaction:
-		return k.settlePending(ctx, j.Path)
+		return k.settlePending(ctx, j.Project, j.Path)
 	case JobSessionEnd:
 		_, err := k.sessionEnd(ctx, j.Project, j.Path)
 		return err
@@ -108,9 +108,14 @@ func (k *Keeper) HoldJobs(ctx context.Context) (start func() error) {
 
 // settlePending stores the checkpoint PreCompact announced in .pending,
 // notes its ID there, and stores its observations.
-func (k *Keeper) settlePending(ctx context.Context, path string) error {
+func (k *Keeper) settlePending(ctx context.Context, project, path string) error {
+	// A first run's PreCompact announced a checkpoint of the window: the
+	// whole one takes its place first (window.go).
+	if _, err := k.wholeForWindow(ctx, project, path); err != nil {
+		return err
+	}
 	p, err := k.storePending(ctx, path)
-	if err != nil || p == nil || p.Observed {
+	if err != nil || p == nil || p.Observed || p.Checkpoint.From > 0 {
 		return err
 	}
 	s, err := k.Load(path, true)
@@ -129,8 +134,8 @@ func (k *Keeper) settlePending(ctx context.Context, path string) error {
 // SessionStart that could not wait for it) from storing it both.
 func (k *Keeper) storePending(ctx context.Context, path string) (*pending, error) {
 	p := k.loadPending(path)
-	if p == nil || p.Checkpoint == nil || p.Checkpoint.ID != 0 {
-		return p, nil
+	if p == nil || p.Checkpoint == nil || p.Checkpoint.ID != 0 || p.Checkpoint.From > 0 {
+		return p, nil // a window's is never stored (window.go)
 	}
 	unlock, err := k.lockSettle(ctx, path)
 	if err != nil {

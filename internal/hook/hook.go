@@ -338,10 +338,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		if c.SessionID == "" && c.Transcript == "" {
 			return errors.Join(err, startJobs())
 		}
-		first := ""
-		if s, lerr := k.Load(path, false); lerr == nil && len(s.Prompts) > 0 {
-			first = s.Prompts[0].Text // seed 004 keeps the first user message
-		}
+		first := k.FirstPrompt(path, c) // seed 004 keeps the first user message
 		return errors.Join(err, kn.atCompact(trigger, path, first, c), startJobs())
 	case "PostCompact":
 		err := k.KeepSummary(path, p.Trigger, p.CompactSummary)

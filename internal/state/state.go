@@ -286,3 +286,10 @@ func Lite(s *transcript.Session) *transcript.Session {
 	}
 	return l
 }
+
+// HasBody says whether a whole session's state is saved for the
+// transcript at path: without it a full load reads the whole transcript.
+func (st Store) HasBody(path string) bool {
+	_, err := os.Stat(st.bodyFile(path))
+	return err == nil
+}

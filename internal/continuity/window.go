@@ -1,0 +1,150 @@
+package continuity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/meter"
+	"github.com/cairn-agent/cairn/internal/redact"
+	"github.com/cairn-agent/cairn/internal/transcript"
+)
+
+// The first run on a session (cairn installed mid-session, or its state
+// gone) has no saved state to go on from: a checkpoint of a 100 MB
+// transcript reads and analyses all of it, about 290 ms of CPU
+// (docs/benchmarks.md, issue 15), on the path the agent waits on at a
+// compaction. PreCompact then builds its steering from the transcript's
+// last part only (the window), announces the compaction under a key no
+// compaction has (it cannot count the compactions and turns before the window), and
+// leaves the whole checkpoint to its job, which builds it, saves the
+// session's state and puts it in .pending in the window's place before
+// storing it (settle.go). A SessionStart that comes before the job is
+// done finds no announcement for its compaction and builds the whole
+// checkpoint itself, as it does when PreCompact did not run: nothing of
+// the window's checkpoint is ever stored or restored.
+
+// firstRunWindow is how much of a large transcript's end a first run
+// reads, from firstRunMin on: 512 KB keeps PreCompact within 6x a
+// hello-world process's CPU on a 100 MB session, 1 MB took it to 7.3x, 2
+// MB to 8.9x (docs/benchmarks.md, "The first run on a session"). Below
+// firstRunMin the whole read costs at most about 25 ms of CPU, and
+// loses nothing.
+const (
+	firstRunWindow = 512 << 10
+	firstRunMin    = 8 << 20
+)
+
+// firstPromptsRead is how much of a transcript's start is read for its
+// first prompt (FirstPrompt).
+const firstPromptsRead = 256 << 10
+
+// FirstPrompt is the text of the session's first prompt for what is kept
+// at a compaction beside c, PreCompact's checkpoint: from the light
+// session, or, after a first run's window (c.From set), from the
+// transcript's first lines, as the light session would read the whole of
+// it then.
+func (k *Keeper) FirstPrompt(path string, c checkpoint.Checkpoint) string {
+	var prompts []transcript.Prompt
+	if c.From > 0 {
+		prompts, _ = transcript.FirstPrompts(path, firstPromptsRead)
+	} else if s, err := k.Load(path, false); err == nil {
+		prompts = s.Prompts
+	}
+	if len(prompts) == 0 {
+		return ""
+	}
+	return prompts[0].Text
+}
+
+// windowed says whether PreCompact should build from the window: no
+// whole session is saved and the transcript is large. windowFrom is then
+// where the window starts.
+func (k *Keeper) windowed(path string) (from int64, ok bool) {
+	if k.Detach == nil || k.State.HasBody(path) {
+		return 0, false // without a job nothing would build the whole one soon
+	}
+	fi, err := os.Stat(path)
+	window, least := k.FirstRunWindow, 2*k.FirstRunWindow
+	if window <= 0 {
+		window, least = firstRunWindow, firstRunMin
+	}
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < least {
+		return 0, false
+	}
+	return fi.Size() - window, true
+}
+
+// buildWindow is buildWith, without git, on the window from from: the
+// session it reads is not saved.
+func (k *Keeper) buildWindow(project, path, trigger string, from int64) (checkpoint.Checkpoint, error) {
+	s, err := transcript.NewWindow(path, from)
+	if err != nil {
+		return checkpoint.Checkpoint{}, err
+	}
+	if s.Client != transcript.ClaudeCode {
+		// Only Claude Code's lines are read on their own (the others
+		// carry state from line to line).
+		return checkpoint.Checkpoint{}, fmt.Errorf("%w: not a Claude Code transcript", errNoWindow)
+	}
+	from = s.Offset
+	var p transcript.Parser
+	if _, err := s.Update(&p); err != nil {
+		return checkpoint.Checkpoint{}, fmt.Errorf("read transcript: %w", err)
+	}
+	if len(s.Prompts) == 0 && s.NumTurns() == 0 {
+		return checkpoint.Checkpoint{}, fmt.Errorf("%w: no conversation in the last part", errNoWindow)
+	}
+	reading, _ := meter.Measure(s, k.rules())
+	// The session's first prompt, which the window lacks, from its first
+	// lines: the task as the user first put it.
+	if first, err := transcript.FirstPrompts(path, firstPromptsRead); err == nil && len(first) > 0 && from > 0 {
+		for i := range first {
+			first[i].Line = 0 // before the window's lines
+		}
+		s.Prompts = append(first, s.Prompts...)
+	}
+	in := checkpoint.Input{Project: project, Trigger: trigger, Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
+	c := checkpoint.Build(s, in)
+	c.From = max(from, 1) // a window that is the whole file is still one
+	return c, nil
+}
+
+// windowKey is the key of a window's announcement: no compaction's.
+const windowKey = "w"
+
+// errNoWindow is a window that cannot serve: the whole checkpoint is built.
+var errNoWindow = errors.New("no window")
+
+// wholeForWindow replaces the window's checkpoint .pending holds with the
+// whole session's, under the key and turns the whole session gives: the
+// job's first step after a first run's PreCompact. The steering printed
+// from the window stays what it was; the restore and the database get the
+// whole checkpoint.
+func (k *Keeper) wholeForWindow(ctx context.Context, project, path string) (*pending, error) {
+	p := k.loadPending(path)
+	if p == nil || p.Checkpoint == nil || p.Checkpoint.From == 0 {
+		return p, nil
+	}
+	unlock, err := k.lockSettle(ctx, path)
+	if err != nil {
+		return p, err
+	}
+	defer unlock()
+	if p = k.loadPending(path); p == nil || p.Checkpoint == nil || p.Checkpoint.From == 0 {
+		return p, nil
+	}
+	c, _, err := k.build(ctx, project, path, p.Checkpoint.Trigger)
+	if err != nil {
+		return p, err
+	}
+	c.CreatedAt, c.Instructions = p.Checkpoint.CreatedAt, p.Checkpoint.Instructions
+	q := pending{Key: boundaryKey(c.Compactions + 1), Trigger: p.Trigger, PreTokens: c.Context.Tokens, Turns: c.Turns, Checkpoint: &c}
+	if err := k.savePending(path, q); err != nil {
+		return p, err
+	}
+	k.markTaken(path, c.Turns)
+	return &q, nil
+}
