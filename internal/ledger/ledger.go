@@ -189,9 +189,11 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 	l.activity(line)
 	// "Drift it is. And 2?": the listed questions asked for again by
 	// number, too short for a question of their own.
-	for _, sentence := range strings.Split(sentenceBreaks.Replace(text), "\n") {
-		if q := strings.TrimSpace(sentence); strings.HasSuffix(q, "?") && len(q) <= 24 {
-			l.pointAt(line, q)
+	if l.hasListed() && strings.Contains(text, "?") {
+		for _, sentence := range strings.Split(sentenceBreaks.Replace(text), "\n") {
+			if q := strings.TrimSpace(sentence); strings.HasSuffix(q, "?") && len(q) <= 24 {
+				l.pointAt(line, q)
+			}
 		}
 	}
 	l.glossAnswers(line, text)
@@ -548,6 +550,17 @@ func (l *Ledger) pointAt(line int, q string) bool {
 		}
 	}
 	return found
+}
+
+// hasListed says some listed question of the assistant's is open: only
+// then can a reply's "And 2?" point at one.
+func (l *Ledger) hasListed() bool {
+	for _, it := range l.Items {
+		if it.Listed && it.Closed == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // pointed lists the open listed questions the assistant asked for again
