@@ -150,16 +150,26 @@ func fill(dir string) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, size := range []int{1 << 16, 4096, 512, 1} {
-		buf := make([]byte, size)
-		for {
-			if _, err := f.Write(buf); err != nil {
-				break
+	// A detached job of an earlier hook may free blocks while this
+	// fills (a temporary file renamed over a bigger one): fill again,
+	// a few rounds, until a probe finds no room.
+	probe := filepath.Join(dir, ".faults-probe")
+	for round := 0; round < 5; round++ {
+		for _, size := range []int{1 << 16, 4096, 512, 1} {
+			buf := make([]byte, size)
+			for {
+				if _, err := f.Write(buf); err != nil {
+					break
+				}
 			}
 		}
+		if os.WriteFile(probe, []byte("x"), 0o600) != nil {
+			break
+		}
+		os.Remove(probe)
 	}
 	f.Close()
-	if probe := filepath.Join(dir, ".faults-probe"); os.WriteFile(probe, []byte("x"), 0o600) == nil {
+	if os.WriteFile(probe, []byte("x"), 0o600) == nil {
 		os.Remove(probe)
 		os.Remove(name)
 		return nil, fmt.Errorf("%s has room left after filling it", dir)
