@@ -89,6 +89,9 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 			outs = append(outs, o)
 			continue
 		}
+		if redact.ReadsSecret(tc.Command) {
+			continue // its output is the secret
+		}
 		lines := outputLines(res)
 		if len(lines) == 0 {
 			continue

@@ -25,6 +25,9 @@ func TestSessionOutputs(t *testing.T) {
 		{tool: "Bash", input: map[string]any{"command": "git commit -m 'feat: export'", "description": "Commit the export"}},
 		{result: "[main 5e6f7a8] feat: export\n 2 files changed, 40 insertions(+)\n\x1b[32mremote key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\x1b[0m\n" +
 			"note <private>hunter2-deploy</private> kept"},
+		// A secret store's read prints the secret alone: no observation.
+		{tool: "Bash", input: map[string]any{"command": "vault kv get -field=password kv/dev/db"}},
+		{result: "Tr0ub4dor9x"},
 		{tool: "WebFetch", input: map[string]any{"url": "https://github.com/acme/csv/issues/1343", "prompt": "How is quoting handled?"}},
 		{result: "Quoting follows RFC 4180."},
 		{tool: "WebSearch", input: map[string]any{"query": "go encoding/csv bom"}},
@@ -75,7 +78,7 @@ func TestSessionOutputs(t *testing.T) {
 					t.Errorf("no %q in %q", b, o.Body)
 				}
 			}
-			for _, never := range []string{"hunter2", "sk-ant-api03-AAAA", "\x1b["} {
+			for _, never := range []string{"hunter2", "sk-ant-api03-AAAA", "\x1b[", "Tr0ub4dor9x"} {
 				if strings.Contains(o.Title+o.Body, never) {
 					t.Errorf("%q stored in %q", never, o.Title+"\n"+o.Body)
 				}

@@ -84,14 +84,35 @@ func standsAlone(s string, start, end int) bool {
 // typedID says t is an identifier whose type a lower-case word before
 // an underscore or dash names, as APIs name theirs (toolu_01…, msg_01…,
 // cus_…): the vendors' secrets among such are the families' to find.
+//
+// A type word that says the identifier is a credential (srp_live_…,
+// acme_secret_…, xyz_pk_…: the convention vendors copied from Stripe's
+// sk_live_) makes it no identifier: its random rest is taken.
 func typedID(t string) bool {
-	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c == '_' || c == '-':
-			return i > 0
-		case !isLower(c):
+	typed := false
+	for w := 0; w < len(t); {
+		i := w
+		for i < len(t) && isLower(t[i]) {
+			i++
+		}
+		if i == w || i == len(t) || t[i] != '_' && t[i] != '-' {
+			return typed
+		}
+		if credentialWord(t[w:i]) {
 			return false
 		}
+		typed = true
+		w = i + 1
+	}
+	return typed
+}
+
+// credentialWord says a type word of an identifier names a credential or
+// the environment a live one is for.
+func credentialWord(w string) bool {
+	switch w {
+	case "live", "prod", "secret", "sk", "rk", "pk", "key", "token", "pat", "api", "auth", "access", "private", "priv", "pass", "pwd":
+		return true
 	}
 	return false
 }

@@ -70,14 +70,16 @@ func marker(kind string) string { return markerPrefix + ":" + kind + "]" }
 //	[REDACTED:api-token]       the path of a webhook URL (Slack, Discord, Teams, Zapier),
 //	                           Mailgun's key-<32 hex>, other vendors' prefixed tokens: hf_, pypi-, dop_v1_,
 //	                           shpat_, lin_api_, sntrys_, GOCSPX-, rubygems_,
-//	                           sk-or-v1-, gsk_, xai-; GitLab glptt-, gldt-, glrt-
+//	                           sk-or-v1-, gsk_, xai-; an identifier typed as a credential
+//	                           (xyz_live_…, acme_secret_…) with a random rest; GitLab glptt-, gldt-, glrt-
 //	                           and Slack xapp- tokens are gitlab-token and slack-token
 //	[REDACTED:jwt]             eyJ....eyJ....sig
 //	[REDACTED:private-key]     a PEM private key block
 //	[REDACTED:bearer-token]    the credential after Bearer
 //	[REDACTED:basic-auth]      the credential after Basic
 //	[REDACTED:auth-token]      an Authorization header's credential in another scheme
-//	[REDACTED:password]        a URL's password, the value of a password-like key
+//	[REDACTED:password]        a URL's password, the value of a password-like key,
+//	                           a client's password option (mysql -p…, curl -u user:…)
 //	[REDACTED:secret]          the value of another key that names a secret
 //
 // Only the secret goes: the key of an assignment, the scheme of a header,
@@ -138,6 +140,7 @@ func context(s string) string {
 	edits = urlPasswords(edits, s)
 	edits = webhookURLs(edits, s)
 	edits = authHeaders(edits, s)
+	edits = cmdPasswords(edits, s)
 	return applyUnsorted(s, edits)
 }
 

@@ -219,6 +219,8 @@ var cases = []testCase{
 	{"token type", `"token_type": "Bearer", "token_count": 12, "nextPageToken": "CAESBggBEAEYAQ"`, ""},
 	{"about the secret", "PASSWORD_FILE=/run/secrets/db\nTOKEN_URL=https://auth.example.com/token\nGOOGLE_APPLICATION_CREDENTIALS_PATH=/etc/gcp.json\nsecret_name: prod-db", ""},
 	{"password stdin", "echo $PW | docker login --password-stdin -u bob", ""},
+	{"options that are not passwords", "mysql -u root -p shop\nmkdir -p build/out && docker run -p 8080:80 web\nmysql -u app -p$DB_PASS db\ncurl -u bob https://x\nssh -p 2222 host\nredis-cli -a \"$REDIS_PASSWORD\" ping\nopenssl enc -pass env:K\ncurl -s -u \"$USER:$TOKEN\" https://x", ""},
+	{"typed identifiers", "toolu_01ABCdef23GHijk45LMnop67QRstu89VW msg_01XyZ9aBcD3eFgH5iJkL7mNoP9qRsT cus_NffrFeUfNV2Hib4Kd8Lq3Zx7", ""},
 	{"placeholders", "API_KEY=\nTOKEN=${GITHUB_TOKEN}\nPASSWORD=$DB_PASSWORD\nSECRET=<your-secret>\nCLIENT_SECRET=xxxxxxxx\napi_key: \"{{ .Values.apiKey }}\"\npassword: changeme\ntoken: null\nsecret: '********'\nAPI_KEY=your-api-key-here", ""},
 	{"references", "password=password\nself.token = token\napiKey: process.env.API_KEY,\nsecret: config.client_secret\nkey := OPENAI_API_KEY\nhashed := hashPassword\nconst token = getToken();\npassword = os.environ[\"DB_PASSWORD\"]\ntoken = resp.json()[\"access_token\"]", ""},
 	{"types", "interface Creds {\n  token: string;\n  password?: string;\n  secret: Option<String>,\n}\ndef f(token: str) -> None:", ""},
@@ -241,6 +243,18 @@ var cases = []testCase{
 	{"vendor key uuid", "HEROKU_KEY=01234567-89ab-cdef-0123-456789abcdef", "HEROKU_KEY=[REDACTED:secret]"},
 	{"vendor key mixed", "license_key: 4F2A-99C1-7B3E-0D55-A1B2", "license_key: [REDACTED:secret]"},
 	{"keys that are not credentials", "PRIMARY_KEY=b6f1e2d9c8a74f3e5d0c1b2a9e8f7d6c\ncache_key=user:42:profile\nsort_key: created_at_2024\nS3_KEY=uploads/2024/04/file.png\nssh_key: ~/.ssh/id_ed25519\nX_KEY=release-2024-11-25-rc1\nVAPID_PUBLIC_KEY=4f2a99c17b3e0d55a1b2", ""},
+	// A client's own option letter carries the password.
+	{"mysql glued", "conn is mysql -h db-stg-2 -u migrator -pqV7rT2xLw9KdN4sZ shop", "conn is mysql -h db-stg-2 -u migrator -p[REDACTED:password] shop"},
+	{"mysqldump path", "/usr/bin/mysqldump -uroot -p'Zq8 vW2' app > dump.sql", "/usr/bin/mysqldump -uroot -p'[REDACTED:password]' app > dump.sql"},
+	{"sshpass", "sshpass -p hunter2x ssh deploy@web1 uptime", "sshpass -p [REDACTED:password] ssh deploy@web1 uptime"},
+	{"redis-cli", "redis-cli -h cache -a \"Xk29sLq8\" ping", "redis-cli -h cache -a \"[REDACTED:password]\" ping"},
+	{"curl user", "curl -s -u bob:S3cr3tPa55 https://x/api && curl --user=amy:Pw9xQ https://y", "curl -s -u bob:[REDACTED:password] https://x/api && curl --user=amy:[REDACTED:password] https://y"},
+	{"smbclient", "smbclient //nas/share -U ops%Tr0ub4dor", "smbclient //nas/share -U ops%[REDACTED:password]"},
+	{"sqlcmd", "sqlcmd -S db -U sa -P 'Str0ng!Pass' -Q 'select 1'", "sqlcmd -S db -U sa -P '[REDACTED:password]' -Q 'select 1'"},
+	{"ldapsearch", "ldapsearch -x -D cn=admin -w s3cretLdap -b dc=x", "ldapsearch -x -D cn=admin -w [REDACTED:password] -b dc=x"},
+	{"openssl pass", "openssl pkcs12 -export -in c.pem -passout pass:P4ssw0rd1 -passin env:KEYPASS", "openssl pkcs12 -export -in c.pem -passout pass:[REDACTED:password] -passin env:KEYPASS"},
+	{"docker login", "docker login -u bot -p Rg7xK2mQ registry.x.io", "docker login -u bot -p [REDACTED:password] registry.x.io"},
+	{"vendor-style live token", "vault printed srp_live_7Hq2Wm9Kx4Tz1Rb6Nc3Vd8Lf5Gs0Pj", "vault printed [REDACTED:api-token]"},
 	{"a key's name as the value", "here's the admin key: ALGOLIA_ADMIN_KEY=b6f1e2d9c8a74f3e5d0c1b2a9e8f7d6c", "here's the admin key: ALGOLIA_ADMIN_KEY=[REDACTED:secret]"},
 }
 

@@ -1,0 +1,64 @@
+package redact
+
+import "strings"
+
+// A command that prints a secret store's value prints the secret alone,
+// with no name and often no shape a rule could know it by (a 16-character
+// password from `vault kv get -field=password`). Such output is not kept
+// at all: the command says what was read, its output is the secret.
+
+// secretReaders are the commands, as the words that must appear in order,
+// that print a stored secret or a credential.
+var secretReaders = [][]string{
+	{"vault", "kv", "get"}, {"vault", "read"}, {"vault", "kv", "read"},
+	{"aws", "secretsmanager", "get-secret-value"}, {"aws", "ssm", "get-parameter"}, {"aws", "ssm", "get-parameters"},
+	{"aws", "sts", "get-session-token"}, {"aws", "sts", "assume-role"}, {"aws", "ecr", "get-login-password"},
+	{"aws", "configure", "get"},
+	{"gcloud", "secrets", "versions", "access"}, {"gcloud", "auth", "print-access-token"}, {"gcloud", "auth", "print-identity-token"},
+	{"az", "keyvault", "secret", "show"}, {"az", "account", "get-access-token"},
+	{"op", "read"}, {"op", "item", "get"}, {"pass", "show"}, {"gopass", "show"},
+	{"security", "find-generic-password"}, {"security", "find-internet-password"},
+	{"kubectl", "get", "secret"}, {"kubectl", "get", "secrets"},
+	{"doppler", "secrets", "get"}, {"infisical", "secrets", "get"}, {"bw", "get"}, {"lpass", "show"},
+	{"gh", "auth", "token"}, {"heroku", "auth:token"},
+}
+
+// ReadsSecret says whether command prints a stored secret: one of its
+// simple commands is a secret store's read (vault kv get, aws
+// secretsmanager get-secret-value, op read, kubectl get secret, ...).
+func ReadsSecret(command string) bool {
+	for _, simple := range strings.FieldsFunc(command, func(r rune) bool {
+		return r == '|' || r == ';' || r == '&' || r == '\n' || r == '(' || r == ')' || r == '`'
+	}) {
+		words := strings.Fields(simple)
+		for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "sudo" || words[0] == "exec" || words[0] == "time" || words[0] == "$") {
+			words = words[1:]
+		}
+		if len(words) == 0 {
+			continue
+		}
+		first := strings.Trim(words[0], "\"'")
+		if i := strings.LastIndexByte(first, '/'); i >= 0 {
+			first = first[i+1:]
+		}
+		for _, r := range secretReaders {
+			if first == r[0] && inOrder(words[1:], r[1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inOrder says whether the words of want appear among words in order.
+func inOrder(words, want []string) bool {
+	for _, w := range words {
+		if len(want) == 0 {
+			break
+		}
+		if strings.Trim(w, "\"'") == want[0] {
+			want = want[1:]
+		}
+	}
+	return len(want) == 0
+}
