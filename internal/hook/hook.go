@@ -361,7 +361,7 @@ func (r *Runner) configure(event, session, project string) config.Config {
 	k, ag := r.Keeper, &r.Agent
 	cfg, cerrs := config.Load(project)
 	for _, e := range cerrs {
-		r.log(fmt.Sprintf("%s hook %s session=%s: config: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(session), oneLine(e.Error())))
+		r.logLine(r.Now(), event, session, "config: "+oneLine(e.Error()))
 	}
 	if k.RestoreBudget == 0 {
 		k.RestoreBudget = cfg.RestoreBudget
@@ -461,7 +461,7 @@ func (r *Runner) finish(event string, start time.Time, err error) {
 		r.noteFallback(event, session, r.FallbackReason)
 	}
 	if err != nil {
-		r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", now.UTC().Format(time.RFC3339), event, orDash(session), oneLine(err.Error())))
+		r.logLine(now, event, session, oneLine(err.Error()))
 	}
 	name := r.Agent.RunName(event)
 	if RecordRun(r.Dir, name, start, now.Sub(start), err) != nil && r.Fallback != "" {
@@ -593,8 +593,19 @@ func (r *Runner) Warner(event string) func(error) {
 		r.mu.Lock()
 		session := r.session
 		r.mu.Unlock()
-		r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(session), oneLine(err.Error())))
+		r.logLine(r.Now(), event, session, oneLine(err.Error()))
 	}
+}
+
+// logLine logs a line of the event: "<time> hook <Event> session=<id>:
+// <msg>", and for a hook's detached job, whose event is "job <kind>",
+// "<time> job <kind> session=<id>: <msg>".
+func (r *Runner) logLine(at time.Time, event, session, msg string) {
+	what := event
+	if !strings.HasPrefix(event, "job ") {
+		what = "hook " + event
+	}
+	r.log(fmt.Sprintf("%s %s session=%s: %s\n", at.UTC().Format(time.RFC3339), what, orDash(session), msg))
 }
 
 // fallbackNote is the file in the fallback directory that says why hooks
@@ -612,7 +623,7 @@ func (r *Runner) noteFallback(event, session string, why error) {
 	if fi, err := os.Stat(file); err == nil && r.Now().Sub(fi.ModTime()) < noteEvery {
 		return
 	}
-	r.log(fmt.Sprintf("%s hook %s session=%s: %s\n", r.Now().UTC().Format(time.RFC3339), event, orDash(session), oneLine(why.Error())))
+	r.logLine(r.Now(), event, session, oneLine(why.Error()))
 	os.MkdirAll(r.Fallback, 0o700)
 	writeFile(file, fmt.Sprintf("%d %s\n", r.Now().UnixNano(), oneLine(why.Error())))
 }

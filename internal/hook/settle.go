@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/cairn-agent/cairn/internal/continuity"
 )
@@ -20,6 +19,12 @@ func (r *Runner) Settle(ctx context.Context, j continuity.Job) {
 		r.Agent = ClaudeCode()
 	}
 	event := "job " + j.Kind
+	// The session is the transcript's name (a Claude Code session's id),
+	// for the job's own line and its warnings' (Warner).
+	sid := strings.TrimSuffix(filepath.Base(j.Path), ".jsonl")
+	r.mu.Lock()
+	r.session = sid
+	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, continuity.JobTimeout)
 	defer cancel()
 	k := r.Keeper
@@ -31,7 +36,7 @@ func (r *Runner) Settle(ctx context.Context, j continuity.Job) {
 				err = fmt.Errorf("panic: %v: %s", p, firstFrames(debug.Stack()))
 			}
 		}()
-		cfg := r.configure(event, "", j.Project)
+		cfg := r.configure(event, sid, j.Project)
 		if err := k.Settle(ctx, j); err != nil {
 			return err
 		}
@@ -45,9 +50,6 @@ func (r *Runner) Settle(ctx context.Context, j continuity.Job) {
 		return nil
 	}()
 	if err != nil {
-		// The hook's own line shape, "job" for "hook": the session is
-		// the transcript's name (a Claude Code session's id).
-		sid := strings.TrimSuffix(filepath.Base(j.Path), ".jsonl")
-		r.log(fmt.Sprintf("%s job %s session=%s: %s (transcript %s)\n", r.Now().UTC().Format(time.RFC3339), j.Kind, sid, oneLine(err.Error()), j.Path))
+		r.logLine(r.Now(), event, sid, oneLine(err.Error())+" (transcript "+j.Path+")")
 	}
 }
