@@ -257,8 +257,10 @@ func (a *App) locateSessionFor(f sessionFlags, headOnly bool) (e *env, path stri
 		return nil, "", err
 	}
 	// A checkpoint measures the context by the rules of the client the
-	// session ran in.
-	if s, err := e.keeper.Load(path, false); err == nil {
+	// session ran in. Only the client is looked at here: without the
+	// latest texts, which the head saved by a cold read does not keep
+	// either (so the caller's load, which reads the head, never had them).
+	if s, err := e.keeper.LoadBare(path); err == nil {
 		if ag, ok := hook.AgentNamed(s.Client); ok {
 			e.keeper.Rules = ag.Rules(e.getenv, e.root, e.settings.Window)
 		}

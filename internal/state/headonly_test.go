@@ -188,6 +188,23 @@ func TestColdLightLoadSavesHeadOnly(t *testing.T) {
 		t.Errorf("the next light load answers otherwise than the cold one")
 	}
 
+	// Bare (what `cairn status` loads first) saves the same head and
+	// answers the same but for the latest texts.
+	bare := Store{Dir: filepath.Join(dir, "bare"), Warn: func(err error) { t.Error(err) }, ColdHead: true}
+	bs, err := bare.Bare(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(bare.headFile(path)); err != nil || !bytes.Equal(got, wantHead) {
+		t.Errorf("the bare cold load saved another head (%v)", err)
+	}
+	if _, err := os.Stat(bare.bodyFile(path)); err == nil {
+		t.Errorf("a bare cold load saved a body")
+	}
+	if headOf(bs) != headOf(s) || len(bs.LastTexts) != 0 {
+		t.Errorf("the bare cold load answers otherwise than the cold one, or with %d texts", len(bs.LastTexts))
+	}
+
 	whole, err := st.Session(path, true)
 	if err != nil {
 		t.Fatal(err)

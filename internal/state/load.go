@@ -60,7 +60,7 @@ func (st Store) session(path string, full, texts bool) (*transcript.Session, err
 			}
 			return h, nil
 		}
-		if s, ok, err := st.coldHead(path); ok || err != nil {
+		if s, ok, err := st.coldHead(path, texts); ok || err != nil {
 			return s, err
 		}
 	}
@@ -100,9 +100,9 @@ const headOnlyMin = 32 << 20
 // coldHead is the light load of a large transcript without saved state,
 // with ColdHead: it reads the head's part of the session, saves the head
 // (no body) and returns the light session a later load would, with the
-// latest texts. It declines (false) without ColdHead, for a smaller
-// transcript, one with a body saved, or another client's.
-func (st Store) coldHead(path string) (*transcript.Session, bool, error) {
+// latest texts when texts is set. It declines (false) without ColdHead,
+// for a smaller transcript, one with a body saved, or another client's.
+func (st Store) coldHead(path string, texts bool) (*transcript.Session, bool, error) {
 	if !st.ColdHead {
 		return nil, false, nil
 	}
@@ -114,7 +114,7 @@ func (st Store) coldHead(path string) (*transcript.Session, bool, error) {
 		return nil, false, nil
 	}
 	s := transcript.New(path)
-	p := transcript.Parser{Head: true}
+	p := transcript.Parser{Head: true, NoTexts: !texts}
 	if _, err := s.Update(&p); err != nil {
 		return nil, true, fmt.Errorf("read transcript: %w", err)
 	}
@@ -127,7 +127,9 @@ func (st Store) coldHead(path string) (*transcript.Session, bool, error) {
 	// The latest texts too, as a light load finds them in what was
 	// appended.
 	l := Lite(s)
-	l.LastTexts = s.LastTexts
+	if texts {
+		l.LastTexts = s.LastTexts
+	}
 	return l, true, nil
 }
 

@@ -665,7 +665,9 @@ func (p *claudeDecoder) assistant(s *Session, ts time.Time, lineNo int) {
 
 // assistantHead is assistant for the head: the reply's usage and model,
 // and its texts as the light read keeps them (the latest few, which the
-// head does not save but the Stop hook looks for its reply in).
+// head does not save but the Stop hook looks for its reply in), unless
+// Parser.NoTexts: unescaping every reply's texts of a large transcript
+// was a twentieth of a cold read's CPU.
 func (p *claudeDecoder) assistantHead(s *Session, ts time.Time, lineNo int) {
 	e := &p.e
 	m := &e.msg
@@ -675,6 +677,9 @@ func (p *claudeDecoder) assistantHead(s *Session, ts time.Time, lineNo int) {
 	if m.hasUsage {
 		s.reply(m.id, ts, lineNo, m.usage)
 		setStr(&s.Model, m.model)
+	}
+	if !p.texts {
+		return
 	}
 	for i := range m.blocks {
 		if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {

@@ -93,16 +93,34 @@ func TestColdReadsEqualLineByLine(t *testing.T) {
 					t.Fatalf("the reference read found %d bad lines and %d turns", ref.BadCount, ref.NumTurns())
 				}
 				want, _ := json.Marshal(ref)
+				// The head without the latest texts (a cold `cairn
+				// status`) is the head but for them.
+				texts := ref.LastTexts
+				ref.LastTexts = nil
+				wantBare, _ := json.Marshal(ref)
+				ref.LastTexts = texts
 				for _, workers := range []int{1, 2} {
-					s := New(path)
-					p := Parser{Head: head}
-					p.claude.workers = workers
-					if _, err := s.Update(&p); err != nil {
-						t.Fatal(err)
-					}
-					if got, _ := json.Marshal(s); !bytes.Equal(got, want) {
-						t.Errorf("head=%v workers=%d: the cold read differs from the line by line read (%d against %d bytes of state; offset %d/%d, bad %d/%d, turns %d/%d)",
-							head, workers, len(got), len(want), s.Offset, ref.Offset, s.BadCount, ref.BadCount, s.NumTurns(), ref.NumTurns())
+					for _, noTexts := range []bool{false, true} {
+						if noTexts && !head {
+							continue // a full read keeps the texts
+						}
+						s := New(path)
+						p := Parser{Head: head, NoTexts: noTexts}
+						p.claude.workers = workers
+						if _, err := s.Update(&p); err != nil {
+							t.Fatal(err)
+						}
+						want := want
+						if noTexts {
+							if len(texts) == 0 {
+								t.Fatal("the head read kept no texts: NoTexts is not tested")
+							}
+							want = wantBare
+						}
+						if got, _ := json.Marshal(s); !bytes.Equal(got, want) {
+							t.Errorf("head=%v noTexts=%v workers=%d: the cold read differs from the line by line read (%d against %d bytes of state; offset %d/%d, bad %d/%d, turns %d/%d)",
+								head, noTexts, workers, len(got), len(want), s.Offset, ref.Offset, s.BadCount, ref.BadCount, s.NumTurns(), ref.NumTurns())
+						}
 					}
 				}
 			}

@@ -43,10 +43,10 @@ type Parser struct {
 	// The other clients' transcripts are a few megabytes; their decoders
 	// read them as they would without it (HeadOnly says which was done).
 	Head bool
-	// NoTexts, with Light, leaves out the latest assistant texts
+	// NoTexts, with Light or Head, leaves out the latest assistant texts
 	// (Session.LastTexts): the hooks on every prompt and tool call read
 	// none of them, and cleaning them (redact) costs more than the rest
-	// of what a turn appends.
+	// of what a turn appends; a cold `cairn status` reads none either.
 	NoTexts bool
 
 	claude claudeDecoder
