@@ -167,11 +167,35 @@ func (k *Keeper) keepAhead(ctx context.Context, j Job) error {
 	if idle <= 0 {
 		idle = keepIdle
 	}
+	var p transcript.Parser
+	stale := 0
 	for {
 		if s.Offset > 0 && (len(s.Prompts) > 0 || s.NumTurns() > 0) {
 			reading, _ := meter.Measure(s, k.rules())
 			in := checkpoint.Input{Project: j.Project, Trigger: "ahead", Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
 			c := checkpoint.Build(s, in)
+			if k.built != nil {
+				k.built(s)
+			}
+			if stale < maxStale && userLineAfter(s.Path, s.Offset, -1) {
+				// A result came while it was built (parallel tool
+				// calls, or one right after the hook): a PreCompact
+				// now waits for the checkpoint with it, not for this
+				// one's steering and write. Folded and built again,
+				// unless the line is not whole yet.
+				at := s.Offset
+				if err := k.fold(s, &p); err != nil {
+					return err
+				}
+				if len(s.Compactions) != comps {
+					return nil
+				}
+				if s.Offset > at {
+					stale++
+					continue
+				}
+			}
+			stale = 0
 			k.keep(j.Path, j.Project, s, c, c.Steer())
 		}
 		found, err := k.awaitResult(ctx, s, s.Offset, idle)
@@ -179,6 +203,22 @@ func (k *Keeper) keepAhead(ctx context.Context, j Job) error {
 			return err
 		}
 	}
+}
+
+// maxStale bounds the builds in a row a keep job drops because the
+// transcript gained a result while it built: a session that never stops
+// writing still gets a kept checkpoint.
+const maxStale = 3
+
+// fold folds into the full session s what its transcript gained.
+func (k *Keeper) fold(s *transcript.Session, p *transcript.Parser) error {
+	if _, err := s.Update(p); err != nil {
+		return err
+	}
+	if err := s.UpdateSubagents(p); err != nil {
+		k.warn("%w", err) // as a load does
+	}
+	return nil
 }
 
 // awaitResult folds into the full session s what the transcript gains
@@ -200,23 +240,30 @@ func (k *Keeper) awaitResult(ctx context.Context, s *transcript.Session, after i
 		if fi, err := os.Stat(s.Path); err != nil || fi.Size() <= s.Offset {
 			continue
 		}
-		if _, err := s.Update(&p); err != nil {
+		if err := k.fold(s, &p); err != nil {
 			return false, err
-		}
-		if err := s.UpdateSubagents(&p); err != nil {
-			k.warn("%w", err) // as a load does
 		}
 	}
 }
 
 // userLineAfter says whether the transcript at path holds, between after
-// and end, a complete line of type user.
+// and end (its end when end is negative), a line of type user.
 func userLineAfter(path string, after, end int64) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if end < 0 {
+		fi, err := f.Stat()
+		if err != nil {
+			return false
+		}
+		end = fi.Size()
+	}
+	if end <= after {
+		return false
+	}
 	buf := make([]byte, min(end-after, 4<<20))
 	n, _ := f.ReadAt(buf, after)
 	return bytes.Contains(buf[:n], []byte(`"type":"user"`))

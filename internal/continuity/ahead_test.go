@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // aheadFixture is the fixture session name cut before line n (its first n
@@ -175,6 +176,45 @@ func TestKeepAheadAfterTool(t *testing.T) {
 	if err := f.hook.KeepAhead(f.project, f.path, s, s.Offset); err != nil || f.jobs[len(f.jobs)-1].Kind != JobKeep {
 		t.Fatalf("jobs %+v, %v", f.jobs, err)
 	}
+}
+
+// A result written while the job builds (parallel tool calls, or one right
+// after the hook) makes that build stale: the job folds it and builds
+// again before it keeps anything, so that a PreCompact waiting for the
+// checkpoint with the result does not wait for the stale one's steering
+// and write first; and what it keeps is a build's.
+func TestKeepAheadStaleBuild(t *testing.T) {
+	const name, last = "258c7280-ae70-4798-800f-63464d01a85d", 1254
+	first := last - 1
+	lines := newAheadFixture(t, name, 1).lines
+	for !bytes.Contains(lines[first], []byte(`"tool_result"`)) {
+		first--
+	}
+	f := newAheadFixture(t, name, first)
+	var builds []int64
+	keptAt := make(map[int]bool)
+	f.job.built = func(s *transcript.Session) {
+		_, err := os.Stat(f.job.keptFile(f.path))
+		keptAt[len(builds)] = err == nil
+		builds = append(builds, s.Offset)
+		if len(builds) == 1 {
+			f.append(t, first, last+1) // two results, while it builds
+		}
+	}
+	if err := f.job.Settle(context.Background(), Job{Kind: JobKeep, Project: f.project, Path: f.path}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(builds) != 2 || builds[1] != fi.Size() {
+		t.Fatalf("builds at %v; want two, the last at the end, %d", builds, fi.Size())
+	}
+	if keptAt[1] {
+		t.Error("the stale build was kept")
+	}
+	f.check(t)
 }
 
 // After a turn (the Stop hook's job), the lines Claude Code writes then,

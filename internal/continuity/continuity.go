@@ -76,6 +76,9 @@ type Keeper struct {
 	// keepIdle, when set, is how long a keep job waits for the next
 	// result (ahead.go): tests shorten it.
 	keepIdle time.Duration
+	// built, when set, is called by a keep job after each build, with
+	// the session it built from (tests).
+	built func(*transcript.Session)
 }
 
 // DataDir is where cairn keeps durable data: $XDG_DATA_HOME/cairn, else

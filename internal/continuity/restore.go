@@ -125,6 +125,13 @@ type Deliver func(text string) error
 // one failed, the next prompt or tool hook. A delivery counts once deliver
 // returned without error; until then the next hook may try again.
 func (k *Keeper) Restore(ctx context.Context, project, path, at string, deliver Deliver) (bool, error) {
+	if at == AtSessionStart {
+		// A first run on a large session: the latest part now, the
+		// whole working state at the next hook (window.go).
+		if done, handled, err := k.restoreWindow(ctx, project, path, deliver); handled {
+			return done, err
+		}
+	}
 	s, err := k.Load(path, false)
 	if err != nil {
 		return false, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/meter"
@@ -25,6 +26,54 @@ import (
 // done finds no announcement for its compaction and builds the whole
 // checkpoint itself, as it does when PreCompact did not run: nothing of
 // the window's checkpoint is ever stored or restored.
+
+// A SessionStart(compact) on a first run (PreCompact did not run, or
+// failed: nothing is announced and nothing saved) restores from the
+// window too: rather than 300 ms of the agent's wait, a restore that says
+// it holds the latest part only, and does not start with
+// transcript.RestoreHeader, so that neither the transcript's record of it
+// nor the delivery record counts it as the compaction's restore. Its
+// window's checkpoint is announced under windowKey and its job builds and
+// stores the whole one in its place, as after a first run's PreCompact;
+// the next prompt or tool hook then finds the compaction's restore not
+// delivered and delivers the whole one. Nothing of the working state is
+// lost: the model gets the latest part at once and the rest one hook
+// later.
+
+// windowHeader starts the restore of a window (restoreWindow).
+const windowHeader = "# Working state of the latest part of the conversation (cairn)\n\n" +
+	"cairn had no saved state for this session: this is from the transcript's last part only. " +
+	"The whole working state follows with the next prompt or tool call."
+
+// restoreWindow delivers the restore of a first run's window at a
+// SessionStart(compact), when the transcript is large, nothing is saved
+// and nothing announced; handled is false when it does not apply (or
+// cannot: the caller then restores as before).
+func (k *Keeper) restoreWindow(ctx context.Context, project, path string, deliver Deliver) (done, handled bool, err error) {
+	from, ok := k.windowed(path)
+	if !ok || k.loadPending(path) != nil {
+		return false, false, nil
+	}
+	c, err := k.buildWindow(project, path, "restore", from)
+	if err != nil {
+		return false, false, nil // no conversation in the window, or no Claude Code: the whole one
+	}
+	// Announced before it is delivered: the job that replaces it with the
+	// whole one must find it, or the next hook could not take that one.
+	if err := k.savePending(path, pending{Key: windowKey, Trigger: "compaction", Turns: -1, Checkpoint: &c}); err != nil {
+		return false, false, nil
+	}
+	budget := k.RestoreBudget
+	if budget <= 0 {
+		budget = checkpoint.DefaultRestoreBudget
+	}
+	text := c.Restore(checkpoint.Compaction{Trigger: "compaction"}, budget)
+	text = windowHeader + strings.TrimPrefix(text, transcript.RestoreHeader)
+	if err := deliver(text); err != nil {
+		err = fmt.Errorf("deliver the restore of the latest part: %w", err)
+	}
+	return err == nil, true, errors.Join(err, k.later(ctx, Job{Kind: JobCompaction, Project: project, Path: path}))
+}
 
 // firstRunWindow is how much of a large transcript's end a first run
 // reads, from firstRunMin on: 512 KB keeps PreCompact within 6x a

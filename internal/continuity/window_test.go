@@ -2,6 +2,7 @@ package continuity
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/fixtures"
 	"github.com/cairn-agent/cairn/internal/state"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // counts is how many items each section of a checkpoint holds: what a
@@ -156,5 +158,104 @@ func TestFirstRunWindowBeforeJob(t *testing.T) {
 	}
 	if stored, err := FromRecord(r); err != nil || stored.From != 0 || stored.Trigger != "restore" {
 		t.Errorf("stored %s from %d (%v); want the restore's whole build", stored.Trigger, stored.From, err)
+	}
+}
+
+// A first run's SessionStart(compact), with nothing announced or saved,
+// restores the window's latest part at once, under a header that no
+// record counts as the compaction's restore; its job puts the whole
+// checkpoint in .pending, and the next prompt hook, once the boundary is
+// written, delivers the whole restore, once.
+func TestFirstRunWindowRestore(t *testing.T) {
+	var names []string
+	for _, c := range fixtures.Compactions {
+		names = append(names, c.Session)
+	}
+	names = append(names, fixtures.Small...)
+	fx := t.TempDir()
+	if _, err := fixtures.Extract(fx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(fx, name+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			path := filepath.Join(dir, name+".jsonl")
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			project := filepath.Join(dir, "proj")
+			var jobs []Job
+			k := &Keeper{State: state.Store{Dir: filepath.Join(dir, "state")}, DBPath: filepath.Join(dir, "data", "cairn.db"),
+				Now: func() time.Time { return now }, Detach: func(j Job) error { jobs = append(jobs, j); return nil },
+				FirstRunWindow: int64(len(data)) / 4}
+			t.Cleanup(func() { k.Close() })
+			whole := &Keeper{State: state.Store{Dir: filepath.Join(dir, "whole")}, DBPath: filepath.Join(dir, "wdata", "cairn.db"), Now: k.Now}
+			t.Cleanup(func() { whole.Close() })
+			want, _, err := whole.buildWith(context.Background(), project, path, "restore", true)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			var restored collect
+			done, err := k.Restore(context.Background(), project, path, AtSessionStart, restored.deliver)
+			if !done || err != nil || len(restored) != 1 {
+				t.Fatalf("Restore = %v, %v, %d", done, err, len(restored))
+			}
+			if !strings.HasPrefix(restored[0], windowHeader) && strings.HasPrefix(restored[0], transcript.RestoreHeader) {
+				// The window holds no conversation: the whole restore.
+				if k.loadPending(path) != nil || len(jobs) != 0 {
+					t.Fatalf("a whole restore left %+v, %+v", k.loadPending(path), jobs)
+				}
+				t.Logf("the last quarter holds no conversation: restored whole")
+				return
+			}
+			if !strings.HasPrefix(restored[0], windowHeader) || strings.HasPrefix(restored[0], transcript.RestoreHeader) {
+				t.Fatalf("restore of the window: %.200q", restored[0])
+			}
+			if k.State.HasBody(path) {
+				t.Error("the window's session was saved as the transcript's state")
+			}
+			if len(jobs) != 1 || jobs[0].Kind != JobCompaction {
+				t.Fatalf("jobs %+v", jobs)
+			}
+			if err := k.Settle(context.Background(), jobs[0]); err != nil {
+				t.Fatal(err)
+			}
+			p := k.loadPending(path)
+			if p == nil || p.Checkpoint == nil || p.Checkpoint.ID == 0 || p.Checkpoint.From != 0 ||
+				p.Key != boundaryKey(want.Compactions+1) || p.Turns != want.Turns {
+				t.Fatalf("after the job: %+v", p)
+			}
+			got := *p.Checkpoint
+			got.ID, got.CreatedAt = 0, want.CreatedAt
+			if asJSON(t, got) != asJSON(t, want) {
+				t.Errorf("the job's checkpoint differs from a whole build:\n got %s\nwant %s", asJSON(t, got), asJSON(t, want))
+			}
+
+			// The boundary, then the hook's answer as Claude Code records
+			// it (its attachment before its type), then the next prompt.
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, _ := json.Marshal(restored[0])
+			fmt.Fprintf(f, `{"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":160000},"timestamp":"2026-03-01T12:00:00Z"}`+"\n"+
+				`{"attachment":{"type":"hook_additional_context","content":[%s],"hookName":"SessionStart"},"type":"attachment","timestamp":"2026-03-01T12:00:01Z"}`+"\n", answer)
+			f.Close()
+			var next collect
+			done, err = k.Restore(context.Background(), project, path, AtPrompt, next.deliver)
+			if !done || err != nil || len(next) != 1 || !strings.HasPrefix(next[0], transcript.RestoreHeader) ||
+				!strings.Contains(next[0], fmt.Sprintf("cairn show checkpoint %d", p.Checkpoint.ID)) {
+				t.Fatalf("the next prompt's Restore = %v, %v, %.300q", done, err, next)
+			}
+			if done, err := k.Restore(context.Background(), project, path, AtPrompt, next.deliver); done || err != nil {
+				t.Errorf("delivered again: %v, %v", done, err)
+			}
+		})
 	}
 }
