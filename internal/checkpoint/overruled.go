@@ -139,11 +139,12 @@ func objectOf(sentence, r string) []string {
 }
 
 // clauseEnd is where the clause that starts s ends: a comma, a
-// semicolon, a colon, or a word that gives a reason or adds another
-// clause. -1 when it runs to the end.
+// semicolon, a colon, an aside in parentheses ("instead of clamping (a
+// clamped request would ...)"), or a word that gives a reason or adds
+// another clause. -1 when it runs to the end.
 func clauseEnd(s string) int {
 	end := -1
-	for _, b := range []string{",", ";", ":", " because ", " since ", " so ", " as ", " which ", " and ", " but ", " while ", " until "} {
+	for _, b := range []string{",", ";", ":", "(", " — ", " because ", " since ", " so ", " as ", " which ", " and ", " but ", " while ", " until "} {
 		if i := strings.Index(s, b); i >= 0 && (end < 0 || i < end) {
 			end = i
 		}
