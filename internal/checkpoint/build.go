@@ -134,7 +134,8 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		}
 	}
 	c.Errors = last(c.Errors, maxErrors)
-	for _, d := range superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said) {
+	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said)
+	for _, d := range overruledByUser(decided, said) {
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
 		}

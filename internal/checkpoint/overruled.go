@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/cairn-agent/cairn/internal/text"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 // A plan said earlier stops being the plan when a later statement turns
@@ -269,4 +272,215 @@ func containsStem(ws []string, w string) bool {
 		}
 	}
 	return false
+}
+
+// A user who overrules the agent's choice tersely answers it with the
+// value they want instead: "no. 14." after "I'll go with a cutoff of 21
+// days", "nah, 500ms", "make it 3 retries", or the bare "14 days". The
+// refusal names nothing the choice said, so overrules does not see it;
+// left as it was, the agent's choice reads as the one in force.
+
+// userCall is the value of a prompt that overrules the choice before it
+// tersely, "" when the prompt does not. bare says the prompt was the
+// value alone, with no refusal: only a figure counts then.
+func userCall(prompt string) (value string, bare bool) {
+	ss := callSentences(prompt)
+	if len(ss) == 0 {
+		return "", false
+	}
+	first := ss[0]
+	ws := strings.Fields(strings.ToLower(first))
+	lead := strings.Trim(ws[0], ",.!;:")
+	switch {
+	case refusal(lead) && len(ws) == 1 && len(ss) > 1 && valueLike(ss[1]):
+		return ss[1], false // "no. 14. ops can only act ..."
+	case refusal(lead) && len(ws) > 1:
+		rest := strings.TrimSpace(first[strings.Index(strings.ToLower(first), ws[0])+len(ws[0]):])
+		rest = strings.TrimSpace(strings.TrimLeft(rest, ",.;:—- "))
+		rest = withoutCallVerb(rest)
+		if valueLike(rest) {
+			return rest, false // "no, 14", "nah, make it 500ms"
+		}
+	case len(ws) > 2 && (ws[0] == "make" && ws[1] == "it" || ws[0] == "let's" && (ws[1] == "do" || ws[1] == "use") || ws[0] == "go" && ws[1] == "with"):
+		if v := withoutCallVerb(first); valueLike(v) {
+			return v, false // "make it 3 retries"
+		}
+	case valueLike(first) && strings.ContainsAny(first, "0123456789"):
+		return first, true // "14 days."
+	}
+	return "", false
+}
+
+// callSentences splits a prompt into its sentences, without their end
+// marks: "no. 14. ops ..." gives "no", "14", "ops ...".
+func callSentences(s string) []string {
+	var out []string
+	for _, sn := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '!' || r == '?' || r == ';' }) {
+		for _, part := range strings.Split(sn, ". ") {
+			if part = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(part), ".")); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+// refusal: the word a terse reply turns the choice down with.
+func refusal(w string) bool {
+	switch w {
+	case "no", "nope", "nah", "not", "actually", "instead":
+		return true
+	}
+	return false
+}
+
+// withoutCallVerb drops the words that only ask for the value ("make
+// it", "use", "go with", "let's do"): what is left is the value.
+func withoutCallVerb(s string) string {
+	low := strings.ToLower(s)
+	for _, p := range []string{"make it ", "let's do ", "let's use ", "let's go with ", "go with ", "use ", "do ", "rather ", "instead "} {
+		if strings.HasPrefix(low, p) {
+			return strings.TrimSpace(s[len(p):])
+		}
+	}
+	return s
+}
+
+// valueLike: a value, not a sentence: at most three words ("14", "14
+// days", "exponential backoff").
+func valueLike(s string) bool {
+	n := len(strings.Fields(s))
+	return n >= 1 && n <= 3 && !strings.ContainsAny(s, "?")
+}
+
+// overruledByUser rewrites each decision that the user's next prompt
+// overrules tersely as the user's call. A decision is the agent's
+// just-stated choice when the prompt is the first after it.
+func overruledByUser(decisions []transcript.Note, prompts []lined) []transcript.Note {
+	out := slices.Clone(decisions)
+	for i, d := range out {
+		next := -1
+		for k, p := range prompts {
+			if p.line > d.Line {
+				next = k
+				break
+			}
+		}
+		if next < 0 {
+			continue
+		}
+		// The choice just stated: no later decision before the prompt.
+		if i+1 < len(out) && out[i+1].Line < prompts[next].line {
+			continue
+		}
+		v, bare := userCall(prompts[next].text)
+		if v == "" {
+			continue
+		}
+		if t, ok := asUserCall(d.Text, v, prompts[next].text, bare); ok {
+			out[i].Text = t
+		}
+	}
+	return out
+}
+
+// asUserCall writes the choice as the user's: the figure the agent chose
+// replaced by the user's ("A cutoff of 14 days — the user's call (“no.
+// 14. ops …”), not 21."). A value that is no figure, or a choice with
+// none to replace, is told as the user's words over the agent's choice.
+// A bare figure overrules only a choice that has a figure.
+func asUserCall(choice, value, prompt string, bare bool) (string, bool) {
+	main := choice
+	low := strings.ToLower(main)
+	for _, b := range []string{" since ", " because ", ": ", ", so ", " — ", "; ", " as it ", ", which "} {
+		if i := strings.Index(low, b); i > 0 {
+			main, low = main[:i], low[:i]
+		}
+	}
+	main = strings.TrimRight(main, ".,")
+	said := "“" + text.ClipLine(prompt, 200) + "”"
+	newFig, oldFig := firstFigure(value), -1
+	for k, w := range strings.Fields(main) {
+		if firstFigure(w) != "" {
+			oldFig = k
+			break
+		}
+	}
+	if newFig != "" && oldFig >= 0 {
+		ws := strings.Fields(main)
+		old := firstFigure(ws[oldFig])
+		if old == newFig {
+			return "", false // the user said the same figure
+		}
+		var was string
+		ws[oldFig], was = withFigure(ws[oldFig], old, figureWord(value, newFig))
+		return capitalise(withoutChooser(strings.Join(ws, " "))) + " — the user's call (" + said + "), not " + was + ".", true
+	}
+	if bare {
+		return "", false
+	}
+	return "The user's call: " + said + ", over your choice: “" + text.ClipLine(main, 120) + "”.", true
+}
+
+// firstFigure is the first number written in s ("21" of "21-day",
+// "0.5" of "0.5s"), "" when there is none.
+func firstFigure(s string) string {
+	for i := 0; i < len(s); i++ {
+		if !isDigitByte(s[i]) {
+			continue
+		}
+		j := i
+		for j < len(s) && (isDigitByte(s[j]) || (s[j] == '.' || s[j] == ',') && j+1 < len(s) && isDigitByte(s[j+1])) {
+			j++
+		}
+		return s[i:j]
+	}
+	return ""
+}
+
+// figureWord is the word of value that carries its figure, with its
+// unit ("500ms"), or the bare figure.
+func figureWord(value, fig string) string {
+	for _, w := range strings.Fields(value) {
+		if strings.Contains(w, fig) {
+			return strings.Trim(w, ".,;:()")
+		}
+	}
+	return fig
+}
+
+// withFigure puts the user's figure in place of the agent's in a word:
+// a bare figure keeps the word's unit ("21-day" → "14-day"); one with a
+// unit of its own replaces the agent's unit too ("2s" → "500ms"). It
+// returns the word and what it replaced.
+func withFigure(word, old, fig string) (string, string) {
+	i := strings.Index(word, old)
+	end := i + len(old)
+	if fig != firstFigure(fig) {
+		for end < len(word) && unicode.IsLetter(rune(word[end])) {
+			end++
+		}
+	}
+	return word[:i] + fig + word[end:], word[i:end]
+}
+
+// withoutChooser drops the agent's "I'll go with" from a choice it no
+// longer makes: what stays is what was chosen.
+func withoutChooser(s string) string {
+	low := strings.ToLower(s)
+	for _, p := range []string{"i'll go with ", "i will go with ", "we'll go with ", "going with ", "i'll use ", "we'll use ", "i'll pick ", "i'll keep ", "i'll stick with ", "let's go with ", "let's use "} {
+		if strings.HasPrefix(low, p) {
+			return s[len(p):]
+		}
+	}
+	return s
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
 }

@@ -138,3 +138,44 @@ func TestRefusersEndWithReplacers(t *testing.T) {
 		t.Errorf("refusers %q do not end with replacers %q", refusers, replacers)
 	}
 }
+
+// TestOverruledByUser: the user's terse reply to the agent's just-stated
+// choice ("no. 14.") makes the decision the user's, without the agent's
+// figure as the one in force.
+func TestOverruledByUser(t *testing.T) {
+	const cutoff = "I'll go with a cutoff of 21 days since it maximises Youden's J (0.312): precision 0.268, recall 0.561."
+	tests := []struct {
+		name     string
+		decision string
+		prompts  []string // the prompts after the decision, in order
+		want     string   // the decision as shown
+	}{
+		{"a refusal, then the figure", cutoff, []string{"no. 14. ops can only act in the first two weeks"},
+			"A cutoff of 14 days — the user's call (“no. 14. ops can only act in the first two weeks”), not 21."},
+		{"a figure with its own unit", "I'll set the client timeout to 2s because the upstream answers in 1.4s at p99.", []string{"nah, make it 500ms"},
+			"I'll set the client timeout to 500ms — the user's call (“nah, make it 500ms”), not 2s."},
+		{"make it, with no refusal", "I'll go with 3 retries, since the queue redelivers anyway.", []string{"make it 5"},
+			"5 retries — the user's call (“make it 5”), not 3."},
+		{"a bare figure", cutoff, []string{"14 days."},
+			"A cutoff of 14 days — the user's call (“14 days.”), not 21."},
+		{"a value that is no figure", "I'll use sqlite for the job queue since it needs no server.", []string{"no, use postgres"},
+			"The user's call: “no, use postgres”, over your choice: “I'll use sqlite for the job queue”."},
+		{"a new request is no overrule", cutoff, []string{"plot"}, cutoff},
+		{"a refusal with a long reason is not a terse value", cutoff, []string{"no. don't flag anyone before we talk to ops, they will hate it"}, cutoff},
+		{"a bare word is no overrule", "I'll use sqlite for the job queue since it needs no server.", []string{"great"}, "I'll use sqlite for the job queue since it needs no server."},
+		{"the same figure agrees", cutoff, []string{"yes, 21"}, cutoff},
+		{"not the prompt right after the choice", cutoff, []string{"ok", "no. 14."}, cutoff},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var said []lined
+			for i, p := range tt.prompts {
+				said = append(said, lined{text: p, line: 20 + 10*i})
+			}
+			got := overruledByUser([]transcript.Note{{Line: 10, Text: tt.decision}}, said)
+			if got[0].Text != tt.want {
+				t.Errorf("decision = %q, want %q", got[0].Text, tt.want)
+			}
+		})
+	}
+}
