@@ -297,3 +297,50 @@ func TestRestoreAfterSteering(t *testing.T) {
 		t.Errorf("the steered restore (%d tokens) is not shorter than the plain one (%d)", Tokens(steered), Tokens(plain))
 	}
 }
+
+// TestQuotesLoseWordsFirst: short of room, the long quotes (the first
+// ask, what the user also said, the last messages) lose words before a
+// decision or a finding goes whole, and every long item loses words
+// before a section loses its last items; a label before a quote stays.
+func TestQuotesLoseWordsFirst(t *testing.T) {
+	long := strings.Repeat("Some context about the team and the history of this library, sorry it is long. ", 8)
+	c := Checkpoint{
+		Task: Task{First: long + "Please fix the build.", Latest: []string{long + "And keep it green.", "Super, the sanitizer config next."}},
+		Decisions: []string{
+			"Done: Encode() now rejects levels above 23 with absl::InvalidArgumentError instead of clamping (a clamped request would get the wrong tile without anyone noticing), the handler answers that with HTTP 400, and the tile tests pass.",
+			"Next I'll make DecodeTile() stop at the end of the quadkey string instead of reading one character past it, then rerun the asan config.",
+		},
+		Findings: []string{
+			"The fix belongs in geo/tiles/BUILD.bazel, not in the source file.",
+			"Encode takes 41.7 ns per call at level 18 (52.3 ns at level 23), against the 63.2 ns in the last release notes.",
+		},
+		LastReplies: []string{long + "ASan stops the tile tests.", long + "Next I'll bound DecodeTile()."},
+	}
+	for _, budget := range []int{700, 500, 400, 350, 300} {
+		r := c.Restore(Compaction{Trigger: "auto"}, budget)
+		if Tokens(r) > budget {
+			t.Errorf("budget %d: %d tokens", budget, Tokens(r))
+		}
+		for _, want := range []string{"rejects levels above 23 with absl::InvalidArgumentError", "Encode takes 41.7 ns per call at level 18", "- Asked first: “"} {
+			if !strings.Contains(r, want) {
+				t.Errorf("budget %d: %q went:\n%s", budget, want, r)
+			}
+		}
+		if strings.Contains(r, long) {
+			t.Errorf("budget %d: the long quote kept whole:\n%s", budget, r)
+		}
+	}
+}
+
+func TestWithoutAsides(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"rejects it instead of clamping (a clamped request would get the wrong tile without anyone noticing), and passes.", "rejects it instead of clamping, and passes."},
+		{"Encode takes 41.7 ns (52.3 ns at level 23 and more words here to be long), fine.", "Encode takes 41.7 ns (52.3 ns at level 23 and more words here to be long), fine."},
+		{"ASan stops the tests (exit code 3).", "ASan stops the tests (exit code 3)."},
+		{"unclosed (aside that never ends and is long enough to count", "unclosed (aside that never ends and is long enough to count"},
+	} {
+		if got := withoutAsides(tt.in); got != tt.want {
+			t.Errorf("withoutAsides(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

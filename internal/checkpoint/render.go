@@ -236,6 +236,10 @@ func words(s string) map[string]bool {
 // clipStatement is how long a statement stays when the budget is short.
 const clipStatement = 240
 
+// clipTight is how long any item stays when even the sections' minimums
+// do not fit, before whole items go.
+const clipTight = 160
+
 // answered joins a question the agent asked and the user's answer into one
 // item; clipItem shortens the question, not the answer.
 const answered = " → the user: "
@@ -246,6 +250,10 @@ const answered = " → the user: "
 // look into it?", after a paragraph of its reasons) is its context, and
 // clipped from the end it took the answer with it.
 func clipItem(it string, n int) string {
+	// "Asked first: “…”" keeps its label: the quote loses words.
+	if i := strings.Index(it, ": “"); i > 0 && i < 24 && len(it) > n && !strings.Contains(it, answered) {
+		return it[:i+2] + gist(it[i+2:], max(n-i-2, 40))
+	}
 	q, a, ok := strings.Cut(it, answered)
 	if !ok || len(it) <= n {
 		return gist(it, n)
@@ -330,7 +338,37 @@ func fit(head string, secs []section, tail string, budget int, render renderer, 
 		}
 		dedupe(head, secs, whole)
 	}
+	// Then the long items are capped, one at a time until the text fits:
+	// the quotes first (the first ask, what the user also said, the last
+	// messages), then the other sections from the lowest priority up. A
+	// quote's words go before a decision or a finding does.
+	capItems := func(n int) {
+		for _, quotes := range []bool{true, false} {
+			for i := len(secs) - 1; i >= 0; i-- {
+				if quoted(secs[i].title) != quotes {
+					continue
+				}
+				for j, it := range secs[i].items {
+					if len(it) <= n {
+						continue
+					}
+					secs[i].items[j] = clipItem(it, n)
+					if !over() {
+						return
+					}
+				}
+			}
+		}
+	}
+	if over() {
+		capItems(clipStatement)
+	}
 	for over() && shrink(func(s section) int { return s.min }) {
+	}
+	// Short of room with every section at its minimum: the long items
+	// lose words before the sections lose their last items.
+	if over() {
+		capItems(clipTight)
 	}
 	for over() && shrink(func(section) int { return 0 }) {
 	}
@@ -343,6 +381,16 @@ func fit(head string, secs []section, tail string, budget int, render renderer, 
 		head = text.Clip(head, n*2)
 	}
 	return buf.String()
+}
+
+// quoted says a section's items are mostly quotes of what was said, which
+// the budget cuts words of first.
+func quoted(title string) bool {
+	switch title {
+	case "Task", "The user also said (oldest first)", "Where things stood (your last messages, oldest first)", "Settled with the user":
+		return true
+	}
+	return false
 }
 
 // A renderer writes head, the sections and tail as one text.
@@ -1086,6 +1134,16 @@ func gist(it string, n int) string {
 	if len(it) <= n {
 		return it
 	}
+	// An aside in parentheses goes first: "rejects levels above 23 …
+	// instead of clamping (a clamped request would get the wrong tile
+	// …)" keeps what was done, which a clause-by-clause cut would drop
+	// with the aside inside it.
+	if short := withoutAsides(it); len(short) < len(it) {
+		if len(short) <= n {
+			return short
+		}
+		it = short
+	}
 	if inner, ok := strings.CutPrefix(it, "“"); ok {
 		if inner, ok := strings.CutSuffix(inner, "”"); ok {
 			return "“" + text.Gist(inner, n-len("“”")) + "”"
@@ -1093,6 +1151,35 @@ func gist(it string, n int) string {
 	}
 	return text.Gist(it, n)
 }
+
+// withoutAsides drops the long parenthesised asides of s that carry no
+// figure ("(a clamped request would get the wrong tile without anyone
+// noticing)"); short ones and figures ("(52.3 ns at level 23)") stay.
+func withoutAsides(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, " (")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], ')')
+		if j < 0 {
+			break
+		}
+		aside := s[i : i+j+1]
+		b.WriteString(s[:i])
+		if len(aside) < minAside || strings.ContainsAny(aside, "0123456789`") {
+			b.WriteString(aside)
+		}
+		s = s[i+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// minAside is the length from which an aside in parentheses is cut
+// before the clauses around it.
+const minAside = 40
 
 func quoteAll(xs []string) []string {
 	out := make([]string, len(xs))
