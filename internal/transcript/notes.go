@@ -118,6 +118,12 @@ func Decisions(body string) []string {
 			// The reason in the next sentence: "The smaller change is to
 			// switch to Data.Map.Strict. That keeps the interface as is."
 			out = append(out, text.Truncate(sent+" "+sents[i+1], maxNoteBytes))
+		case setsAside(l):
+			// A course taken over the one named after it, with its
+			// reason: "I'm putting it back as a required field, not an
+			// optional one: optional would force a fallback into 11 call
+			// sites".
+			out = append(out, text.Truncate(sent, maxNoteBytes))
 		case refuses(l) && (containsAny(l, reasonCues) || strings.Contains(l, ": ")):
 			// A course the speaker did not take, with its reason: "I did
 			// not go to 20.x: from 20.0 the chart ships ...".
@@ -164,6 +170,25 @@ func refuses(l string) bool {
 func commits(l string) bool {
 	t := strings.TrimLeft(l, "*#->0123456789.) ")
 	return hasPrefixAny(t, []string{"i'll ", "i will ", "we'll ", "we will ", "let's "}) || imperative(l)
+}
+
+// setsAside says whether a sentence (lower case) takes a course in the
+// first person over another it names after ", not a", and gives its
+// reason after that: "I'm making it required, not an optional one:
+// optional would ...". "It is a parser bug, not a config issue" takes
+// no course.
+func setsAside(l string) bool {
+	t := strings.TrimLeft(l, "*#->0123456789.) ")
+	if !hasPrefixAny(t, []string{"i'm ", "i am ", "we're ", "we are "}) && !commits(l) {
+		return false
+	}
+	for _, c := range setAsideCues {
+		if i := strings.Index(l, c); i > 0 {
+			rest := l[i+len(c):]
+			return strings.Contains(rest, ": ") || containsAny(rest, reasonCues)
+		}
+	}
+	return false
 }
 
 // imperative says whether a sentence (lower case) starts with one of the
@@ -231,6 +256,8 @@ var (
 	// weighCues are the words of an option weighed rather than taken.
 	weighCues       = []string{"consider", "thought about", "thought of", "tempted", "alternative", "option"}
 	alternativeCues = []string{" instead of ", " rather than "}
+	// setAsideCues name the course not taken after the one taken.
+	setAsideCues = []string{", not a ", ", not an ", ", not the "}
 	// refusalGate lets through the texts in which the speaker may turn a
 	// course down (refuses).
 	refusalGate = []string{"I did", "I didn", "We did", "We didn", "I won", "We won", "I will not", "We will not",
@@ -238,7 +265,7 @@ var (
 	// gateCues are lists, not one list appended together: that would be
 	// built in every cairn process at start, the hooks' included.
 	gateCues = [][]string{{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd ", "onsider", "Alternative", "Option"},
-		reasonCues, alternativeCues, decisionCues, weighCues}
+		reasonCues, alternativeCues, decisionCues, weighCues, setAsideCues}
 )
 
 // Findings picks the sentences of an assistant's text that state a

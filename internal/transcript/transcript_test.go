@@ -516,6 +516,12 @@ func TestDecisionShapes(t *testing.T) {
 		{"Wrote the migration. Two decisions in it:\n\n- empty names stay NULL, so reports can tell them apart;\n- titles are kept in first_name.\n\nThe tests pass.",
 			[]string{"empty names stay NULL, so reports can tell them apart;", "titles are kept in first_name."}},
 		{"Changes:\n- titles are kept in first_name.", nil},
+		// A course taken over one named after ", not a", with its
+		// reason; a fact set against another is no course.
+		{"The refactor dropped `currency` from `Price`. I'm putting it back as a required field, `currency: CurrencyCode`, not an optional one: optional would force a `?? \"EUR\"` fallback into 11 call sites across the apps.",
+			[]string{"I'm putting it back as a required field, `currency: CurrencyCode`, not an optional one: optional would force a `?? \"EUR\"` fallback into 11 call sites across the apps."}},
+		{"It is a bug in the parser, not a config issue: the config loads fine.", nil},
+		{"I'm running the suite again, not a subset.", nil},
 	}
 	for _, tt := range tests {
 		if got := Decisions(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
