@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairn-agent/cairn/internal/text"
 )
@@ -26,7 +28,11 @@ type statement struct {
 	// listed marks a statement read from a list item: questions listed
 	// one under another are answered one at a time.
 	listed bool
-	para   int
+	// elsewhere marks a question put to someone other than the user
+	// ("Open question for Dana: ..."): the user's next prompt does not
+	// answer it.
+	elsewhere bool
+	para      int
 }
 
 // Limits that keep one text from flooding the ledger.
@@ -365,6 +371,11 @@ func (r *reader) prose(line string) {
 			case headingOpen:
 				if strings.TrimSpace(rest) == "" {
 					r.setSection(h)
+					continue
+				}
+				if h.item == Question && putTo(label) {
+					// Kept whole, with whom it is for.
+					r.add(statement{text: label + ": " + rest, kind: Question, sticky: true, elsewhere: true})
 					continue
 				}
 				r.emitPieces(rest, h.item, true)
@@ -722,6 +733,25 @@ func splitLabel(s string) (label, rest string, ok bool) {
 		return "", "", false
 	}
 	return label, strings.TrimLeft(t[i+1:], "*_ "), true
+}
+
+// putTo says a label puts its question to someone other than the
+// reader: "Open question for Dana", "Question to the DBA"; not "Open
+// question for later", nor "Question for you".
+func putTo(label string) bool {
+	ws := strings.Fields(label)
+	for i := 0; i+1 < len(ws); i++ {
+		if w := strings.ToLower(ws[i]); w != "for" && w != "to" {
+			continue
+		}
+		who := ws[i+1]
+		if strings.EqualFold(who, "the") && i+2 < len(ws) {
+			who = ws[i+2]
+		}
+		r, _ := utf8.DecodeRuneInString(who)
+		return unicode.IsUpper(r) && who != "I" && !strings.EqualFold(who, "you")
+	}
+	return false
 }
 
 // pieces splits an open item's text where it holds more than one: at

@@ -124,6 +124,9 @@ type Item struct {
 	// question by its number ("Drift it is. And 2?"): the user's next
 	// reply answers it.
 	Pointed int `json:"pointed,omitempty"`
+	// Elsewhere marks an assistant's question put to someone other than
+	// the user ("Open question for Dana: ..."): no prompt answers it.
+	Elsewhere bool `json:"elsewhere,omitempty"`
 	// Closed is set once evidence closed the item.
 	Closed *Closure `json:"closed,omitempty"`
 
@@ -215,7 +218,7 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 			}
 			continue
 		}
-		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky, Listed: st.listed && st.kind == Question})
+		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky, Listed: st.listed && st.kind == Question, Elsewhere: st.elsewhere})
 	}
 }
 
@@ -304,7 +307,24 @@ func substantive(said string) bool {
 	if ss := sentences(strings.TrimSpace(strings.SplitN(said, "\n", 2)[0])); len(ss) > 0 {
 		first = ss[0]
 	}
-	return len(strings.TrimSpace(said)) >= 40 && !(len(said) < 200 && analyse(first).immediate())
+	return len(strings.TrimSpace(said)) >= 40 && !announces(said, first)
+}
+
+// announces says a short text only announces what the assistant does
+// next ("Let me check the map file.", "I'll run the suite."), with first
+// its first sentence. A choice is no announcement: "I'll go with a
+// cutoff of 21 days since it maximises Youden's J" answers.
+func announces(said, first string) bool {
+	if len(said) >= 200 || !analyse(first).immediate() {
+		return false
+	}
+	low := strings.ToLower(first)
+	for _, c := range []string{" go with ", " going with ", " stick with ", " settle on ", " opt for "} {
+		if strings.Contains(low, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // FileChanged records a write or edit of path.
@@ -393,7 +413,7 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	var several []int
 	asked := 0
 	for _, it := range l.Items {
-		if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && it.Line < line {
+		if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && !it.Elsewhere && it.Line < line {
 			asked++
 		}
 	}
@@ -415,7 +435,7 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	}
 	for i := range l.Items {
 		it := &l.Items[i]
-		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Elsewhere || it.Line >= line {
 			continue
 		}
 		if one >= 0 && i != one || several != nil && !slices.Contains(several, i) {
@@ -479,7 +499,7 @@ func toAll(said string) bool {
 func (l *Ledger) answersListed(said string, line int, yn bool) int {
 	qline, n, first := -1, 0, -1
 	for i, it := range l.Items {
-		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Elsewhere || it.Line >= line {
 			continue
 		}
 		if !it.Listed {
@@ -633,7 +653,7 @@ func (l *Ledger) answers(said string, line int) int {
 	}
 	named := -1
 	for i, it := range l.Items {
-		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Line >= line {
+		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Elsewhere || it.Line >= line {
 			continue
 		}
 		n++
@@ -752,7 +772,7 @@ func (l *Ledger) replyToUser(turn, line int, said string) {
 	if ss := sentences(strings.TrimSpace(strings.SplitN(said, "\n", 2)[0])); len(ss) > 0 {
 		first = ss[0]
 	}
-	if len(said) < 200 && analyse(first).immediate() {
+	if announces(said, first) {
 		return
 	}
 	reply := joined(said)

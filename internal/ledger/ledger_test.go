@@ -238,6 +238,9 @@ func TestClosing(t *testing.T) {
 		{name: "a question asked in passing goes when the assistant works on",
 			steps: []step{{"a", "Should I check the router as well?"}, {"f", "/repo/router.go"}},
 			open:  nil},
+		{name: "a question put to someone else is not answered by the user's next prompt",
+			steps: []step{{"a", "Next is the Q2 comparison. Open question for Dana: does the board deck want the median or the mean onboarding time?"}, {"u", "go"}},
+			open:  []string{"Q2 comparison", "Open question for Dana: does the board deck want the median"}},
 		{name: "an explicit open question stays when the assistant works on",
 			steps: []step{{"a", "Open question: should exports include archived rows?"}, {"f", "/repo/export.go"}},
 			open:  []string{"archived rows"}},
@@ -553,6 +556,7 @@ func TestMovedOn(t *testing.T) {
 	}{
 		{name: "answered by the reply", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", reply}, {"u", "hm ok"}}},
 		{name: "not before the user speaks again", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", reply}}, open: true},
+		{name: "answered by a choice", steps: []step{{"u", "what's eating it?"}, {"a", "I'll go with dropping the float printf since it costs about 7 KB of the flash."}, {"u", "no. keep it"}}},
 		{name: "not by an announcement", steps: []step{{"u", "ok. no -Os, the ISR timing was tuned at -O2. what's eating it?"}, {"a", "Let me look at the map file."}, {"u", "and?"}}, open: true},
 		{name: "not in the middle of a prompt", steps: []step{{"u", "what's eating the flash? anyway, start with the build please."}, {"a", reply}, {"u", "ok"}}, open: true},
 	}
