@@ -287,15 +287,32 @@ func (l *Ledger) glossAnswers(line int, said string) {
 	for i := range l.Items {
 		it := &l.Items[i]
 		c := it.Closed
-		if c == nil || c.By != ClosedByAnswer || c.Line != l.Prompt || c.Gloss != "" || c.Line >= line || len(strings.Fields(c.Evidence)) > maxGlossed {
+		if c == nil || c.By != ClosedByAnswer || c.Line != l.Prompt || c.Gloss != "" || c.Line >= line || len(strings.Fields(c.Evidence)) > maxGlossed && !hedged(c.Evidence) {
 			continue
 		}
 		c.Gloss, it.dirty = text.ClipLine(first, maxEvidence), true
 	}
 }
 
-// maxGlossed is the most words of an answer that gets a gloss.
+// maxGlossed is the most words of an answer that gets a gloss, unless
+// it hedges.
 const maxGlossed = 3
+
+// hedged says an answer leaves its reading to the assistant: it asks
+// back or hedges ("keep both I think?", "probably the second"), so how
+// the assistant took it is the answer that holds.
+func hedged(answer string) bool {
+	low := " " + strings.ToLower(answer) + " "
+	if strings.Contains(low, "?") {
+		return true
+	}
+	for _, h := range []string{" i think ", " i guess ", " maybe ", " probably ", " i suppose "} {
+		if strings.Contains(low, h) {
+			return true
+		}
+	}
+	return false
+}
 
 // evidenceOf is a text as an item's evidence keeps it: one line, clipped.
 func evidenceOf(s string) string { return text.ClipLine(s, maxEvidence) }
@@ -433,6 +450,11 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 		// answer, not "yes to both").
 		several = p
 	}
+	// A sentence that answers several questions at once gives each the
+	// part that speaks of it ("24 now, we bumped it in march. photos
+	// no, photos are phase 2" for "API level: still 23?" and "Do
+	// photos need to work offline?").
+	parts := l.shareOut(said, several)
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Elsewhere || it.Line >= line {
@@ -455,7 +477,11 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 			it.Explicit = true
 			continue
 		}
-		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: text.ClipLine(said, maxAnswer)}, true
+		ev := said
+		if part, ok := parts[i]; ok {
+			ev = part
+		}
+		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: text.ClipLine(ev, maxAnswer)}, true
 		if affirmative(said) {
 			agreed = append(agreed, it.Text)
 		}
@@ -463,6 +489,66 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	for _, q := range agreed {
 		l.add(Item{Text: text.ClipLine(q+" → "+said, maxItemBytes), Kind: Request, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
 	}
+}
+
+// shareOut splits a reply among the questions qs it answers together:
+// each clause goes to the question it names a word of, a clause that
+// names none to the question of the clause before it (the first to the
+// first question no clause names). Only when every question gets a part
+// is the reply split; nil otherwise.
+func (l *Ledger) shareOut(said string, qs []int) map[int]string {
+	if len(qs) < 2 {
+		return nil
+	}
+	clauses := strings.FieldsFunc(said, func(r rune) bool { return r == ',' || r == '.' || r == ';' || r == '\n' || r == '!' })
+	owner := make([]int, len(clauses))
+	named := make(map[int]bool)
+	for c, cl := range clauses {
+		owner[c] = -1
+		ct := textTerms(cl)
+		for _, q := range qs {
+			qt := l.Items[q].terms()
+			if sharedWords(ct.words, qt.words) > 0 || sharedWords(ct.names, qt.names) > 0 {
+				owner[c] = q
+				named[q] = true
+				break
+			}
+		}
+	}
+	for c := range clauses {
+		switch {
+		case owner[c] >= 0:
+		case c > 0:
+			owner[c] = owner[c-1]
+		default:
+			for _, q := range qs {
+				if !named[q] {
+					owner[c] = q
+					break
+				}
+			}
+		}
+	}
+	out := make(map[int]string)
+	for c, cl := range clauses {
+		cl = strings.TrimSpace(cl)
+		for _, w := range []string{"and ", "but ", "so ", "also "} {
+			cl = strings.TrimPrefix(cl, w)
+		}
+		if owner[c] < 0 || cl == "" {
+			return nil
+		}
+		if out[owner[c]] != "" {
+			cl = out[owner[c]] + ", " + cl
+		}
+		out[owner[c]] = cl
+	}
+	for _, q := range qs {
+		if out[q] == "" {
+			return nil
+		}
+	}
+	return out
 }
 
 // bareAnswer says a prompt is one short answer ("postgres", "500ms",
