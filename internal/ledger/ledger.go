@@ -330,13 +330,14 @@ func substantive(said string) bool {
 // announces says a short text only announces what the assistant does
 // next ("Let me check the map file.", "I'll run the suite."), with first
 // its first sentence. A choice is no announcement: "I'll go with a
-// cutoff of 21 days since it maximises Youden's J" answers.
+// cutoff of 21 days since it maximises Youden's J" and "I'll use
+// HALF_EVEN rather than HALF_UP: …" answer.
 func announces(said, first string) bool {
 	if len(said) >= 200 || !analyse(first).immediate() {
 		return false
 	}
 	low := strings.ToLower(first)
-	for _, c := range []string{" go with ", " going with ", " stick with ", " settle on ", " opt for "} {
+	for _, c := range []string{" go with ", " going with ", " stick with ", " settle on ", " opt for ", " rather than ", " instead of "} {
 		if strings.Contains(low, c) {
 			return false
 		}
