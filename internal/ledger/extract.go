@@ -373,6 +373,12 @@ func (r *reader) prose(line string) {
 					r.setSection(h)
 					continue
 				}
+				if h.item != Question && !r.user && strings.HasSuffix(strings.TrimSpace(rest), "?") {
+					// "Next: ship windows/arm64?" asks; the user's yes
+					// or no answers it.
+					r.add(statement{text: rest, kind: Question, sticky: true})
+					continue
+				}
 				if h.item == Question && putTo(label) {
 					// Kept whole, with whom it is for.
 					r.add(statement{text: label + ": " + rest, kind: Question, sticky: true, elsewhere: true})
