@@ -1112,9 +1112,13 @@ func userStatements(r *reader, text string) []statement {
 	sts := r.extract(text, true)
 	var open, done []statement
 	for _, st := range sts {
-		if st.done {
+		switch {
+		case st.done:
 			done = append(done, st)
-		} else {
+		case !forbids(st.text):
+			// "whatever you do, don't run alembic downgrade" is a rule
+			// the user sets (the checkpoint's constraints), not work
+			// left open.
 			open = append(open, st)
 		}
 	}
@@ -1134,6 +1138,30 @@ func userStatements(r *reader, text string) []statement {
 		open = open[:4]
 	}
 	return append(done, open...)
+}
+
+// forbids says a sentence of the user's only forbids something ("Oh and
+// whatever you do, don't run alembic downgrade against anything, ...");
+// "don't forget the docs" asks for work.
+func forbids(s string) bool {
+	l := strings.ToLower(strings.TrimSpace(s))
+	for {
+		cut := false
+		for _, f := range []string{"oh", "and", "also", "btw", "but", "please", "whatever you do", "one more thing", "just", "so"} {
+			if rest, ok := strings.CutPrefix(l, f); ok && (rest == "" || rest[0] == ' ' || rest[0] == ',') {
+				l, cut = strings.TrimLeft(rest, " ,"), true
+			}
+		}
+		if !cut {
+			break
+		}
+	}
+	for _, p := range []string{"don't ", "dont ", "do not ", "never "} {
+		if strings.HasPrefix(l, p) {
+			return !strings.HasPrefix(l[len(p):], "forget")
+		}
+	}
+	return false
 }
 
 // promptProse returns a prompt's prose on one line: no code blocks, no
