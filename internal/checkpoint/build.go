@@ -136,6 +136,9 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	c.Errors = last(c.Errors, maxErrors)
 	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said)
 	for _, d := range overruledByUser(decided, said) {
+		if r := turnedDown(d.Text, d.Line, said); r != "" {
+			d.Text = withRefusal(d.Text, r)
+		}
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
 		}
@@ -146,7 +149,11 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		if i := slices.Index(c.Findings, f.Text); i >= 0 {
 			c.Findings = slices.Delete(c.Findings, i, i+1)
 		}
-		c.Findings = append(c.Findings, clip(f.Text))
+		t := clip(f.Text)
+		if r := turnedDown(f.Text, f.Line, said); r != "" {
+			t = withRefusal(t, r)
+		}
+		c.Findings = append(c.Findings, t)
 	}
 	c.Findings = last(c.Findings, maxFindings)
 	if n := len(s.LastTexts); n > 0 {

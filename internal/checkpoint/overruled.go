@@ -484,3 +484,70 @@ func capitalise(s string) string {
 	r[0] = unicode.ToUpper(r[0])
 	return string(r)
 }
+
+// A proposal the user turned down in a longer prompt ("do the policy
+// change, that's approved. not the maxmemory bump though, the box only
+// has 16G") is neither refused outright nor replaced: listed as it was,
+// it reads as the plan. turnedDown finds the user's refusal that names
+// what a proposal proposed, so the proposal is shown with it.
+
+// proposes says a statement proposes a course rather than reports one.
+func proposes(s string) bool {
+	l := " " + strings.ToLower(s)
+	for _, c := range []string{"proposal", " i'll ", " i will ", " we could ", " i suggest", " i'd ", " let's ", " plan:", " i propose", " we should ", " i can "} {
+		if strings.Contains(l, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// turnedDown is the clause of a prompt after line that refuses what the
+// proposal s names ("not the maxmemory bump though", "don't ship the
+// timeout bump"), "" when none does.
+func turnedDown(s string, line int, said []lined) string {
+	if !proposes(s) {
+		return ""
+	}
+	parts := proposalParts(s)
+	for _, p := range said {
+		if p.line <= line {
+			continue
+		}
+		for _, sn := range callSentences(p.text) {
+			for _, cl := range strings.Split(sn, ",") {
+				ws := fields(cl)
+				for len(ws) > 0 && (ws[0] == "but" || ws[0] == "and" || ws[0] == "hold" || ws[0] == "on" || ws[0] == "oh") {
+					ws = ws[1:]
+				}
+				if len(ws) < 2 || !(ws[0] == "not" || ws[0] == "don't" || ws[0] == "dont" || ws[0] == "no" || ws[0] == "never") {
+					continue
+				}
+				for _, w := range ws[1:] {
+					if len(w) >= 5 && content(w) && parts[w] {
+						return strings.TrimSpace(cl)
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// proposalParts are the words of a proposal and the parts of its
+// compound names ("proxy_read_timeout" gives timeout too).
+func proposalParts(s string) map[string]bool {
+	out := make(map[string]bool)
+	for _, w := range fields(s) {
+		out[w] = true
+		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// withRefusal shows a proposal with the user's refusal of it.
+func withRefusal(s, refusal string) string {
+	return strings.TrimRight(s, " ") + " (the user turned this down: “" + text.ClipLine(refusal, 120) + "”)"
+}

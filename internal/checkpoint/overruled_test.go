@@ -179,3 +179,26 @@ func TestOverruledByUser(t *testing.T) {
 		})
 	}
 }
+
+// TestTurnedDown: a proposal that a later prompt refuses by naming what
+// it proposes is shown with the refusal; a report, or a refusal of
+// something else, is not.
+func TestTurnedDown(t *testing.T) {
+	const policy = "Proposal: switch maxmemory-policy to allkeys-lru, and raise maxmemory to 12gb."
+	const timeout = "While the cache refills I'll raise proxy_read_timeout on /v2/checkout from 10s to 30s so in-flight checkouts stop failing."
+	tests := []struct {
+		name, proposal, prompt, want string
+	}{
+		{"part of a proposal refused", policy, "do the policy change, that's approved. not the maxmemory bump though, the box only has 16G", "not the maxmemory bump though"},
+		{"a plan refused by a part of its name", timeout, "hold on, don't ship the timeout bump. the CDN origin timeout is 15s. put it back to 10s", "don't ship the timeout bump"},
+		{"a report is no proposal", "Redis is at maxmemory (7.81G of 8G) and evicting about 12k keys/s.", "not the maxmemory bump though", ""},
+		{"a refusal of something else", policy, "don't touch the CI workflow, Jun is rewriting it", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := turnedDown(tt.proposal, 10, []lined{{text: tt.prompt, line: 20}}); got != tt.want {
+				t.Errorf("turnedDown = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
