@@ -232,6 +232,9 @@ func TestClipItem(t *testing.T) {
 		{name: "short enough", item: "“Linear or log?”" + answered + "“log”", n: 240, keep: []string{"“Linear or log?” → the user: “log”"}},
 		{name: "long answer clipped too", item: "“Which?”" + answered + "“" + strings.Repeat("the second one, ", 30) + "”", n: 120, keep: []string{"“Which?”", answered, "…"}},
 		{name: "plain item", item: strings.Repeat("a finding ", 40), n: 100, keep: []string{"a finding", "…"}},
+		{name: "what was found kept", item: "the user asked “… does anything under services/ still call the deprecated EncodeLegacy()? And could we finally drop the MSVC workaround?”" + found + "“… the only caller left under services/ is services/tiler/legacy_routes.cc,…”",
+			n: 160, keep: []string{found, "legacy_routes.cc"}},
+		{name: "a label before a quote kept", item: "Asked first: “" + strings.Repeat("Some context about the team, sorry it is long. ", 10) + "”", n: 120, keep: []string{"Asked first: “"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -254,13 +254,21 @@ func clipItem(it string, n int) string {
 	if i := strings.Index(it, ": “"); i > 0 && i < 24 && len(it) > n && !strings.Contains(it, answered) {
 		return it[:i+2] + gist(it[i+2:], max(n-i-2, 40))
 	}
-	q, a, ok := strings.Cut(it, answered)
+	sep := answered
+	q, a, ok := strings.Cut(it, sep)
+	if !ok {
+		sep = found
+		q, a, ok = strings.Cut(it, sep)
+	}
 	if !ok || len(it) <= n {
 		return gist(it, n)
 	}
-	a = gist(a, max(n*2/3, n-len(answered)-len(q)))
-	return gist(q, max(n/4, n-len(answered)-len(a))) + answered + a
+	a = gist(a, max(n*2/3, n-len(sep)-len(q)))
+	return gist(q, max(n/4, n-len(sep)-len(a))) + sep + a
 }
+
+// found joins a question the user asked and what the agent found.
+const found = " → you found: "
 
 // minRepeat is the shortest text dedupe takes for a repeat: a path or a
 // word found inside a longer text is not the same statement.
@@ -345,7 +353,9 @@ func fit(head string, secs []section, tail string, budget int, render renderer, 
 	capItems := func(n int) {
 		for _, quotes := range []bool{true, false} {
 			for i := len(secs) - 1; i >= 0; i-- {
-				if quoted(secs[i].title) != quotes {
+				if quoted(secs[i].title) != quotes || n < clipStatement && secs[i].title == "Settled with the user" {
+					// What the user settled was cut to its gist when
+					// it was built; cut again, the answer goes.
 					continue
 				}
 				for j, it := range secs[i].items {
@@ -387,7 +397,7 @@ func fit(head string, secs []section, tail string, budget int, render renderer, 
 // the budget cuts words of first.
 func quoted(title string) bool {
 	switch title {
-	case "Task", "The user also said (oldest first)", "Where things stood (your last messages, oldest first)", "Settled with the user":
+	case "Task", "The user also said (oldest first)", "Where things stood (your last messages, oldest first)":
 		return true
 	}
 	return false
@@ -669,7 +679,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 		if a.By == "user" {
 			// What was found is the point; the question only says
 			// which: both fit the length a statement keeps.
-			answers = append(answers, "the user asked “"+text.Gist(text.OneLine(a.Question), 80)+"” → you found: “"+text.Gist(text.OneLine(a.Answer), clipStatement-120)+"”")
+			answers = append(answers, "the user asked “"+text.Gist(text.OneLine(a.Question), 80)+"”"+found+"“"+text.Gist(text.OneLine(a.Answer), clipStatement-120)+"”")
 			continue
 		}
 		if a.Revised != "" {
