@@ -958,7 +958,14 @@ func addresses(reply string, q *terms) bool {
 	if len(q.names) == 0 && len(q.words) == 0 {
 		return true
 	}
+	named := false
 	for _, n := range q.names {
+		if versionName(n) {
+			// "cutting v1.4.0 today, can you go through the review?" is
+			// not answered by any reply that names the release.
+			continue
+		}
+		named = true
 		if i := strings.LastIndexByte(n, '.'); i > 0 {
 			n = n[:i]
 		}
@@ -966,7 +973,7 @@ func addresses(reply string, q *terms) bool {
 			return true
 		}
 	}
-	if len(q.names) > 0 {
+	if named {
 		return false // a question about code names it
 	}
 	for _, w := range q.words {
@@ -975,6 +982,14 @@ func addresses(reply string, q *terms) bool {
 		}
 	}
 	return false
+}
+
+// versionName says a name is a version number as terms keep it ("v140"
+// of v1.4.0, "2024"): what a whole session's replies name, not what one
+// question asks about.
+func versionName(n string) bool {
+	n = strings.TrimPrefix(n, "v")
+	return n != "" && allDigits(n)
 }
 
 // closable: some item stated before line could be closed by evidence.
