@@ -710,6 +710,8 @@ func TestDropped(t *testing.T) {
 		{"focus on the todo list and what's left", nil},
 		{"don't keep the uuid v7 idea and skip the flaky login test", [][]string{{"uuid"}, {"flaky", "login", "test"}}},
 		{"leave out the CI history", nil},
+		{"focus on where we are with the checkout thing, skip the back and forth", [][]string{{"back", "forth"}}},
+		{"drop the telescope part and the harpoon notes", [][]string{{"telescope"}, {"harpoon", "notes"}}},
 		{"", nil},
 	} {
 		if got := dropped(tt.in); !cmp.Equal(got, tt.want) {

@@ -809,11 +809,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 func dropped(instructions string) [][]string {
 	var out [][]string
 	for _, cl := range strings.FieldsFunc(strings.ToLower(instructions), func(r rune) bool { return r == ',' || r == ';' || r == '.' || r == '\n' }) {
-		for _, part := range strings.Split(" "+cl+" ", " and ") {
-			ws := fields(part)
-			for len(ws) > 0 && (ws[0] == "but" || ws[0] == "please" || ws[0] == "also" || ws[0] == "then" || ws[0] == "just" || ws[0] == "you" || ws[0] == "can") {
-				ws = ws[1:]
-			}
+		for _, ws := range leaveOutClauses(cl) {
 			n := leaveOut(ws)
 			if n == 0 {
 				continue
@@ -830,6 +826,44 @@ func dropped(instructions string) [][]string {
 		}
 	}
 	return out
+}
+
+// leaveOutClauses splits a clause of instructions at each "and" that
+// opens a clause of its own ("drop the uuid idea and skip the flaky
+// test"), as words without the leading fillers. An "and" before one more
+// word stays inside what is left out: "skip the back and forth" leaves out
+// the back and forth, not whatever says "back"; before more, it leaves out
+// another thing: "drop the X part and the Y notes".
+func leaveOutClauses(cl string) [][]string {
+	var out [][]string
+	for _, part := range strings.Split(" "+cl+" ", " and ") {
+		ws := fields(part)
+		for len(ws) > 0 && (ws[0] == "but" || ws[0] == "please" || ws[0] == "also" || ws[0] == "then" || ws[0] == "just" || ws[0] == "you" || ws[0] == "can") {
+			ws = ws[1:]
+		}
+		if n := len(out); n > 0 && leaveOut(ws) == 0 {
+			if verb := leaveOut(out[n-1]); verb > 0 {
+				if contentWords(ws) <= 1 {
+					out[n-1] = append(out[n-1], ws...) // "back and forth"
+					continue
+				}
+				ws = append(slices.Clone(out[n-1][:verb]), ws...) // "drop X and the Y notes"
+			}
+		}
+		out = append(out, ws)
+	}
+	return out
+}
+
+// contentWords counts the words of ws that can name what is left out.
+func contentWords(ws []string) int {
+	n := 0
+	for _, w := range ws {
+		if content(w) && !quantifier(w) && !vague(w) {
+			n++
+		}
+	}
+	return n
 }
 
 // leaveOut is how many words open a clause that leaves something out
