@@ -121,6 +121,7 @@ func TestRecallReport(t *testing.T) {
 	scs = append(scs, blind8Scenarios()...)
 	scs = append(scs, blind9Scenarios()...)
 	scs = append(scs, blind10Scenarios()...)
+	scs = append(scs, blind11Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
