@@ -317,6 +317,14 @@ func (r *reader) listItem(item string, mark listMark) {
 	case headingDone:
 		r.add(statement{text: item, done: true})
 	default:
+		if !r.user && strings.HasSuffix(strings.TrimSpace(item), "?") && !strings.Contains(strings.TrimSuffix(strings.TrimSpace(item), "?"), "?") {
+			// An item of a list the assistant ends with a question mark
+			// is put to the user, however terse: "2. include
+			// soft-deleted orders?" asks as "how should I compare...?"
+			// does.
+			r.add(statement{text: item, kind: Question, question: true})
+			return
+		}
 		r.prose(item)
 	}
 }
