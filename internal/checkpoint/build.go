@@ -173,7 +173,10 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	for _, tc := range s.ToolCalls {
 		if (tc.Name == "Task" || tc.Name == "Agent") && tc.Description != "" {
 			sub := tc.Description
-			if r := strings.Join(strings.Fields(tc.Result), " "); r != "" {
+			if r := strings.Join(strings.Fields(tc.Result), " "); r != "" && foundIn(r, c.Findings) {
+				// Its report is the findings above: said once.
+				sub += ": reported what Findings lists"
+			} else if r != "" {
 				sub += ": " + r // what it reported, in short
 			}
 			c.Subagents = append(c.Subagents, text.Clip(sub, 400))
@@ -837,4 +840,17 @@ func interjection(w string) bool {
 		return true
 	}
 	return false
+}
+
+// foundIn says whether most of a subagent's report r is sentences the
+// findings hold (a report's findings are the session's own): at least half
+// its bytes.
+func foundIn(r string, findings []string) bool {
+	covered := 0
+	for _, f := range findings {
+		if f = strings.Join(strings.Fields(f), " "); len(f) >= 20 && strings.Contains(r, f) {
+			covered += len(f)
+		}
+	}
+	return covered*2 >= len(r)
 }

@@ -758,3 +758,24 @@ func TestInstructionsWhere(t *testing.T) {
 		}
 	}
 }
+
+// A subagent whose report is mostly the findings already listed is named,
+// not quoted again; one whose report says more keeps its excerpt.
+func TestFoundIn(t *testing.T) {
+	findings := []string{
+		"All 5,511 missing rows have created_at between 01:00 and 01:59 UTC on 2026-11-01.",
+		"extract_orders is fine: its counts match the source.",
+	}
+	for _, tt := range []struct {
+		report string
+		want   bool
+	}{
+		{"All 5,511 missing rows have created_at between 01:00 and 01:59 UTC on 2026-11-01. extract_orders is fine: its counts match the source.", true},
+		{"Looked at three DAGs. All 5,511 missing rows have created_at between 01:00 and 01:59 UTC on 2026-11-01. The loader retries twice, the extractor paginates by id, and the warehouse role lacks nothing.", false},
+		{"Nothing found in the loader.", false},
+	} {
+		if got := foundIn(tt.report, findings); got != tt.want {
+			t.Errorf("foundIn(%q) = %v, want %v", tt.report, got, tt.want)
+		}
+	}
+}
