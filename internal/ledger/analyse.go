@@ -228,6 +228,15 @@ func (a *analysis) immediate() bool {
 		return true
 	case k > 0 && a.is(k-1, "now") && imperative(strings.ToLower(a.word(k))):
 		return true // "Now update SubagentLive to pass the new attrs."
+	case k == 0 && doingNow(strings.ToLower(a.word(0))) && a.is(1, "it", "this", "that", "the", "them", "its", "those", "these", "a", "an", "my", "our"):
+		// "Fixing it the way the subagent suggests: ...", unless the
+		// phrase is a subject: "Renaming the package is out of scope".
+		for j := 2; j < a.n; j++ {
+			if a.is(j, "is", "are", "was", "were", "isn't", "wasn't", "would", "should", "will", "won't", "can", "could", "might", "may", "must", "needs", "has", "seems", "takes", "broke", "breaks", "fails", "failed") {
+				return false
+			}
+		}
+		return true
 	case a.is(k, "i'll", "ill", "we'll") || (a.is(k, "i", "we") && (a.is(k+1, "will", "must") || a.is(k+1, "need", "have") && a.is(k+2, "to"))):
 		for j := k; j < a.n; j++ {
 			if a.w[j].c&(cLater|cDefer|cNext) != 0 {
@@ -237,6 +246,24 @@ func (a *analysis) immediate() bool {
 		return true
 	}
 	return false
+}
+
+// doingNow says w is a verb's -ing form that, opening a sentence before
+// what it acts on, says the writer is doing it now ("Fixing it",
+// "Correcting its expectation", "Adding a test"), and not a word that
+// names a state ("Missing the header", "Remaining: the tests") or leads a
+// phrase ("Following the docs", "During the run").
+func doingNow(w string) bool {
+	if len(w) < 6 || !strings.HasSuffix(w, "ing") {
+		return false
+	}
+	switch w {
+	case "nothing", "something", "everything", "anything", "during", "according", "regarding", "including",
+		"following", "pending", "missing", "remaining", "failing", "being", "outstanding", "existing", "breaking",
+		"blocking", "concerning", "considering", "assuming", "starting", "beginning", "morning", "evening":
+		return false
+	}
+	return true
 }
 
 // addressed: a question put to the reader rather than asked of oneself: it

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -55,6 +56,10 @@ type reader struct {
 	para     int  // paragraph number: blank lines and headings separate them
 	inCode   bool
 	acts     []int // indices in out of the open prose statements of this paragraph
+	// named is the index in out of the one problem the paragraph's last
+	// label stated ("The bug: ..."), which an action on "it" right after
+	// takes up ("Fixing it ..."); -1 when there is none.
+	named int
 
 	intro pendingIntro
 
@@ -73,7 +78,7 @@ func extract(text string, user bool) []statement {
 
 // extract reads one text with r, reusing r's buffers.
 func (r *reader) extract(text string, user bool) []statement {
-	*r = reader{user: user, out: r.out[:0], acts: r.acts[:0]}
+	*r = reader{user: user, out: r.out[:0], acts: r.acts[:0], named: -1}
 	for len(text) > 0 && len(r.out) < maxStatements*2 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -392,7 +397,12 @@ func (r *reader) prose(line string) {
 					r.add(statement{text: label + ": " + rest, kind: Question, sticky: true, elsewhere: true})
 					continue
 				}
+				n := len(r.out)
 				r.emitPieces(rest, h.item, true)
+				r.named = -1
+				if h.item == Problem && len(r.out) == n+1 {
+					r.named = n
+				}
 				continue
 			case headingDone:
 				r.add(statement{text: rest, done: true})
@@ -433,6 +443,22 @@ func (r *reader) prose(line string) {
 			// paragraph just said was unfinished is being done now, and
 			// the action itself ("Let me apply the remaining changes")
 			// is neither an open item nor a completion.
+			if r.named >= 0 && r.named < len(r.out) && r.out[r.named].para == r.para && actsOnIt(c) {
+				// "The bug: X. Fixing it the way ...": the labelled
+				// problem is what "it" is.
+				r.out = slices.Delete(r.out, r.named, r.named+1)
+				acts := r.acts[:0]
+				for _, j := range r.acts {
+					switch {
+					case j > r.named:
+						acts = append(acts, j-1)
+					case j < r.named:
+						acts = append(acts, j)
+					}
+				}
+				r.acts = acts
+			}
+			r.named = -1
 			r.dropActedOn(r.acts)
 			r.acts = r.acts[:0]
 			continue
@@ -943,4 +969,15 @@ func (r *reader) universalIntro(intro string) {
 			return
 		}
 	}
+}
+
+// actsOnIt says an action names its object by a pronoun: "Fixing it",
+// "Let me fix that", "I'll patch this now".
+func actsOnIt(a *analysis) bool {
+	for k := 1; k < a.n && k < 5; k++ {
+		if a.is(k, "it", "this", "that") {
+			return true
+		}
+	}
+	return false
 }

@@ -107,6 +107,8 @@ func TestExtract(t *testing.T) {
 		{name: "immediate action with remaining", text: "Let me apply the remaining changes now."},
 		{name: "transient state then action", text: "The import isn't used yet because I haven't updated the template. Let me update the template now."},
 		{name: "progress remark", text: "Still compiling, let me wait."},
+		{name: "a problem then fixing it now", text: "The bug: naive timestamps are localised with ambiguous=NaT, so the repeated hour is dropped. Fixing it the way the report suggests: localise as UTC, then convert."},
+		{name: "a gerund subject", text: "Renaming the module would break the plugin loader."},
 		{name: "now and an imperative is an action", text: "Now update the router to pass the new option, which is still missing there."},
 		{name: "dismissed", text: "The only remaining unstaged change is `.mcp.json`, which is unrelated."},
 		{name: "not a problem", text: "The warning is not a problem; it comes from a vendored file."},
