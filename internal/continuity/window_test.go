@@ -30,15 +30,7 @@ func counts(c checkpoint.Checkpoint) string {
 // in its place: the one a build with no window gives, stored, and the
 // one SessionStart restores.
 func TestFirstRunWindow(t *testing.T) {
-	var names []string
-	for _, c := range fixtures.Compactions {
-		names = append(names, c.Session)
-	}
-	names = append(names, fixtures.Small...)
-	fx := t.TempDir()
-	if _, err := fixtures.Extract(fx); err != nil {
-		t.Fatal(err)
-	}
+	fx, names := windowFixtures(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -167,15 +159,7 @@ func TestFirstRunWindowBeforeJob(t *testing.T) {
 // checkpoint in .pending, and the next prompt hook, once the boundary is
 // written, delivers the whole restore, once.
 func TestFirstRunWindowRestore(t *testing.T) {
-	var names []string
-	for _, c := range fixtures.Compactions {
-		names = append(names, c.Session)
-	}
-	names = append(names, fixtures.Small...)
-	fx := t.TempDir()
-	if _, err := fixtures.Extract(fx); err != nil {
-		t.Fatal(err)
-	}
+	fx, names := windowFixtures(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
@@ -258,4 +242,19 @@ func TestFirstRunWindowRestore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// windowFixtures extracts the fixture sessions into a directory and names
+// those the window tests run on: the compacted ones and the small ones.
+func windowFixtures(t *testing.T) (dir string, names []string) {
+	t.Helper()
+	for _, c := range fixtures.Compactions {
+		names = append(names, c.Session)
+	}
+	names = append(names, fixtures.Small...)
+	dir = t.TempDir()
+	if _, err := fixtures.Extract(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir, names
 }
