@@ -114,6 +114,9 @@ func TestWorks(t *testing.T) {
 		{"python3 -m pytest tests/test_a.py", []string{"pytest"}},
 		{"make -j4 -C build check", []string{"make check"}},
 		{"git add -A && git commit -m \"$(cat <<'EOF'\nmsg | x\nEOF\n)\"", []string{"git add", "git commit"}},
+		{`sbt "ledger-core/testOnly *ReconcileSpec" 2>&1 | tail -n 60`, []string{"sbt ledger-core/testOnly"}},
+		{"sbt clean test", []string{"sbt test"}},
+		{"sbt ledger-api/compile", []string{"sbt ledger-api/compile"}},
 		{"echo hi; true", nil},
 		{"cat log | grep x | head", nil},
 	}

@@ -156,6 +156,14 @@ func Judge(command, output string, exit *int) Outcome {
 		o.Source = SourceBackground
 		return o
 	}
+	if cmd.echoed {
+		// "go test ./... | tail -5; echo exit=${PIPESTATUS[0]}": the
+		// command printed the work's own status.
+		if code, ok := cmd.echoedStatus(output); ok {
+			exit, cmd.hidden = &code, ""
+			o.Exit, o.Hidden = exit, ""
+		}
+	}
 	exitSays := Unknown
 	if exit != nil {
 		switch {
