@@ -1482,6 +1482,42 @@ LINE 1: ...orders.status, orders.created_at, orders.fulfilled_at FROM orders...`
 			first: "/srv/app/app/api/routes/orders.py:14: sqlalchemy.exc.ProgrammingError: (psycopg.errors.UndefinedColumn) column orders.fulfilled_at does not exist",
 		},
 		{
+			name:    "Scala 3's diagnostic with what it found and wanted",
+			command: "sbt api/compile",
+			output: `[info] compiling 14 Scala sources to /src/api/target/scala-3.3.3/classes ...
+[error] -- [E007] Type Mismatch Error: /src/api/src/main/scala/api/Routes.scala:88:42 --------
+[error] 88 |      complete(StatusCodes.OK, converter.convert(amount, to))
+[error]    |                                          ^^^^^^^^^^^^^^^^^^^^^^^^^
+[error]    |                                          Found:    BigDecimal
+[error]    |                                          Required: core.Money
+[error]    |
+[error] one error found
+[error] (api / Compile / compileIncremental) Compilation failed
+[error] Total time: 12 s, completed Nov 25, 2026, 3:31:02 AM`,
+			exit: code(1), status: Failed, source: SourceBoth,
+			first:  "/src/api/src/main/scala/api/Routes.scala:88:42: [E007] Type Mismatch Error: Found: BigDecimal, Required: core.Money",
+			errors: []string{"(api / Compile / compileIncremental) Compilation failed"},
+		},
+		{
+			name:    "flutter test: the failing test and its expectation",
+			command: "flutter test test/sync_test.dart 2>&1 | tail -20",
+			output: `00:01 +0: loading test/sync_test.dart
+00:02 +3 -1: Sync keeps both copies [E]
+  Expected: <2>
+    Actual: <1>
+  package:matcher                 expect
+  test/sync_test.dart 58:7   main.<fn>.<fn>
+00:03 +4 -1: Some tests failed.`,
+			exit: code(0), status: Failed, source: SourceOutput, hidden: HiddenPipe, tool: "flutter test",
+			first: "Sync keeps both copies: Expected: <2>, Actual: <1>",
+		},
+		{
+			name:    "flutter test passes",
+			command: "flutter test | tail -3",
+			output:  "00:02 +5: All tests passed!",
+			exit:    code(0), status: Passed, source: SourceOutput,
+		},
+		{
 			name:    "PIPESTATUS echoed: the work's status",
 			command: "go test ./... 2>&1 | tail -5; echo exit=${PIPESTATUS[0]}",
 			output:  "--- FAIL: TestX (0.00s)\n    x_test.go:12: got 1, want 2\nFAIL\nFAIL\texample.com/x\t0.01s\nexit=1\n",

@@ -70,6 +70,8 @@ type pending struct {
 	kind int
 	ttl  int // lines left to wait
 	loc  string
+	// details counts the lines added to msg (pendDetail).
+	details int
 }
 
 const (
@@ -81,6 +83,7 @@ const (
 	pendMessage
 	pendTestMessage
 	pendException
+	pendDetail
 )
 
 func read(out string, cmd command) reading {
@@ -393,6 +396,25 @@ func (r *reading) pending(t string) bool {
 		}
 		r.flush()
 		return false
+	case pendDetail:
+		// What a failure found against what it wanted, on the lines
+		// below it: Dart's "Expected: <2>" and "Actual: <1>", Scala 3's
+		// "Found: BigDecimal" and "Required: Money", after "[error] |".
+		d := strings.TrimSpace(strings.TrimLeft(strings.TrimPrefix(t, "[error]"), " \t|"))
+		for _, w := range []string{"Expected:", "Actual:", "Found:", "Required:", "Which:"} {
+			if strings.HasPrefix(d, w) {
+				sep := ", "
+				if p.details == 0 {
+					sep = ": "
+				}
+				p.msg += sep + strings.Join(strings.Fields(d), " ")
+				p.details++
+				if p.ttl <= 0 {
+					r.flush()
+				}
+				return true
+			}
+		}
 	case pendMessage:
 		// An exception named without its message ("... > it works
 		// SignatureVerificationException"): the message is the next line,
@@ -527,6 +549,13 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		// wrapper's "[error] (Compile / compileIncremental) Compilation
 		// failed".
 		rest = strings.TrimSpace(rest)
+		if kind, loc, ok := scala3Error(rest); ok {
+			// Scala 3: "-- [E007] Type Mismatch Error: /p/Routes.scala:88:42",
+			// then the code and "Found: X", "Required: Y".
+			r.fail(true, "")
+			r.startPending(pendDetail, loc+": "+kind, 8)
+			return true
+		}
 		if loc, msg, ok := fileLine(rest); ok && msg != "" && !isNote(msg) {
 			r.fail(true, "")
 			r.addErr(loc + ": " + msg)
@@ -612,6 +641,20 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	}
 
 	// Test runners.
+	if rest, ok := dartProgress(t); ok {
+		// dart and flutter test: "00:02 +3 -1: name [E]", the expectation
+		// below it; "00:03 +4 -1: Some tests failed.".
+		switch {
+		case strings.HasSuffix(rest, " [E]"):
+			r.fail(true, "dart test")
+			r.startPending(pendDetail, strings.TrimSuffix(rest, " [E]"), 4)
+		case rest == "Some tests failed.":
+			r.fail(true, "dart test")
+		case rest == "All tests passed!":
+			r.pass("dart test")
+		}
+		return true
+	}
 	switch {
 	case exunitFailure(t):
 		r.fail(true, "mix test")
@@ -986,6 +1029,35 @@ func isNote(rest string) bool {
 		}
 	}
 	return rest == ""
+}
+
+// dartProgress reads the progress prefix of dart's and flutter's test
+// runner, "00:02 +3 ~1 -1: ", and returns what follows it.
+func dartProgress(t string) (string, bool) {
+	if len(t) < 9 || t[2] != ':' || t[5] != ' ' || t[6] != '+' || !isDigits(t[:2]) || !isDigits(t[3:5]) {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(t[6:], ": ")
+	return rest, ok
+}
+
+// scala3Error reads Scala 3's "-- [E007] Type Mismatch Error: /p/a.scala:88:42"
+// (with trailing dashes) as its kind and location.
+func scala3Error(t string) (kind, loc string, ok bool) {
+	rest, ok := strings.CutPrefix(t, "-- ")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, ": ")
+	if i < 0 || !strings.HasSuffix(rest[:i], "Error") {
+		return "", "", false
+	}
+	where, _, _ := strings.Cut(strings.TrimSpace(rest[i+2:]), " ")
+	l, _, ok := fileLine(where)
+	if !ok {
+		return "", "", false
+	}
+	return rest[:i], l, true
 }
 
 // ctestFailed reads ctest's "36/37 Test #36: predicates.orient2d_large
