@@ -779,3 +779,28 @@ func TestFoundIn(t *testing.T) {
 		}
 	}
 }
+
+// A traceback pasted into a prompt: the quote keeps the error it reports,
+// not the frames a Python traceback prints first.
+func TestPastedTrace(t *testing.T) {
+	var frames strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&frames, "  File \"/srv/app/.venv/lib/python3.12/site-packages/lib%d/mod.py\", line %d, in call\n    return self.inner(*args, **kwargs)\n", i, 100+i)
+	}
+	prompt := "Staging blows up on every call to the orders list:\n\n```\nTraceback (most recent call last):\n" + frames.String() +
+		"sqlalchemy.exc.ProgrammingError: (psycopg.errors.UndefinedColumn) column orders.fulfilled_at does not exist\n```\n\nCan you find out why?"
+	for _, at := range []string{"first", "later"} {
+		steps := []step{{user: prompt}, {user: "ok"}}
+		if at == "later" {
+			steps = []step{{user: "Look at the orders API."}, {user: prompt}, {user: "ok"}}
+		}
+		c := Build(build(t, steps), input())
+		r := c.Restore(Compaction{Trigger: "auto"}, DefaultRestoreBudget)
+		if !strings.Contains(r, "column orders.fulfilled_at does not exist") {
+			t.Errorf("%s prompt: the pasted error is lost:\n%s", at, r)
+		}
+		if strings.Contains(r, "lib3/mod.py") {
+			t.Errorf("%s prompt: the library frames are quoted:\n%s", at, r)
+		}
+	}
+}
