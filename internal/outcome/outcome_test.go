@@ -1518,6 +1518,17 @@ LINE 1: ...orders.status, orders.created_at, orders.fulfilled_at FROM orders...`
 			exit:    code(0), status: Passed, source: SourceOutput,
 		},
 		{
+			name:    "terraform's boxed diagnostics: where and why",
+			command: "terraform plan -out tf.plan",
+			output: "╷\n│ Error: Unsupported argument\n│\n│   on ../../modules/db/main.tf line 14, in resource \"aws_db_instance\" \"payments\":\n│   14:   manage_master_user_password = true\n│\n" +
+				"│ An argument named \"manage_master_user_password\" is not expected here.\n╵\n╷\n│ Error: Missing required argument\n│\n│   with module.db,\n│   on main.tf line 3, in module \"db\":\n│    3: module \"db\" {\n│\n│ The argument \"engine\" is required, but no definition was found.\n╵",
+			exit: code(1), status: Failed, source: SourceExit,
+			errors: []string{
+				`../../modules/db/main.tf:14: Error: Unsupported argument: An argument named "manage_master_user_password" is not expected here.`,
+				`main.tf:3: Error: Missing required argument: The argument "engine" is required, but no definition was found.`,
+			},
+		},
+		{
 			name:    "PIPESTATUS echoed: the work's status",
 			command: "go test ./... 2>&1 | tail -5; echo exit=${PIPESTATUS[0]}",
 			output:  "--- FAIL: TestX (0.00s)\n    x_test.go:12: got 1, want 2\nFAIL\nFAIL\texample.com/x\t0.01s\nexit=1\n",

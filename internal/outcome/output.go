@@ -84,6 +84,7 @@ const (
 	pendTestMessage
 	pendException
 	pendDetail
+	pendBox
 )
 
 func read(out string, cmd command) reading {
@@ -292,6 +293,24 @@ func (r *reading) line(l string) {
 		}
 	}
 	t := strings.TrimSpace(l)
+	if rest, ok := strings.CutPrefix(t, "│"); ok && (r.pend.kind == pendBox || strings.HasPrefix(strings.TrimSpace(rest), "Error: ")) {
+		// Terraform and OpenTofu draw a box around a diagnostic: "│
+		// Error: Unsupported argument", "│   on main.tf line 14, in ...:",
+		// "│ An argument named ... is not expected here.".
+		t = strings.TrimSpace(rest)
+		if t == "" {
+			return
+		}
+		if r.pend.kind != pendBox && strings.HasPrefix(t, "Error: ") {
+			r.fail(true, "")
+			r.startPending(pendBox, t, 12)
+			return
+		}
+	}
+	if t == "╵" && r.pend.kind == pendBox {
+		r.flush()
+		return
+	}
 	if t == "" {
 		if r.pend.kind == pendExUnit || r.pend.kind == pendPanic {
 			r.flush()
@@ -415,6 +434,35 @@ func (r *reading) pending(t string) bool {
 				return true
 			}
 		}
+	case pendBox:
+		// "on ../modules/db/main.tf line 14, in resource ...:" is where;
+		// the first line of prose after the quoted code says why.
+		if strings.HasPrefix(t, "Error: ") {
+			r.startPending(pendBox, t, 12) // the next diagnostic
+			return true
+		}
+		if p.ttl <= 0 {
+			r.flush()
+			return false
+		}
+		if rest, ok := strings.CutPrefix(t, "on "); ok && p.loc == "" {
+			if f, n, ok := strings.Cut(rest, " line "); ok {
+				n, _, _ = strings.Cut(n, ",")
+				n = strings.TrimSuffix(n, ":")
+				if isDigits(n) {
+					p.loc = f + ":" + n
+					return true
+				}
+			}
+		}
+		if i := strings.IndexByte(t, ':'); i > 0 && isDigits(t[:i]) || strings.HasPrefix(t, "with ") || strings.HasPrefix(t, "├") || strings.HasPrefix(t, "│") {
+			return true // the quoted code, its values
+		}
+		if p.details == 0 {
+			p.msg += ": " + t
+			p.details++
+		}
+		return true
 	case pendMessage:
 		// An exception named without its message ("... > it works
 		// SignatureVerificationException"): the message is the next line,
