@@ -456,7 +456,7 @@ func classify(words []string) work {
 			return work{key: prog + " " + path.Base(f), kind: runner}
 		}
 		return work{key: prog, kind: other}
-	case "node", "ruby", "perl", "php", "deno", "tsx", "ts-node":
+	case "node", "ruby", "perl", "php", "deno", "tsx", "ts-node", "Rscript", "julia", "lua", "luajit", "elixir":
 		if has(args, "-e") || has(args, "--eval") || has(args, "-p") {
 			return work{key: prog + " -e", kind: other}
 		}

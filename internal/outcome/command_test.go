@@ -116,6 +116,7 @@ func TestWorks(t *testing.T) {
 		{"git add -A && git commit -m \"$(cat <<'EOF'\nmsg | x\nEOF\n)\"", []string{"git add", "git commit"}},
 		{`sbt "ledger-core/testOnly *ReconcileSpec" 2>&1 | tail -n 60`, []string{"sbt ledger-core/testOnly"}},
 		{"sbt clean test", []string{"sbt test"}},
+		{"Rscript analysis/churn.R 2>&1 | tail -20", []string{"Rscript churn.R"}},
 		{"sbt ledger-api/compile", []string{"sbt ledger-api/compile"}},
 		{"echo hi; true", nil},
 		{"cat log | grep x | head", nil},
