@@ -1079,11 +1079,17 @@ func (c Command) History() string {
 
 // Ended says how the command's last run ended: for a build or test, or
 // anything that failed, by its output too ("exit status hidden by the
-// pipe; output says 297 tests, 11 failures"); else by its exit code.
+// pipe; output says 297 tests, 11 failures"); else by its exit code, unless
+// a pipe or a "|| true" hid it.
 func (c Command) Ended() string {
 	switch o := c.Outcome; {
 	case o != nil && (o.Tool != "" || o.Status == outcome.Failed || o.Source == outcome.SourceBackground || o.Hidden != "" && len(o.Errors) > 0):
 		return o.Line()
+	case o != nil && o.Hidden != "" && o.Status == outcome.Unknown && outcome.Analysed(c.Command):
+		// The exit code shown is the filter's or the fallback's ("| tail",
+		// "|| true"), not that of the script or tool it hid, which no one
+		// knows. (That of "ls | head" is as good as ls's.)
+		return strings.TrimSuffix(o.Line(), "; output does not say")
 	case c.ExitCode == nil:
 		return "no exit code (stopped or refused)"
 	}

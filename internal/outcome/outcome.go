@@ -241,6 +241,15 @@ func Judge(command, output string, exit *int) Outcome {
 	return o
 }
 
+// Analysed says whether Judge reads the output of the command line's main
+// work for a verdict: a build, a test, a check, a script of the project's;
+// not git, ls or curl, whose output is data and whose exit status is all
+// there is to say.
+func Analysed(command string) bool {
+	c := parseCommand(command)
+	return c.main >= 0 && c.works[c.main].kind != other
+}
+
 // labelledErrors are the first lines of out (at most MaxErrors) that a
 // label opens as an error: "ERROR:", "error:", "Error ", "FATAL", "fatal:",
 // "panic:", "[ERROR]", after the program's own "name: " if any.
