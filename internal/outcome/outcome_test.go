@@ -1466,7 +1466,8 @@ Caused by: org.postgresql.util.PSQLException: ERROR: column orders.fulfilled_at 
 	at org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse(QueryExecutorImpl.java:2713)
 	... 12 more`,
 			exit: code(1), status: Failed,
-			first: "PSQLException: ERROR: column orders.fulfilled_at does not exist",
+			first:  "PSQLException: ERROR: column orders.fulfilled_at does not exist",
+			errors: []string{"java.lang.IllegalStateException: could not start the app"},
 		},
 		{
 			name:    "a Python traceback through libraries: the project's frame and the exception",

@@ -920,6 +920,16 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 			r.addErr(t)
 		}
 		return true
+	case col0 && strings.HasPrefix(t, "Exception in thread \""):
+		// The JVM's uncaught exception: `Exception in thread "main"
+		// java.lang.IllegalStateException: msg`; its causes follow.
+		r.fail(false, "")
+		if _, ex, ok := strings.Cut(t[len("Exception in thread \""):], "\" "); ok {
+			r.addErr(ex)
+		} else {
+			r.addErr(t)
+		}
+		return true
 	case col0 && strings.HasPrefix(t, "panic: "):
 		r.fail(false, "")
 		r.addErr(t)
