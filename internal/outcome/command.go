@@ -172,8 +172,9 @@ func parseCommand(line string) command {
 	return c
 }
 
-// statusEchoed reads the pipeline after the work's when it prints the
-// work's exit status: "echo exit=$?" when the work's status is $? (last
+// statusEchoed reads the pipeline after the work's when it exits with the
+// work's status ("exit ${PIPESTATUS[0]}": nothing is hidden then) or
+// prints it: "echo exit=$?" when the work's status is $? (last
 // in its pipeline, or pipefail set), "echo ${PIPESTATUS[0]}" with the
 // work's place in its pipeline, "echo ${PIPESTATUS[@]}".
 func (c *command) statusEchoed(last []simple, pos int, own bool) {
@@ -181,6 +182,14 @@ func (c *command) statusEchoed(last []simple, pos int, own bool) {
 		return
 	}
 	w := programWords(last[0].words)
+	if len(w) == 2 && w[0] == "exit" {
+		// "... | tee log; exit ${PIPESTATUS[0]}": the exit status shown is
+		// the work's own.
+		if w[1] == "${PIPESTATUS["+strconv.Itoa(pos)+"]}" || own && (w[1] == "$?" || w[1] == "${?}") {
+			c.hidden = ""
+		}
+		return
+	}
 	if len(w) < 2 || w[0] != "echo" && w[0] != "printf" {
 		return
 	}
