@@ -81,7 +81,7 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 	}
 	s = pairsAsList(s)
 	var b strings.Builder
-	decisive := false
+	decisive, counted := false, false
 	items, namedItems := 0, 0
 	for s != "" {
 		k := strings.IndexAny(s, ",;|()")
@@ -127,6 +127,7 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 		if class == nounFail && n > 0 {
 			failed = true
 		}
+		counted = counted || n > 0
 		if order == named {
 			namedItems++
 		}
@@ -142,6 +143,11 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 	// Failures: 1" is one.
 	if !decisive || items == 1 && namedItems == 1 {
 		return "", false, false
+	}
+	if !counted {
+		// "0 tests failed", "0 total errors, 0 skipped": a pass that
+		// counts nothing says no more than that it passed.
+		return "", false, true
 	}
 	return b.String(), failed, true
 }
