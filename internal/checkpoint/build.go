@@ -232,13 +232,13 @@ func task(s *transcript.Session, extra []string) Task {
 	firstIdx := -1
 	for i, p := range s.Prompts {
 		if substantive(p.Text) {
-			t.First, firstIdx = text.Clip(p.Text, 600), i
+			t.First, firstIdx = withTraceError(p.Text, 600, text.Clip), i
 			break
 		}
 	}
 	for i := max(firstIdx+1, len(s.Prompts)-maxLatestPrompts); i < len(s.Prompts); i++ {
 		if i >= 0 && i != firstIdx && substantive(s.Prompts[i].Text) {
-			t.Latest = append(t.Latest, clip(s.Prompts[i].Text))
+			t.Latest = append(t.Latest, withTraceError(strings.TrimSpace(s.Prompts[i].Text), maxItem, text.Clip))
 		}
 	}
 	t.Tickets = tickets(s, extra)
@@ -377,6 +377,8 @@ func (c Command) short() string {
 	switch o := c.Outcome; {
 	case o != nil && o.Status == outcome.Failed && (o.Exit == nil || *o.Exit == 0):
 		return "failed"
+	case o != nil && o.Status == outcome.Unknown && o.Hidden != "" && outcome.Analysed(c.Command):
+		return "status hidden"
 	case c.ExitCode == nil:
 		return "no exit code"
 	}

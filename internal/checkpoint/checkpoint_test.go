@@ -377,6 +377,8 @@ func TestEnded(t *testing.T) {
 	}{
 		{"./ops/migrate.sh --dry-run 2>&1 | tee dry.log", "ERROR:  canceling statement due to lock timeout\n", "exit status hidden by the pipe; output shows an error: ERROR:  canceling statement due to lock timeout"},
 		{"ls -la | head -3", "total 8\n", "exit 0"},
+		{"./scripts/e2e.sh 2>&1 | tail -3", "done\n", "exit status hidden by the pipe"},
+		{"make smoke || true", "done\n", "exit status hidden by ||; output does not say"},
 		{"go test ./... 2>&1 | tail -3", "ok  \tx\t0.1s\n", "exit status hidden by the pipe; output shows no failure"},
 	} {
 		o := outcome.Judge(tt.command, tt.output, &zero)
@@ -417,6 +419,14 @@ func TestHistory(t *testing.T) {
 			run("pytest 2>&1 | tail -3", "FAILED tests/a.py::test_b - assert 1 == 2\n1 failed, 3 passed in 0.1s", false),
 			run("pytest 2>&1 | tail -3", "4 passed in 0.1s", false),
 		}, "`pytest 2>&1 | tail -3` → failed, then exit status hidden by the pipe; output says 4 passed"},
+		{"a pipe hid the status of a script that does not say", [][]step{
+			run("./run-suite.sh 2>&1 | tail -3", "suite done", false),
+			run("./run-suite.sh 2>&1 | tail -3", "suite done", false),
+		}, "`./run-suite.sh 2>&1 | tail -3` → exit status hidden by the pipe (2 runs)"},
+		{"a pipe hid the status of a data command", [][]step{
+			run("git log --oneline | head -3", "a1 x", false),
+			run("git log --oneline | head -3", "a1 x", false),
+		}, "`git log --oneline | head -3` → exit 0 (2 runs)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var steps []step
@@ -776,6 +786,31 @@ func TestFoundIn(t *testing.T) {
 	} {
 		if got := foundIn(tt.report, findings); got != tt.want {
 			t.Errorf("foundIn(%q) = %v, want %v", tt.report, got, tt.want)
+		}
+	}
+}
+
+// A traceback pasted into a prompt: the quote keeps the error it reports,
+// not the frames a Python traceback prints first.
+func TestPastedTrace(t *testing.T) {
+	var frames strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&frames, "  File \"/srv/app/.venv/lib/python3.12/site-packages/lib%d/mod.py\", line %d, in call\n    return self.inner(*args, **kwargs)\n", i, 100+i)
+	}
+	prompt := "Staging blows up on every call to the orders list:\n\n```\nTraceback (most recent call last):\n" + frames.String() +
+		"sqlalchemy.exc.ProgrammingError: (psycopg.errors.UndefinedColumn) column orders.fulfilled_at does not exist\n```\n\nCan you find out why?"
+	for _, at := range []string{"first", "later"} {
+		steps := []step{{user: prompt}, {user: "ok"}}
+		if at == "later" {
+			steps = []step{{user: "Look at the orders API."}, {user: prompt}, {user: "ok"}}
+		}
+		c := Build(build(t, steps), input())
+		r := c.Restore(Compaction{Trigger: "auto"}, DefaultRestoreBudget)
+		if !strings.Contains(r, "column orders.fulfilled_at does not exist") {
+			t.Errorf("%s prompt: the pasted error is lost:\n%s", at, r)
+		}
+		if strings.Contains(r, "lib3/mod.py") {
+			t.Errorf("%s prompt: the library frames are quoted:\n%s", at, r)
 		}
 	}
 }

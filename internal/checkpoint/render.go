@@ -1079,11 +1079,17 @@ func (c Command) History() string {
 
 // Ended says how the command's last run ended: for a build or test, or
 // anything that failed, by its output too ("exit status hidden by the
-// pipe; output says 297 tests, 11 failures"); else by its exit code.
+// pipe; output says 297 tests, 11 failures"); else by its exit code, unless
+// a pipe or a "|| true" hid it.
 func (c Command) Ended() string {
 	switch o := c.Outcome; {
 	case o != nil && (o.Tool != "" || o.Status == outcome.Failed || o.Source == outcome.SourceBackground || o.Hidden != "" && len(o.Errors) > 0):
 		return o.Line()
+	case o != nil && o.Hidden != "" && o.Status == outcome.Unknown && outcome.Analysed(c.Command):
+		// The exit code shown is the filter's or the fallback's ("| tail",
+		// "|| true"), not that of the script or tool it hid, which no one
+		// knows. (That of "ls | head" is as good as ls's.)
+		return strings.TrimSuffix(o.Line(), "; output does not say")
 	case c.ExitCode == nil:
 		return "no exit code (stopped or refused)"
 	}
@@ -1165,12 +1171,31 @@ func gitLines(c *Checkpoint) []string {
 // quote quotes the user's words, cut to their gist when long: a
 // constraint or a question at the end of a long prompt is what the quote
 // is for.
-func quote(s string) string { return "“" + text.Gist(text.OneLine(s), 400) + "”" }
+func quote(s string) string {
+	return "“" + withTraceError(s, 400, func(s string, n int) string { return text.Gist(text.OneLine(s), n) }) + "”"
+}
 
 // quoteHead quotes the first prompt from its head: how the user put the
 // task is in its first sentences; what the cut leaves out is listed as
 // open items and constraints.
-func quoteHead(s string) string { return "“" + text.ClipLine(s, 400) + "”" }
+func quoteHead(s string) string { return "“" + withTraceError(s, 400, text.ClipLine) + "”" }
+
+// withTraceError cuts a prompt to n bytes with cut, its pasted stack
+// traces without their frames (outcome.Pasted), and keeps the error the
+// trace reports: a cut inside the trace would keep the frames a Python
+// traceback prints first and lose the line that says what went wrong.
+func withTraceError(s string, n int, cut func(string, int) string) string {
+	short, errs := outcome.Pasted(s)
+	q := cut(short, n)
+	if len(errs) == 0 {
+		return q
+	}
+	e := text.ClipLine(errs[0], 160)
+	if strings.Contains(q, text.Truncate(text.OneLine(errs[0]), 60)) {
+		return q
+	}
+	return cut(short, n-len(e)-len(" … ")) + " … " + e
+}
 
 // gist cuts an item to n bytes around what it carries most (text.Gist),
 // the quotation marks of a quote kept.

@@ -60,6 +60,13 @@ type command struct {
 	// (at most limit bytes) or shownPart (a selection: grep, sed...).
 	shown int
 	limit int
+	// echoed is set when the command ends by printing the work's exit
+	// status ("; echo exit=$?", "; echo ${PIPESTATUS[0]}"): the output's
+	// last lines then hold it, after echoPrefix, as the echoIndex-th
+	// number.
+	echoed     bool
+	echoPrefix string
+	echoIndex  int
 }
 
 const (
@@ -151,6 +158,10 @@ func parseCommand(line string) command {
 		}
 	}
 	p := pipes[in[c.main]]
+	if c.hidden != "" && in[c.main] == len(pipes)-2 && (p.op == ";" || p.op == "&&") {
+		last := pipes[len(pipes)-1]
+		c.statusEchoed(cmds[last.from:last.to], at[c.main]-p.from, at[c.main] == p.to-1 || p.pipefail)
+	}
 	if after := cmds[at[c.main]+1 : p.to]; len(after) > 0 {
 		c.shown, c.limit = shownBy(after)
 		// grep's status 1 ("no line matched") is the command's only when
@@ -159,6 +170,72 @@ func parseCommand(line string) command {
 		c.grepLast = in[c.main] == len(pipes)-1 && len(last) > 0 && slices.Contains([]string{"grep", "egrep", "fgrep", "rg"}, last[0])
 	}
 	return c
+}
+
+// statusEchoed reads the pipeline after the work's when it exits with the
+// work's status ("exit ${PIPESTATUS[0]}": nothing is hidden then) or
+// prints it: "echo exit=$?" when the work's status is $? (last
+// in its pipeline, or pipefail set), "echo ${PIPESTATUS[0]}" with the
+// work's place in its pipeline, "echo ${PIPESTATUS[@]}".
+func (c *command) statusEchoed(last []simple, pos int, own bool) {
+	if len(last) != 1 {
+		return
+	}
+	w := programWords(last[0].words)
+	if len(w) == 2 && w[0] == "exit" {
+		// "... | tee log; exit ${PIPESTATUS[0]}": the exit status shown is
+		// the work's own.
+		if w[1] == "${PIPESTATUS["+strconv.Itoa(pos)+"]}" || own && (w[1] == "$?" || w[1] == "${?}") {
+			c.hidden = ""
+		}
+		return
+	}
+	if len(w) < 2 || w[0] != "echo" && w[0] != "printf" {
+		return
+	}
+	arg := strings.Join(w[1:], " ")
+	if w[0] == "printf" || strings.HasPrefix(arg, "-") {
+		return // a format or options: the printed line is not arg
+	}
+	for _, v := range []string{"${PIPESTATUS[@]}", "${PIPESTATUS[*]}", "${PIPESTATUS[" + strconv.Itoa(pos) + "]}", "$?", "${?}"} {
+		i := strings.Index(arg, v)
+		if i < 0 {
+			continue
+		}
+		switch {
+		case strings.Contains(v, "[@]") || strings.Contains(v, "[*]"):
+			c.echoIndex = pos
+		case strings.Contains(v, "PIPESTATUS"):
+			c.echoIndex = 0
+		case !own:
+			return // $? is the filter's
+		}
+		c.echoed, c.echoPrefix = true, strings.TrimSpace(arg[:i])
+		return
+	}
+}
+
+// echoedStatus finds the status the command printed (see statusEchoed)
+// in the last lines of out.
+func (c *command) echoedStatus(out string) (int, bool) {
+	for n := 0; n < 3 && out != ""; n++ {
+		out = strings.TrimRight(out, " \t\r\n")
+		i := strings.LastIndexByte(out, '\n')
+		l := strings.TrimSpace(out[i+1:])
+		out = out[:max(i, 0)]
+		rest, ok := strings.CutPrefix(l, c.echoPrefix)
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if c.echoIndex >= len(f) || !slices.ContainsFunc(f, isDigits) || slices.ContainsFunc(f, func(x string) bool { return !isDigits(x) }) {
+			continue // not the status line: "exit=1" prints numbers only
+		}
+		if code, err := strconv.Atoi(f[c.echoIndex]); err == nil && code < 256 {
+			return code, true
+		}
+	}
+	return 0, false
 }
 
 func rank(k kind) int {
@@ -388,7 +465,7 @@ func classify(words []string) work {
 			return work{key: prog + " " + path.Base(f), kind: runner}
 		}
 		return work{key: prog, kind: other}
-	case "node", "ruby", "perl", "php", "deno", "tsx", "ts-node":
+	case "node", "ruby", "perl", "php", "deno", "tsx", "ts-node", "Rscript", "julia", "lua", "luajit", "elixir":
 		if has(args, "-e") || has(args, "--eval") || has(args, "-p") {
 			return work{key: prog + " -e", kind: other}
 		}
@@ -474,17 +551,36 @@ func classify(words []string) work {
 	if k, ok := toolProgram(prog); ok {
 		return toolWork(prog, args, k)
 	}
-	sub, _ := firstArg(args)
+	sub, i := firstArg(args)
+	if sub == "clean" && i >= 0 {
+		// "sbt clean test", "lein clean test": the work is what follows.
+		if next, _ := firstArg(args[i+1:]); next != "" {
+			sub = next
+		}
+	}
+	// sbt and its kin take a quoted command with its own arguments, a
+	// project scope and a task: "ledger-core/testOnly *Spec", "Test/compile".
+	sub, _, _ = strings.Cut(sub, " ")
 	w := work{key: strings.TrimSpace(prog + " " + sub), kind: other}
 	// A program not listed, with a subcommand that says what it does:
 	// cabal test, stack build, sbt test, lein test, dune build, pants lint.
-	switch sub {
-	case "test", "tests", "spec", "specs", "check-tests":
+	switch taskName(sub) {
+	case "test", "tests", "spec", "specs", "check-tests", "testonly", "testquick", "it":
 		w.kind, w.tool = tests, w.key
 	case "build", "check", "lint", "typecheck", "compile", "verify", "vet":
 		w.kind, w.tool = checks, w.key
 	}
 	return w
+}
+
+// taskName is a subcommand without its project scope, lowercased:
+// sbt's "ledger-core/testOnly" and "Test/compile", "core:test" are
+// "testonly", "compile" and "test".
+func taskName(sub string) string {
+	if i := strings.LastIndexAny(sub, "/:"); i >= 0 && i < len(sub)-1 {
+		sub = sub[i+1:]
+	}
+	return lowerASCII(sub)
 }
 
 // toolWork names a work by a program that is a tool whatever its

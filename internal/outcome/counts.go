@@ -24,7 +24,7 @@ func nounClass(noun string) (class int, known bool) {
 	switch noun {
 	case "failed", "failures", "failure", "failing", "fail", "fails", "errors", "error", "errored", "broken",
 		"invalid", "total errors", "offenses detected", "offense detected", "tests failed", "failed tests",
-		"failed examples", "test failures", "unreachable":
+		"failed examples", "test failures", "unreachable", "test failed", "aborted":
 		return nounFail, true
 	case "passed", "passing", "valid", "pass", "passes", "succeeded", "successful":
 		return nounPass, true
@@ -35,7 +35,7 @@ func nounClass(noun string) (class int, known bool) {
 		"test suites", "test files", "files", "file", "problems", "problem", "unnecessary skips", "obsolete",
 		"written", "updated", "checks", "expectations", "benchmarks", "incomplete", "risky", "notices",
 		"deprecations", "informations", "information", "files inspected", "file inspected", "cancelled", "flaky",
-		"retried", "ok", "changed", "rescued":
+		"retried", "ok", "changed", "rescued", "canceled", "completed":
 		return nounNeutral, true
 	}
 	return 0, false
@@ -65,6 +65,9 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 	for _, l := range countLabels {
 		if strings.HasPrefix(s, l) {
 			rest := s[len(l):]
+			// ScalaTest's "Tests: succeeded 5, failed 1, canceled 0" puts
+			// the noun first too, after a label with a colon.
+			tap = tap || strings.HasSuffix(l, ":")
 			if l == "Tests" || l == "Suites" || l == "Found" || l == "DONE" || l == "Test Files" {
 				// Without a colon the label must be followed by a count.
 				r := strings.TrimLeft(rest, " \t")
@@ -78,7 +81,7 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 	}
 	s = pairsAsList(s)
 	var b strings.Builder
-	decisive := false
+	decisive, counted := false, false
 	items, namedItems := 0, 0
 	for s != "" {
 		k := strings.IndexAny(s, ",;|()")
@@ -89,8 +92,12 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 			s = ""
 		}
 		piece = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(piece), ".!"))
-		if piece == "" || isDuration(piece) || isDigits(piece) || strings.HasPrefix(piece, "finished in ") || strings.HasPrefix(piece, "checked ") {
+		if piece == "" || isDuration(piece) || isDigits(piece) || isPercent(piece) || strings.HasPrefix(piece, "finished in ") || strings.HasPrefix(piece, "checked ") {
 			continue
+		}
+		// ctest's "2 tests failed out of 37": the total is a count of its own.
+		if i := strings.Index(piece, " out of "); i > 0 && isDigits(strings.TrimSpace(piece[i+len(" out of "):])) {
+			piece = piece[:i]
 		}
 		n, noun, order, good := countItem(piece, tap)
 		if !good && items == 0 {
@@ -120,6 +127,7 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 		if class == nounFail && n > 0 {
 			failed = true
 		}
+		counted = counted || n > 0
 		if order == named {
 			namedItems++
 		}
@@ -135,6 +143,11 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 	// Failures: 1" is one.
 	if !decisive || items == 1 && namedItems == 1 {
 		return "", false, false
+	}
+	if !counted {
+		// "0 tests failed", "0 total errors, 0 skipped": a pass that
+		// counts nothing says no more than that it passed.
+		return "", false, true
 	}
 	return b.String(), failed, true
 }
@@ -228,6 +241,16 @@ func isNoun(s string) bool {
 		}
 	}
 	return true
+}
+
+// isPercent accepts ctest's "95% tests passed", a share that the counts
+// beside it say better.
+func isPercent(s string) bool {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	return i > 0 && i < len(s) && s[i] == '%'
 }
 
 // isDuration accepts "1.2s", "0.01 s", "12ms", "1.5 seconds", "0:00:01".

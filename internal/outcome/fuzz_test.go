@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -24,6 +25,13 @@ var failureMarkers = []string{
 	"Fail\t||\tpins follow the git branch",
 	"not ok 1 - parses dates",
 	"Diff in src/main.rs at line 3:",
+	"[info] Tests: succeeded 5, failed 1, canceled 0, ignored 0, pending 0",
+	"[info] *** 1 TEST FAILED ***",
+	"95% tests passed, 2 tests failed out of 37",
+	"36/37 Test #36: predicates.orient2d_large ........***Failed    0.02 sec",
+	"00:03 +4 -1: Some tests failed.",
+	"[error] -- [E007] Type Mismatch Error: /p/Routes.scala:88:42",
+	"│ Error: Unsupported argument",
 }
 
 var markerCommands = []string{"go test ./... 2>&1 | tail -5", "mix test", "make test 2>&1 | head -3", "npm test; echo done"}
@@ -84,4 +92,26 @@ func TestFailureMarkers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPasted checks that Pasted never panics, only shortens, and returns
+// as errors lines of the text.
+func FuzzPasted(f *testing.F) {
+	f.Add("Traceback (most recent call last):\n  File \"a.py\", line 1, in f\n    x()\nValueError: bad\n")
+	f.Add("Exception in thread \"main\" java.lang.X: y\n\tat a.B.c(B.java:1)\nCaused by: java.lang.Z: w\n\t... 3 more")
+	f.Add("TypeError: x\n    at f (a.js:1:2)\n")
+	for _, c := range bashCalls(f)[:50] {
+		f.Add(c.Output)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		short, errs := Pasted(s)
+		if len(short) > len(s)+len("…\n")*strings.Count(s, "\n") {
+			t.Fatalf("grew from %d to %d bytes", len(s), len(short))
+		}
+		for _, e := range errs {
+			if !strings.Contains(s, e) {
+				t.Fatalf("error %q is not in the text", e)
+			}
+		}
+	})
 }

@@ -156,6 +156,14 @@ func Judge(command, output string, exit *int) Outcome {
 		o.Source = SourceBackground
 		return o
 	}
+	if cmd.echoed {
+		// "go test ./... | tail -5; echo exit=${PIPESTATUS[0]}": the
+		// command printed the work's own status.
+		if code, ok := cmd.echoedStatus(output); ok {
+			exit, cmd.hidden = &code, ""
+			o.Exit, o.Hidden = exit, ""
+		}
+	}
 	exitSays := Unknown
 	if exit != nil {
 		switch {
@@ -231,6 +239,15 @@ func Judge(command, output string, exit *int) Outcome {
 		}
 	}
 	return o
+}
+
+// Analysed says whether Judge reads the output of the command line's main
+// work for a verdict: a build, a test, a check, a script of the project's;
+// not git, ls or curl, whose output is data and whose exit status is all
+// there is to say.
+func Analysed(command string) bool {
+	c := parseCommand(command)
+	return c.main >= 0 && c.works[c.main].kind != other
 }
 
 // labelledErrors are the first lines of out (at most MaxErrors) that a

@@ -1381,3 +1381,183 @@ func TestLongWrapper(t *testing.T) {
 		t.Errorf("errors %q", o.Errors)
 	}
 }
+
+// Runs whose failure sits under a runner's own format, behind a pipe, or
+// under the frames and wrappers of a stack trace: the outcome says what the
+// output says, and the first error line is the error itself.
+func TestTracesAndRunners(t *testing.T) {
+	runJudgeCases(t, []judgeCase{
+		{
+			name:    "sbt testOnly of a scoped project behind tail",
+			command: `sbt "core/testOnly *LedgerSpec" 2>&1 | tail -n 40`,
+			output: `[info] LedgerSpec:
+[info] - should post an entry *** FAILED ***
+[info]   java.lang.ExceptionInInitializerError:
+[info]   at ledger.Fx$.<clinit>(Fx.scala:11)
+[info]   ...
+[info]   Cause: com.typesafe.config.ConfigException$Missing: reference.conf: 1: No configuration setting found for key 'fx.mode'
+[info]   at com.typesafe.config.impl.SimpleConfig.findKeyOrNull(SimpleConfig.java:157)
+[info] - should net refunds
+[info] Run completed in 2 seconds, 114 milliseconds.
+[info] Total number of tests run: 2
+[info] Suites: completed 1, aborted 0
+[info] Tests: succeeded 1, failed 1, canceled 0, ignored 0, pending 0
+[info] *** 1 TEST FAILED ***
+[error] Failed tests:
+[error] 	ledger.LedgerSpec
+[error] (core / Test / testOnly) sbt.TestsFailedException: Tests unsuccessful
+[error] Total time: 41 s, completed Nov 25, 2026, 3:12:08 AM`,
+			exit: code(0), status: Failed, source: SourceOutput, hidden: HiddenPipe, tool: "sbt core/testOnly", counts: "1 test failed",
+			first:  "ConfigException$Missing: reference.conf: 1: No configuration setting found for key 'fx.mode'",
+			errors: []string{"should post an entry", "(core / Test / testOnly) sbt.TestsFailedException: Tests unsuccessful"},
+		},
+		{
+			name:    "scalatest passes",
+			command: "sbt test",
+			output:  "[info] Tests: succeeded 6, failed 0, canceled 0, ignored 0, pending 0\n[info] All tests passed.\n[success] Total time: 23 s",
+			exit:    code(0), status: Passed, counts: "6 succeeded, 0 failed, 0 canceled, 0 ignored, 0 pending",
+		},
+		{
+			name:    "ctest behind tail",
+			command: "ctest --preset ubsan 2>&1 | tail -15",
+			output: `35/37 Test #35: suite.case_35 ...................   Passed    0.08 sec
+src/geom/predicates.cpp:88:31: runtime error: signed integer overflow: 2147480000 * 46341 cannot be represented in type 'int'
+36/37 Test #36: predicates.orient2d_large ........***Failed    0.02 sec
+37/37 Test #37: triangulate.delaunay_grid ........***Failed    0.40 sec
+
+95% tests passed, 2 tests failed out of 37
+
+The following tests FAILED:
+	 36 - predicates.orient2d_large (Failed)
+	 37 - triangulate.delaunay_grid (Failed)
+Errors while running CTest`,
+			exit: code(0), status: Failed, source: SourceOutput, hidden: HiddenPipe, counts: "2 tests failed",
+			errors: []string{"src/geom/predicates.cpp:88:31: runtime error: signed integer overflow: 2147480000 * 46341 cannot be represented in type 'int'", "predicates.orient2d_large", "triangulate.delaunay_grid"},
+		},
+		{
+			name:    "ctest passes",
+			command: "ctest --preset asan | tail -3",
+			output:  "3/3 Test #14: halfedge.flip_and_split ...........   Passed    0.22 sec\n\n100% tests passed, 0 tests failed out of 3",
+			exit:    code(0), status: Passed, source: SourceOutput,
+		},
+		{
+			name:    "a sanitizer's summary",
+			command: "ctest --preset asan --output-on-failure",
+			output: `1/3 Test #12: halfedge.collapse_boundary ........***Failed    0.44 sec
+==48213==ERROR: AddressSanitizer: heap-use-after-free on address 0x6080000003a8 at pc 0x55d1c2e4b1f0
+    #0 0x55d1c2e4b1ef in tessel::HalfEdgeMesh::collapseEdge(unsigned int) src/mesh/halfedge.cpp:214:27
+SUMMARY: AddressSanitizer: heap-use-after-free src/mesh/halfedge.cpp:214:27 in tessel::HalfEdgeMesh::collapseEdge(unsigned int)
+==48213==ABORTING
+
+67% tests passed, 1 tests failed out of 3
+Errors while running CTest`,
+			exit: code(8), status: Failed, source: SourceBoth,
+			errors: []string{"halfedge.collapse_boundary", "AddressSanitizer: heap-use-after-free src/mesh/halfedge.cpp:214:27 in tessel::HalfEdgeMesh::collapseEdge(unsigned int)"},
+			notErr: "Errors while running CTest",
+		},
+		{
+			name:    "a Java chain: the innermost cause first",
+			command: "mvn -q exec:java",
+			output: `Exception in thread "main" java.lang.IllegalStateException: could not start the app
+	at app.Main.main(Main.java:12)
+Caused by: org.springframework.jdbc.BadSqlGrammarException: bad SQL grammar
+	at org.springframework.jdbc.Foo.bar(Foo.java:1)
+Caused by: org.postgresql.util.PSQLException: ERROR: column orders.fulfilled_at does not exist
+	at org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse(QueryExecutorImpl.java:2713)
+	... 12 more`,
+			exit: code(1), status: Failed,
+			first:  "PSQLException: ERROR: column orders.fulfilled_at does not exist",
+			errors: []string{"java.lang.IllegalStateException: could not start the app"},
+		},
+		{
+			name:    "a Python traceback through libraries: the project's frame and the exception",
+			command: "python -m app.main",
+			output: `Traceback (most recent call last):
+  File "/srv/app/app/api/routes/orders.py", line 14, in list_orders
+    rows = (await session.execute(stmt)).scalars().all()
+  File "/srv/app/.venv/lib/python3.12/site-packages/sqlalchemy/engine/default.py", line 951, in do_execute
+    cursor.execute(statement, parameters)
+sqlalchemy.exc.ProgrammingError: (psycopg.errors.UndefinedColumn) column orders.fulfilled_at does not exist
+LINE 1: ...orders.status, orders.created_at, orders.fulfilled_at FROM orders...`,
+			exit: code(1), status: Failed,
+			first: "/srv/app/app/api/routes/orders.py:14: sqlalchemy.exc.ProgrammingError: (psycopg.errors.UndefinedColumn) column orders.fulfilled_at does not exist",
+		},
+		{
+			name:    "Scala 3's diagnostic with what it found and wanted",
+			command: "sbt api/compile",
+			output: `[info] compiling 14 Scala sources to /src/api/target/scala-3.3.3/classes ...
+[error] -- [E007] Type Mismatch Error: /src/api/src/main/scala/api/Routes.scala:88:42 --------
+[error] 88 |      complete(StatusCodes.OK, converter.convert(amount, to))
+[error]    |                                          ^^^^^^^^^^^^^^^^^^^^^^^^^
+[error]    |                                          Found:    BigDecimal
+[error]    |                                          Required: core.Money
+[error]    |
+[error] one error found
+[error] (api / Compile / compileIncremental) Compilation failed
+[error] Total time: 12 s, completed Nov 25, 2026, 3:31:02 AM`,
+			exit: code(1), status: Failed, source: SourceBoth,
+			first:  "/src/api/src/main/scala/api/Routes.scala:88:42: [E007] Type Mismatch Error: Found: BigDecimal, Required: core.Money",
+			errors: []string{"(api / Compile / compileIncremental) Compilation failed"},
+		},
+		{
+			name:    "flutter test: the failing test and its expectation",
+			command: "flutter test test/sync_test.dart 2>&1 | tail -20",
+			output: `00:01 +0: loading test/sync_test.dart
+00:02 +3 -1: Sync keeps both copies [E]
+  Expected: <2>
+    Actual: <1>
+  package:matcher                 expect
+  test/sync_test.dart 58:7   main.<fn>.<fn>
+00:03 +4 -1: Some tests failed.`,
+			exit: code(0), status: Failed, source: SourceOutput, hidden: HiddenPipe, tool: "flutter test",
+			first: "Sync keeps both copies: Expected: <2>, Actual: <1>",
+		},
+		{
+			name:    "flutter test passes",
+			command: "flutter test | tail -3",
+			output:  "00:02 +5: All tests passed!",
+			exit:    code(0), status: Passed, source: SourceOutput,
+		},
+		{
+			name:    "terraform's boxed diagnostics: where and why",
+			command: "terraform plan -out tf.plan",
+			output: "╷\n│ Error: Unsupported argument\n│\n│   on ../../modules/db/main.tf line 14, in resource \"aws_db_instance\" \"payments\":\n│   14:   manage_master_user_password = true\n│\n" +
+				"│ An argument named \"manage_master_user_password\" is not expected here.\n╵\n╷\n│ Error: Missing required argument\n│\n│   with module.db,\n│   on main.tf line 3, in module \"db\":\n│    3: module \"db\" {\n│\n│ The argument \"engine\" is required, but no definition was found.\n╵",
+			exit: code(1), status: Failed, source: SourceExit,
+			errors: []string{
+				`../../modules/db/main.tf:14: Error: Unsupported argument: An argument named "manage_master_user_password" is not expected here.`,
+				`main.tf:3: Error: Missing required argument: The argument "engine" is required, but no definition was found.`,
+			},
+		},
+		{
+			name:    "PIPESTATUS echoed: the work's status",
+			command: "go test ./... 2>&1 | tail -5; echo exit=${PIPESTATUS[0]}",
+			output:  "--- FAIL: TestX (0.00s)\n    x_test.go:12: got 1, want 2\nFAIL\nFAIL\texample.com/x\t0.01s\nexit=1\n",
+			exit:    code(0), status: Failed, source: SourceBoth,
+		},
+		{
+			name:    "$? echoed after a pipe is the filter's",
+			command: `make test | tail -5; echo "status: $?"`,
+			output:  "ok\nstatus: 0\n",
+			exit:    code(0), status: Unknown, hidden: HiddenPipe,
+		},
+		{
+			name:    "$? echoed after the work",
+			command: `./run-checks.sh > log.txt 2>&1; echo "status: $?"`,
+			output:  "status: 3\n",
+			exit:    code(0), status: Failed, source: SourceExit,
+		},
+		{
+			name:    "PIPESTATUS of every command",
+			command: "npm test | tee out.log; echo ${PIPESTATUS[@]}",
+			output:  "Tests: 2 passed, 2 total\n0 0\n",
+			exit:    code(0), status: Passed,
+		},
+		{
+			name:    "|| true still hides a failing summary's status, but not what it says",
+			command: "pytest -q || true",
+			output:  "FAILED tests/test_a.py::test_b - AssertionError\n1 failed, 3 passed in 0.1s\n",
+			exit:    code(0), status: Failed, source: SourceOutput, hidden: HiddenOr, counts: "1 failed, 3 passed",
+		},
+	})
+}

@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/text"
@@ -36,7 +37,11 @@ type reading struct {
 	// and the wrapper prints first as often as not.
 	wraps []string
 	maven []string // [ERROR] lines, kept when Maven failed
-	last  string   // the last non-blank line that is not a summary
+	// causes are the "Caused by:" lines of a JVM stack trace (ScalaTest
+	// writes "Cause:"): the last is the innermost, the error that set
+	// off the others, and comes first.
+	causes []string
+	last   string // the last non-blank line that is not a summary
 
 	lines, bytes int
 	truncated    bool // the output says part of it is missing
@@ -65,6 +70,8 @@ type pending struct {
 	kind int
 	ttl  int // lines left to wait
 	loc  string
+	// details counts the lines added to msg (pendDetail).
+	details int
 }
 
 const (
@@ -76,6 +83,8 @@ const (
 	pendMessage
 	pendTestMessage
 	pendException
+	pendDetail
+	pendBox
 )
 
 func read(out string, cmd command) reading {
@@ -181,10 +190,18 @@ func (r *reading) errors() []string {
 // kept is the error lines that say what failed, then the wrappers' lines,
 // at most MaxErrors.
 func (r *reading) kept() []string {
-	if len(r.wraps) == 0 {
+	if len(r.wraps) == 0 && len(r.causes) == 0 {
 		return r.errs
 	}
-	out := append(r.errs[:len(r.errs):len(r.errs)], r.wraps...)
+	var out []string
+	if len(r.causes) > 0 {
+		out = append(out, r.causes[len(r.causes)-1])
+	}
+	for _, e := range append(r.errs[:len(r.errs):len(r.errs)], r.wraps...) {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
 	return out[:min(len(out), MaxErrors)]
 }
 
@@ -267,7 +284,33 @@ func (r *reading) line(l string) {
 		l = stripANSI(l)
 	}
 	l = withoutStep(withoutClock(l))
+	for _, level := range []string{"[info] ", "[warn] "} {
+		// sbt prefixes what the tools it runs print with its log level:
+		// "[info] - should x *** FAILED ***", "[info]   Cause: ...".
+		if rest, ok := strings.CutPrefix(l, level); ok {
+			l = rest
+			break
+		}
+	}
 	t := strings.TrimSpace(l)
+	if rest, ok := strings.CutPrefix(t, "│"); ok && (r.pend.kind == pendBox || strings.HasPrefix(strings.TrimSpace(rest), "Error: ")) {
+		// Terraform and OpenTofu draw a box around a diagnostic: "│
+		// Error: Unsupported argument", "│   on main.tf line 14, in ...:",
+		// "│ An argument named ... is not expected here.".
+		t = strings.TrimSpace(rest)
+		if t == "" {
+			return
+		}
+		if r.pend.kind != pendBox && strings.HasPrefix(t, "Error: ") {
+			r.fail(true, "")
+			r.startPending(pendBox, t, 12)
+			return
+		}
+	}
+	if t == "╵" && r.pend.kind == pendBox {
+		r.flush()
+		return
+	}
 	if t == "" {
 		if r.pend.kind == pendExUnit || r.pend.kind == pendPanic {
 			r.flush()
@@ -372,6 +415,54 @@ func (r *reading) pending(t string) bool {
 		}
 		r.flush()
 		return false
+	case pendDetail:
+		// What a failure found against what it wanted, on the lines
+		// below it: Dart's "Expected: <2>" and "Actual: <1>", Scala 3's
+		// "Found: BigDecimal" and "Required: Money", after "[error] |".
+		d := strings.TrimSpace(strings.TrimLeft(strings.TrimPrefix(t, "[error]"), " \t|"))
+		for _, w := range []string{"Expected:", "Actual:", "Found:", "Required:", "Which:"} {
+			if strings.HasPrefix(d, w) {
+				sep := ", "
+				if p.details == 0 {
+					sep = ": "
+				}
+				p.msg += sep + strings.Join(strings.Fields(d), " ")
+				p.details++
+				if p.ttl <= 0 {
+					r.flush()
+				}
+				return true
+			}
+		}
+	case pendBox:
+		// "on ../modules/db/main.tf line 14, in resource ...:" is where;
+		// the first line of prose after the quoted code says why.
+		if strings.HasPrefix(t, "Error: ") {
+			r.startPending(pendBox, t, 12) // the next diagnostic
+			return true
+		}
+		if p.ttl <= 0 {
+			r.flush()
+			return false
+		}
+		if rest, ok := strings.CutPrefix(t, "on "); ok && p.loc == "" {
+			if f, n, ok := strings.Cut(rest, " line "); ok {
+				n, _, _ = strings.Cut(n, ",")
+				n = strings.TrimSuffix(n, ":")
+				if isDigits(n) {
+					p.loc = f + ":" + n
+					return true
+				}
+			}
+		}
+		if i := strings.IndexByte(t, ':'); i > 0 && isDigits(t[:i]) || strings.HasPrefix(t, "with ") || strings.HasPrefix(t, "├") || strings.HasPrefix(t, "│") {
+			return true // the quoted code, its values
+		}
+		if p.details == 0 {
+			p.msg += ": " + t
+			p.details++
+		}
+		return true
 	case pendMessage:
 		// An exception named without its message ("... > it works
 		// SignatureVerificationException"): the message is the next line,
@@ -472,6 +563,24 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 			r.addErr(loc + ": " + rest)
 			return true
 		}
+		if strings.HasPrefix(rest, "runtime error: ") {
+			// UBSan: "src/a.cpp:88:31: runtime error: signed integer overflow".
+			r.fail(false, "")
+			r.addErr(t)
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(t, "SUMMARY: "); ok && strings.Contains(rest, "Sanitizer: ") {
+		// "SUMMARY: AddressSanitizer: heap-use-after-free src/a.cpp:214:27
+		// in f": the sanitizer's one-line verdict on its report above.
+		r.fail(false, "")
+		r.addErr(rest)
+		return true
+	}
+	if name, ok := ctestFailed(t); ok {
+		r.fail(true, "ctest")
+		r.addErr(name)
+		return true
 	}
 	if col0 && strings.HasPrefix(t, "e: ") {
 		// kotlinc: "e: file:///p/Money.kt:12:5 Serializer for class
@@ -488,6 +597,13 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		// wrapper's "[error] (Compile / compileIncremental) Compilation
 		// failed".
 		rest = strings.TrimSpace(rest)
+		if kind, loc, ok := scala3Error(rest); ok {
+			// Scala 3: "-- [E007] Type Mismatch Error: /p/Routes.scala:88:42",
+			// then the code and "Found: X", "Required: Y".
+			r.fail(true, "")
+			r.startPending(pendDetail, loc+": "+kind, 8)
+			return true
+		}
 		if loc, msg, ok := fileLine(rest); ok && msg != "" && !isNote(msg) {
 			r.fail(true, "")
 			r.addErr(loc + ": " + msg)
@@ -573,6 +689,20 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	}
 
 	// Test runners.
+	if rest, ok := dartProgress(t); ok {
+		// dart and flutter test: "00:02 +3 -1: name [E]", the expectation
+		// below it; "00:03 +4 -1: Some tests failed.".
+		switch {
+		case strings.HasSuffix(rest, " [E]"):
+			r.fail(true, "dart test")
+			r.startPending(pendDetail, strings.TrimSuffix(rest, " [E]"), 4)
+		case rest == "Some tests failed.":
+			r.fail(true, "dart test")
+		case rest == "All tests passed!":
+			r.pass("dart test")
+		}
+		return true
+	}
 	switch {
 	case exunitFailure(t):
 		r.fail(true, "mix test")
@@ -737,8 +867,32 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		return true
 	}
 
+	// ScalaTest: "- should x *** FAILED ***", then the exception and its
+	// "Cause:"; "All tests passed." when none failed.
+	switch {
+	case strings.HasSuffix(t, "*** FAILED ***"):
+		r.fail(true, "scalatest")
+		r.addErr(strings.TrimSpace(strings.TrimPrefix(strings.TrimSuffix(t, "*** FAILED ***"), "- ")))
+		return true
+	case t == "All tests passed.":
+		r.pass("scalatest")
+		return true
+	}
+
 	// Crashes, in any language.
 	switch {
+	case strings.HasPrefix(t, "Caused by: ") || strings.HasPrefix(t, "Cause: "):
+		// A JVM stack trace's chain, outermost first: the last cause is
+		// the error itself ("Caused by: org.postgresql.util.PSQLException:
+		// ERROR: column x does not exist"), the lines above it wrappers.
+		_, ex, _ := strings.Cut(t, ": ")
+		if isException(ex) {
+			r.fail(false, "")
+			if e := text.GistError(shortException(ex), MaxErrorBytes); e != "" && !slices.Contains(r.causes, e) {
+				r.causes = append(r.causes, e)
+			}
+		}
+		return true
 	case strings.HasPrefix(t, "Traceback (most recent call last):"):
 		r.fail(false, "")
 		r.tb, r.tbLoc = true, ""
@@ -746,7 +900,9 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 	case r.tb && strings.HasPrefix(t, "File \""):
 		// File "a.py", line 12, in f
 		rest := t[len("File \""):]
-		if q := strings.IndexByte(rest, '"'); q > 0 {
+		if q := strings.IndexByte(rest, '"'); q > 0 && (r.tbLoc == "" || !libraryPath(rest[:q])) {
+			// The last frame in the project's own code says where; a
+			// library's frames below it (site-packages) say only how.
 			if ln, ok := strings.CutPrefix(rest[q+1:], ", line "); ok {
 				n := 0
 				for n < len(ln) && ln[n] >= '0' && ln[n] <= '9' {
@@ -760,6 +916,16 @@ func (r *reading) marker(l, t string, col0 bool) bool {
 		r.tb = false
 		if r.tbLoc != "" {
 			r.addErr(r.tbLoc + ": " + t)
+		} else {
+			r.addErr(t)
+		}
+		return true
+	case col0 && strings.HasPrefix(t, "Exception in thread \""):
+		// The JVM's uncaught exception: `Exception in thread "main"
+		// java.lang.IllegalStateException: msg`; its causes follow.
+		r.fail(false, "")
+		if _, ex, ok := strings.Cut(t[len("Exception in thread \""):], "\" "); ok {
+			r.addErr(ex)
 		} else {
 			r.addErr(t)
 		}
@@ -923,6 +1089,82 @@ func isNote(rest string) bool {
 	return rest == ""
 }
 
+// dartProgress reads the progress prefix of dart's and flutter's test
+// runner, "00:02 +3 ~1 -1: ", and returns what follows it.
+func dartProgress(t string) (string, bool) {
+	if len(t) < 9 || t[2] != ':' || t[5] != ' ' || t[6] != '+' || !isDigits(t[:2]) || !isDigits(t[3:5]) {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(t[6:], ": ")
+	return rest, ok
+}
+
+// scala3Error reads Scala 3's "-- [E007] Type Mismatch Error: /p/a.scala:88:42"
+// (with trailing dashes) as its kind and location.
+func scala3Error(t string) (kind, loc string, ok bool) {
+	rest, ok := strings.CutPrefix(t, "-- ")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, ": ")
+	if i < 0 || !strings.HasSuffix(rest[:i], "Error") {
+		return "", "", false
+	}
+	where, _, _ := strings.Cut(strings.TrimSpace(rest[i+2:]), " ")
+	l, _, ok := fileLine(where)
+	if !ok {
+		return "", "", false
+	}
+	return rest[:i], l, true
+}
+
+// ctestFailed reads ctest's "36/37 Test #36: predicates.orient2d_large
+// ....***Failed    0.02 sec" (also "***Exception", "***Timeout", "Not
+// Run") and returns the test's name.
+func ctestFailed(t string) (string, bool) {
+	i := strings.Index(t, "Test #")
+	if i < 0 {
+		return "", false
+	}
+	rest := t[i+len("Test #"):]
+	_, rest, ok := strings.Cut(rest, ": ")
+	if !ok {
+		return "", false
+	}
+	for _, m := range []string{"***Failed", "***Exception", "***Timeout", "***Not Run", "Not Run"} {
+		if j := strings.Index(rest, m); j > 0 {
+			return strings.TrimRight(strings.TrimSpace(rest[:j]), ". "), true
+		}
+	}
+	return "", false
+}
+
+// libraryPath says whether a traceback's file is an installed library's,
+// not the project's: the frames that matter are the project's.
+func libraryPath(p string) bool {
+	for _, d := range []string{"site-packages/", "dist-packages/", "/lib/python", "<frozen "} {
+		if strings.Contains(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// shortException drops the package from an exception's class name, which
+// says where the class lives, not what went wrong:
+// "com.typesafe.config.ConfigException$Missing: msg" is
+// "ConfigException$Missing: msg".
+func shortException(t string) string {
+	name, msg, ok := strings.Cut(t, ":")
+	if !ok {
+		return t
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name + ":" + msg
+}
+
 // isException reads "ValueError: msg", "TypeError: msg", "Error: msg",
 // "java.lang.IllegalStateException: msg", "AssertionError".
 func isException(t string) bool {
@@ -932,11 +1174,13 @@ func isException(t string) bool {
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_') {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '$') {
 			return false
 		}
 	}
+	// A nested class names the kind: ConfigException$Missing.
 	last := name[strings.LastIndexByte(name, '.')+1:]
+	last, _, _ = strings.Cut(last, "$")
 	if last == "" || last[0] < 'A' || last[0] > 'Z' {
 		return false
 	}
@@ -1280,7 +1524,7 @@ func wrapperLine(s string) bool {
 		"Failed to execute goal", "Lifecycle script", "command failed", "ELIFECYCLE", "error Command failed with exit code",
 		"error: could not compile", "error: aborting due to", "error: build failed", "ninja: build stopped",
 		"collect2: error: ld returned", "##[error]Process completed with exit code", "Error: Process completed with exit code",
-		"Tests Failed. Exit:", "ERROR: failed to solve:", "ERROR: command finished with error", "ERROR  run failed:",
+		"Tests Failed. Exit:", "Errors while running CTest", "ERROR: failed to solve:", "ERROR: command finished with error", "ERROR  run failed:",
 	} {
 		if strings.HasPrefix(s, p) {
 			return true
