@@ -105,6 +105,14 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 			}
 		}
 	}
+	// The work a yes asked for goes with the yes the user took back
+	// ("1 yes" to "Should the hook require an Idempotency-Key?", then
+	// "actually scratch my 1").
+	for _, a := range c.Answers {
+		if a.Revised != "" {
+			c.Open = slices.DeleteFunc(c.Open, func(o OpenItem) bool { return o.By == "user" && strings.HasPrefix(o.Text, a.Question+" → ") })
+		}
+	}
 	c.Answers = last(c.Answers, maxAnswers)
 	for _, it := range last(s.Ledger.Closed(), maxClosed) {
 		c.Closed = append(c.Closed, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn,

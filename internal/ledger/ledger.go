@@ -284,6 +284,15 @@ func (l *Ledger) glossAnswers(line int, said string) {
 	if len(first) < 20 || len(strings.Fields(first)) < 4 || strings.HasSuffix(first, "?") || analyse(first).immediate() {
 		return
 	}
+	answered := 0
+	for _, it := range l.Items {
+		if c := it.Closed; c != nil && c.By == ClosedByAnswer && c.Line == l.Prompt {
+			answered++
+		}
+	}
+	if answered > 1 {
+		return // one reply to several answers glosses none of them
+	}
 	for i := range l.Items {
 		it := &l.Items[i]
 		c := it.Closed
@@ -425,6 +434,9 @@ func (l *Ledger) activity(line int) {
 // their resolution. A yes to an offer ("Should I also update the docs?")
 // becomes the user's request.
 func (l *Ledger) answer(turn, line int, t time.Time, said string) {
+	if l.answerByNumber(turn, line, t, said) {
+		return
+	}
 	var agreed []string
 	later := putsOff(said)
 	one := -1
@@ -467,6 +479,11 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 		if one < 0 && yn && !polar(it.Text) {
 			continue // a "yes" does not answer "which alias?"
 		}
+		if strings.Contains(it.Text, " → the user: ") && !l.names(said, i) {
+			// What the user put off ("3 later") is answered by a reply
+			// that speaks of it, not by the next "k" or another matter.
+			continue
+		}
 		if later {
 			// "park it, I'll ask Joanna tomorrow": the question stays
 			// open, with what the user said of it.
@@ -490,6 +507,101 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	for _, q := range agreed {
 		l.add(Item{Text: text.ClipLine(q+" → "+said, maxItemBytes), Kind: Request, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
 	}
+}
+
+// names says a reply shares a word or a name with item i's text.
+func (l *Ledger) names(said string, i int) bool {
+	st, qt := textTerms(said), l.Items[i].terms()
+	return sharedWords(st.words, qt.words) > 0 || sharedWords(st.names, qt.names) > 0
+}
+
+// answerByNumber answers the latest list of questions from a reply in
+// numbered parts ("1 yes 2 no, keep v1 3 later 4 staging only", "1) yes
+// 2) no", one per line): each part answers the question of its number,
+// and says no more of the others ("later" in the third part puts off the
+// third only). It says whether the reply was one.
+func (l *Ledger) answerByNumber(turn, line int, t time.Time, said string) bool {
+	parts := numberedParts(said)
+	if len(parts) < 2 {
+		return false
+	}
+	last := -1
+	for _, it := range l.Items {
+		if it.Listed && it.Kind == Question && it.By == ByAssistant && it.Line < line {
+			last = max(last, it.Line)
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	var idx []int
+	for i, it := range l.Items {
+		if it.Listed && it.Line == last && it.Kind == Question && it.By == ByAssistant {
+			idx = append(idx, i)
+		}
+	}
+	if len(parts) > len(idx) {
+		return false // more answers than questions: the numbers are something else
+	}
+	var agreed []string
+	for n, part := range parts {
+		it := &l.Items[idx[n]]
+		if it.Closed != nil {
+			continue
+		}
+		if putsOff(part) {
+			it.Text, it.dirty = text.ClipLine(it.Text+" → the user: "+part, maxItemBytes), true
+			it.Explicit = true
+			continue
+		}
+		it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: text.ClipLine(part, maxAnswer)}, true
+		if affirmative(part) {
+			agreed = append(agreed, it.Text+" → "+part)
+		}
+	}
+	for _, q := range agreed {
+		l.add(Item{Text: text.ClipLine(q, maxItemBytes), Kind: Request, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true})
+	}
+	return true
+}
+
+// numberedParts splits a reply that answers by number, "1 yes 2 no, keep
+// v1 3 later", "1) yes 2) no", "1. yes\n2. no", into its parts in order
+// (the first for 1): it must open with 1, and its numbers must follow one
+// another, each before some words. nil for any other reply.
+func numberedParts(said string) []string {
+	ws := strings.Fields(said)
+	var parts []string
+	var cur []string
+	want := 1
+	for _, w := range ws {
+		if n, ok := partNumber(w); ok && n == want && (want == 1 || len(cur) > 0) {
+			if want > 1 {
+				parts = append(parts, strings.TrimRight(strings.Join(cur, " "), ",;"))
+			}
+			cur, want = cur[:0], want+1
+			continue
+		}
+		if want == 1 {
+			return nil // it does not open with 1
+		}
+		cur = append(cur, w)
+	}
+	if want <= 2 || len(cur) == 0 {
+		return nil
+	}
+	return append(parts, strings.TrimRight(strings.Join(cur, " "), ",;"))
+}
+
+// partNumber reads a part's number: "2", "2.", "2)", "2:", "(2)".
+func partNumber(w string) (int, bool) {
+	w = strings.TrimPrefix(w, "(")
+	w = strings.TrimRight(w, ".):")
+	if len(w) == 0 || len(w) > 2 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(w)
+	return n, err == nil && n > 0
 }
 
 // shareOut splits a reply among the questions qs it answers together:
@@ -695,7 +807,7 @@ func yesOrNo(said string) bool {
 		return false
 	}
 	switch strings.Trim(ws[0], ".,!") {
-	case "yes", "y", "yep", "yeah", "sure", "ok", "okay", "no", "nope", "nah", "n":
+	case "yes", "y", "yep", "yeah", "sure", "ok", "okay", "k", "kk", "no", "nope", "nah", "n":
 		return true
 	}
 	return false

@@ -240,6 +240,13 @@ func TestClosing(t *testing.T) {
 				{"u", "photos no, text only"}},
 			closed: []string{"Local storage", "API level", "photos"},
 			pairs:  []string{"Local storage->drift", "API level->photos no, text only", "photos attached->photos no, text only"}},
+		{name: "listed questions answered in one line by number, one put off",
+			steps: []step{{"a", "Before I change anything:\n\n1. Should POST /hooks also require an Idempotency-Key header?\n2. Move the signature check to v2 now, or keep v1?\n3. Rate limiting: Redis-backed limiter now, or in-memory, or leave it?\n4. Roll out to staging only, or staging and prod together?"},
+				{"u", "1 yes 2 no, keep v1 3 later 4 staging only"}, {"a", "Decoding the header from base64 now."}, {"u", "k"},
+				{"u", "actually make the webhook retries reuse the event id"}},
+			open:   []string{"Rate limiting", "Idempotency-Key header? → yes", "reuse the event id"},
+			closed: []string{"Idempotency-Key", "signature check", "Roll out"},
+			pairs:  []string{"Idempotency-Key->yes", "signature check->no, keep v1", "Roll out->staging only"}},
 		{name: "terse listed questions, answered one word a turn",
 			steps: []step{{"a", "Counts match. Three things before I write the report:\n1. How should I compare the two exports: per-row hash or totals?\n2. include archived invoices?\n3. mail the mismatches to ops?"},
 				{"u", "hash"}, {"a", "OK. And 2?"},
@@ -613,5 +620,24 @@ func TestMovedOn(t *testing.T) {
 				t.Errorf("open %v, want %v: %+v", open, tt.open, l.Items)
 			}
 		})
+	}
+}
+
+func TestNumberedParts(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"1 yes 2 no, keep v1 3 later 4 staging only", []string{"yes", "no, keep v1", "later", "staging only"}},
+		{"1) drift\n2) 24 now\n3) no", []string{"drift", "24 now", "no"}},
+		{"1. yes 2. no", []string{"yes", "no"}},
+		{"3 retries 4 seconds", nil},
+		{"1 worker is enough", nil},
+		{"use 1 worker and 2 queues", nil},
+		{"1 2 3", nil},
+	} {
+		if got := numberedParts(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("numberedParts(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -98,7 +98,7 @@ func affirmative(text string) bool {
 		return false
 	}
 	switch strings.Trim(w[0], ".,!") {
-	case "yes", "y", "yep", "yeah", "sure", "ok", "okay", "please", "absolutely", "definitely", "go", "do":
+	case "yes", "y", "yep", "yeah", "sure", "ok", "okay", "k", "kk", "please", "absolutely", "definitely", "go", "do":
 		return true
 	}
 	return false
