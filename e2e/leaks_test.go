@@ -179,6 +179,12 @@ func scanFiles(root string, dirs []string, project string, skip map[string]bool,
 				return nil
 			}
 			data, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				// Gone since it was listed: SQLite's -wal and -shm
+				// when a job's last connection closes, their pages
+				// copied into the database file, which is scanned.
+				return nil
+			}
 			if err != nil {
 				return err
 			}
