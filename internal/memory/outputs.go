@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-agent/cairn/internal/outcome"
 	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
@@ -89,7 +90,7 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 			outs = append(outs, o)
 			continue
 		}
-		if redact.ReadsSecret(tc.Command) {
+		if outcome.ReadsSecret(tc.Command) {
 			continue // its output is the secret
 		}
 		lines := outputLines(res)

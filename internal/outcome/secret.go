@@ -1,11 +1,13 @@
-package redact
+package outcome
 
-import "strings"
+import (
+	"path"
+)
 
 // A command that prints a secret store's value prints the secret alone,
-// with no name and often no shape a rule could know it by (a 16-character
-// password from `vault kv get -field=password`). Such output is not kept
-// at all: the command says what was read, its output is the secret.
+// with no name and often no shape redaction could know it by (a
+// 16-character password from `vault kv get -field=password`): what it
+// printed is not kept at all.
 
 // secretReaders are the commands, as the words that must appear in order,
 // that print a stored secret or a credential.
@@ -23,26 +25,18 @@ var secretReaders = [][]string{
 	{"gh", "auth", "token"}, {"heroku", "auth:token"},
 }
 
-// ReadsSecret says whether command prints a stored secret: one of its
-// simple commands is a secret store's read (vault kv get, aws
+// ReadsSecret says whether a command line prints a stored secret: one of
+// its simple commands is a secret store's read (vault kv get, aws
 // secretsmanager get-secret-value, op read, kubectl get secret, ...).
-func ReadsSecret(command string) bool {
-	for _, simple := range strings.FieldsFunc(command, func(r rune) bool {
-		return r == '|' || r == ';' || r == '&' || r == '\n' || r == '(' || r == ')' || r == '`'
-	}) {
-		words := strings.Fields(simple)
-		for len(words) > 0 && (strings.Contains(words[0], "=") || words[0] == "sudo" || words[0] == "exec" || words[0] == "time" || words[0] == "$") {
-			words = words[1:]
-		}
-		if len(words) == 0 {
+func ReadsSecret(line string) bool {
+	for _, c := range splitShell(line) {
+		w := programWords(c.words)
+		if len(w) == 0 {
 			continue
 		}
-		first := strings.Trim(words[0], "\"'")
-		if i := strings.LastIndexByte(first, '/'); i >= 0 {
-			first = first[i+1:]
-		}
+		prog := path.Base(w[0])
 		for _, r := range secretReaders {
-			if first == r[0] && inOrder(words[1:], r[1:]) {
+			if prog == r[0] && inOrder(w[1:], r[1:]) {
 				return true
 			}
 		}
@@ -56,7 +50,7 @@ func inOrder(words, want []string) bool {
 		if len(want) == 0 {
 			break
 		}
-		if strings.Trim(w, "\"'") == want[0] {
+		if w == want[0] {
 			want = want[1:]
 		}
 	}
