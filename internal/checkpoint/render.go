@@ -816,7 +816,7 @@ func dropped(instructions string) [][]string {
 			}
 			var obj []string
 			for _, w := range ws[n:] {
-				if content(w) && !quantifier(w) && !vague(w) {
+				if namesThing(w) {
 					obj = append(obj, w)
 				}
 			}
@@ -855,11 +855,14 @@ func leaveOutClauses(cl string) [][]string {
 	return out
 }
 
+// namesThing says a word of an instruction can name what is left out.
+func namesThing(w string) bool { return content(w) && !quantifier(w) && !vague(w) }
+
 // contentWords counts the words of ws that can name what is left out.
 func contentWords(ws []string) int {
 	n := 0
 	for _, w := range ws {
-		if content(w) && !quantifier(w) && !vague(w) {
+		if namesThing(w) {
 			n++
 		}
 	}

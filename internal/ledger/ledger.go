@@ -511,8 +511,7 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 
 // names says a reply shares a word or a name with item i's text.
 func (l *Ledger) names(said string, i int) bool {
-	st, qt := textTerms(said), l.Items[i].terms()
-	return sharedWords(st.words, qt.words) > 0 || sharedWords(st.names, qt.names) > 0
+	return textTerms(said).shares(l.Items[i].terms())
 }
 
 // answerByNumber answers the latest list of questions from a reply in
@@ -621,7 +620,7 @@ func (l *Ledger) shareOut(said string, qs []int) map[int]string {
 		ct := textTerms(cl)
 		for _, q := range qs {
 			qt := l.Items[q].terms()
-			if sharedWords(ct.words, qt.words) > 0 || sharedWords(ct.names, qt.names) > 0 {
+			if ct.shares(qt) {
 				owner[c] = q
 				named[q] = true
 				break

@@ -26,6 +26,11 @@ type terms struct {
 	code bool
 }
 
+// shares says two texts' terms have a word or a name in common.
+func (t *terms) shares(o *terms) bool {
+	return sharedWords(t.words, o.words) > 0 || sharedWords(t.names, o.names) > 0
+}
+
 func (t *terms) addName(n string) {
 	if n != "" && !has(t.names, n) && len(t.names) < 16 {
 		t.names = append(t.names, n)
