@@ -256,7 +256,7 @@ func (k *Keeper) observeErr(ctx context.Context, obs ...memory.Observation) erro
 	if len(obs) == 0 {
 		return nil
 	}
-	ctx, cancel := dbContext(ctx)
+	ctx, cancel := k.dbContext(ctx)
 	defer cancel()
 	db, err := k.DB(ctx)
 	if err == nil {
@@ -414,7 +414,7 @@ func (k *Keeper) sessionEnd(ctx context.Context, project, path string) (checkpoi
 	if m := k.State.Marks(path); m.CheckpointTurns > 0 && m.CheckpointTurns == s.NumTurns() {
 		return checkpoint.Checkpoint{}, nil // the last checkpoint has every turn
 	}
-	dctx, cancel := dbContext(ctx)
+	dctx, cancel := k.dbContext(ctx)
 	db, err := k.DB(dctx)
 	if err != nil {
 		cancel()
@@ -451,12 +451,18 @@ func (k *Keeper) Tidy() {
 	os.Chtimes(mark, k.Now(), k.Now())
 }
 
-// dbContext bounds a wait for the database: dbWait, and at most a third of
-// what is left of the hook's budget, so that a locked database leaves time
-// for the rest.
-func dbContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// dbContext bounds a wait for the database: in a hook, dbWait, and at most
+// a third of what is left of the hook's budget, so that a locked database
+// leaves time for the rest. A job (Settling) has no one waiting on it: it
+// waits up to a third of what is left of its own bound, so that a busy
+// machine or another job's long write does not cost what it stores.
+func (k *Keeper) dbContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	wait := dbWait
-	if d, ok := ctx.Deadline(); ok {
+	d, ok := ctx.Deadline()
+	switch {
+	case ok && k.Settling:
+		wait = max(wait, time.Until(d)/3)
+	case ok:
 		wait = min(wait, time.Until(d)/3)
 	}
 	return context.WithTimeout(ctx, wait)

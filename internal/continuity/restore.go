@@ -281,7 +281,7 @@ func confirmed(s *transcript.Session, key string) bool {
 // delivered: consulted only when the state directory has no record for
 // the session.
 func (k *Keeper) claimedInDB(ctx context.Context, s *transcript.Session, path, key string) bool {
-	ctx, cancel := dbContext(ctx)
+	ctx, cancel := k.dbContext(ctx)
 	defer cancel()
 	db, err := k.DB(ctx)
 	if err != nil {
@@ -294,7 +294,7 @@ func (k *Keeper) claimedInDB(ctx context.Context, s *transcript.Session, path, k
 // claimInDB notes a delivered restore in the database, which outlives the
 // state directory; a failure only costs that.
 func (k *Keeper) claimInDB(ctx context.Context, s *transcript.Session, path, key string) {
-	ctx, cancel := dbContext(ctx)
+	ctx, cancel := k.dbContext(ctx)
 	defer cancel()
 	db, err := k.DB(ctx)
 	if err == nil {

@@ -193,7 +193,7 @@ func (k *Keeper) lockSettle(ctx context.Context, path string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := dbContext(ctx)
+	ctx, cancel := k.dbContext(ctx)
 	defer cancel()
 	for {
 		err := tryLock(f)
@@ -249,7 +249,7 @@ func (k *Keeper) waitSettled(ctx context.Context) {
 		return // no job ever ran
 	}
 	defer f.Close()
-	ctx, cancel := dbContext(ctx)
+	ctx, cancel := k.dbContext(ctx)
 	defer cancel()
 	for {
 		if err := tryLock(f); !errors.Is(err, errBusy) {
@@ -265,7 +265,7 @@ func (k *Keeper) waitSettled(ctx context.Context) {
 
 // storeDB saves c in the database, setting its ID, and tells Stored.
 func (k *Keeper) storeDB(ctx context.Context, c *checkpoint.Checkpoint) error {
-	ctx, cancel := dbContext(ctx)
+	ctx, cancel := k.dbContext(ctx)
 	defer cancel()
 	db, err := k.DB(ctx)
 	if err != nil {

@@ -238,3 +238,26 @@ func TestHoldJobs(t *testing.T) {
 		t.Fatalf("SessionEnd after a turn: %v, jobs %+v", err, *jobs)
 	}
 }
+
+// A job waits for a locked or busy database up to a third of its own
+// bound, not a hook's dbWait: a bench under CI load lost a compaction's
+// observations to the 2 s a hook allows (sqlite3: interrupted).
+func TestJobWaitsLongerForTheDatabase(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), JobTimeout)
+	defer cancel()
+	for _, c := range []struct {
+		settling bool
+		min, max time.Duration
+	}{
+		{false, dbWait - time.Second, dbWait},
+		{true, JobTimeout/3 - time.Second, JobTimeout / 3},
+	} {
+		k := &Keeper{Settling: c.settling}
+		dctx, dcancel := k.dbContext(ctx)
+		d, ok := dctx.Deadline()
+		dcancel()
+		if left := time.Until(d); !ok || left < c.min || left > c.max {
+			t.Errorf("settling %v: waits %v for the database, want %v to %v", c.settling, left, c.min, c.max)
+		}
+	}
+}
