@@ -39,6 +39,7 @@ func newCodexBench(b *testing.B) *codexBench {
 	head, turn, compaction := codexParts(b)
 	dir := b.TempDir()
 	h := &hookBench{b: b, dir: dir, path: filepath.Join(dir, "rollout.jsonl"), project: filepath.Join(dir, "proj")}
+	b.Cleanup(h.settled) // the last job ends before the directory is removed
 	var big bytes.Buffer
 	big.Write(head)
 	for big.Len() < bigSize {
@@ -57,9 +58,13 @@ func newCodexBench(b *testing.B) *codexBench {
 	h.env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "CODEX_HOME="+codexHome)
 	c := &codexBench{hookBench: h, turn: turn, compaction: compaction}
+	// Each step's jobs end before the next (newHookBench says why).
 	c.run("PreCompact", map[string]any{"trigger": "auto"})
+	c.settled()
 	c.run("SessionStart", map[string]any{"source": "startup"})
+	c.settled()
 	c.run("UserPromptSubmit", map[string]any{"prompt": "go on"})
+	c.settled()
 	return c
 }
 

@@ -54,6 +54,7 @@ func newGeminiBench(b *testing.B) *geminiBench {
 	head, turn, compression := geminiParts(b)
 	dir := b.TempDir()
 	h := &hookBench{b: b, dir: dir, path: filepath.Join(dir, "chat.jsonl"), project: filepath.Join(dir, "proj")}
+	b.Cleanup(h.settled) // the last job ends before the directory is removed
 	g := &geminiBench{hookBench: h, turn: turn, compression: compression}
 	var big bytes.Buffer
 	big.WriteString(head)
@@ -78,7 +79,9 @@ func newGeminiBench(b *testing.B) *geminiBench {
 	// Codex bench warms up with PreCompact): the state it saves is what a
 	// long session's hooks start from.
 	g.run("PreCompress", map[string]any{"trigger": "manual"})
+	settled(b, dir)
 	g.run("BeforeAgent", map[string]any{"prompt": "go on"})
+	settled(b, dir)
 	return g
 }
 

@@ -45,10 +45,16 @@ func newHookBench(b *testing.B) *hookBench {
 	// The last job must end before the directory is removed.
 	b.Cleanup(h.settled)
 	// Saved state, every compaction in the file already restored, a
-	// PreCompact checkpoint in the database: a hook's steady state.
+	// PreCompact checkpoint in the database: a hook's steady state. Each
+	// step's jobs end before the next, as a session's seconds between
+	// hooks let them: on a loaded machine a job still writing would make
+	// the next hook's bounded wait for the database run out (and log).
 	h.run("PreCompact", map[string]any{"trigger": "auto"})
+	h.settled()
 	h.run("SessionStart", map[string]any{"source": "compact"})
+	h.settled()
 	h.run("UserPromptSubmit", nil)
+	h.settled()
 	return h
 }
 

@@ -262,23 +262,55 @@ func (k *Keeper) observeErr(ctx context.Context, obs ...memory.Observation) erro
 	if err == nil {
 		_, err = memory.New(db).Add(ctx, obs...)
 	}
-	if err != nil {
-		return fmt.Errorf("could not store the observations for memory: %w", err)
+	if err == nil {
+		return nil
 	}
-	return nil
+	// A database locked or busy past the wait: the observations wait in
+	// the spool for a job or a command with time to store them.
+	if k.DBPath != "" {
+		perr := k.spool().Put(obs...)
+		if perr == nil {
+			return nil
+		}
+		err = errors.Join(err, perr)
+	}
+	return fmt.Errorf("could not store the observations for memory: %w", err)
+}
+
+// spool is where observations wait that could not be stored in time.
+func (k *Keeper) spool() memory.Spool {
+	sp := memory.SpoolFor(k.DBPath)
+	sp.Now = k.Now
+	return sp
+}
+
+// drainSpool stores what the spool holds; a failure leaves it there for
+// the next drain, and is reported.
+func (k *Keeper) drainSpool(ctx context.Context, m *memory.Store) {
+	if k.DBPath == "" {
+		return
+	}
+	ctx, cancel := k.dbContext(ctx)
+	defer cancel()
+	if _, err := k.spool().Drain(ctx, m); err != nil {
+		k.warn("could not store the observations kept for later: %v", err)
+	}
 }
 
 // Observe stores observations for memory (a handoff, a learning, a
 // reviewed capture) like those of a checkpoint: a failure is a warning.
 func (k *Keeper) Observe(ctx context.Context, obs ...memory.Observation) { k.observe(ctx, obs...) }
 
-// Memory is the observation store, opened on first use.
+// Memory is the observation store, opened on first use, with what the
+// spool held stored first, so that a reader sees every observation made.
 func (k *Keeper) Memory(ctx context.Context) (*memory.Store, error) {
 	db, err := k.DB(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return memory.New(db), nil
+	m := memory.New(db)
+	k.drainSpool(ctx, m)
+	return m, nil
 }
 
 // store saves c in the database, setting its ID, and notes it for the

@@ -57,6 +57,13 @@ const JobTimeout = 30 * time.Second
 // Settle does a job's work. It is safe to run twice, and beside the hooks
 // of the same session.
 func (k *Keeper) Settle(ctx context.Context, j Job) error {
+	if j.Kind == JobCompaction || j.Kind == JobSessionEnd {
+		// A job has the time a hook did not: what hooks spooled is
+		// stored first (a keep job touches no database).
+		if db, err := k.DB(ctx); err == nil {
+			k.drainSpool(ctx, memory.New(db))
+		}
+	}
 	switch j.Kind {
 	case JobCompaction:
 		return k.settlePending(ctx, j.Project, j.Path)

@@ -2,6 +2,7 @@ package continuity
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -259,5 +260,56 @@ func TestJobWaitsLongerForTheDatabase(t *testing.T) {
 		if left := time.Until(d); !ok || left < c.min || left > c.max {
 			t.Errorf("settling %v: waits %v for the database, want %v to %v", c.settling, left, c.min, c.max)
 		}
+	}
+}
+
+// With the database locked past a hook's wait, the observations wait in
+// the spool (no warning: nothing is lost), and the next reader of memory
+// stores them first.
+func TestObservationsSpooledWhileLocked(t *testing.T) {
+	f := newFixture(t)
+	var warned []string
+	f.k.Warn = func(err error) { warned = append(warned, err.Error()) }
+	f.prompt("Fix SPOOL-1.")
+	f.reply("Looking into SPOOL-1.", 1000)
+	if _, err := f.k.Capture(context.Background(), f.project, f.path, "manual"); err != nil {
+		t.Fatal(err) // the database exists
+	}
+	db, err := sql.Open("sqlite3", f.k.DBPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	f.k.Observe(ctx, memory.Observation{Project: f.project, SessionID: "sess-k", Kind: memory.KindNote, Title: "the flaky port is 5433"})
+	cancel()
+	if len(warned) > 0 {
+		t.Errorf("spooling warned: %q", warned)
+	}
+	if _, err := os.Stat(memory.SpoolFor(f.k.DBPath).Path); err != nil {
+		t.Fatalf("nothing spooled: %v", err)
+	}
+	conn.ExecContext(context.Background(), "ROLLBACK")
+	conn.Close()
+	m, err := f.k.Memory(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := m.Search(context.Background(), memory.Query{Text: "flaky port", Project: f.project})
+	if err != nil || len(hits) == 0 || !strings.Contains(hits[0].Title, "5433") {
+		t.Fatalf("the spooled observation is not in memory: %v %+v", err, hits)
+	}
+	if fi, err := os.Stat(memory.SpoolFor(f.k.DBPath).Path); err != nil || fi.Size() != 0 {
+		t.Errorf("the spool is not left empty: %v", err)
+	}
+	if len(warned) > 0 {
+		t.Errorf("warned: %q", warned)
 	}
 }
