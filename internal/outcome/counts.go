@@ -213,8 +213,11 @@ func countItem(p string, tap bool) (n int, noun string, order int, ok bool) {
 		head = p[:j-2]
 	case p[j-1] == '=':
 		head = p[:j-1]
-	case p[j-1] == ' ' && tap:
-		head, order = strings.TrimSpace(p[:j-1]), nounFirst
+	case p[j-1] == ' ' && tap, aligned(p[:j]):
+		// "# fail 1" after TAP's "#"; a table's row, its count in a
+		// column of its own ("Failing           3", GUT's and other
+		// runners' totals, one count to a line).
+		head, order = strings.TrimSpace(p[:j]), nounFirst
 		if strings.Contains(head, " ") {
 			return 0, "", 0, false
 		}
@@ -227,6 +230,12 @@ func countItem(p string, tap bool) (n int, noun string, order int, ok bool) {
 	}
 	n, err := strconv.Atoi(p[j:])
 	return n, lowerASCII(head), order, err == nil
+}
+
+// aligned says the count after head stands in a column: a tab, or at
+// least two spaces, before it.
+func aligned(head string) bool {
+	return strings.HasSuffix(head, "\t") || strings.HasSuffix(head, "  ")
 }
 
 // isNoun accepts letters, spaces and "_" "-": the shape of a count's noun.

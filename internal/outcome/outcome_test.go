@@ -954,6 +954,11 @@ func TestLine(t *testing.T) {
 			"exit status hidden by the pipe; output shows an error: ERROR:  canceling statement due to lock timeout"},
 		{"scripts/sync.sh | tail -3", "sync: fatal: remote end hung up\n", code(0), "exit status hidden by the pipe; output shows an error: fatal: remote end hung up"},
 		{"scripts/sync.sh | tail -3", "synced 3 files, 0 errors\nthe error_log is empty\n", code(0), "exit status hidden by the pipe; output does not say"},
+		// A runner Judge does not know, its totals a table, one count to a
+		// line, under a tail: the failing row says it failed.
+		{"godot --headless -s addons/gut/gut_cmdln.gd -gexit 2>&1 | tail -n 20", "* test_a\n    [Failed]:  fell through\n\nTotals\nScripts           1\nTests             5\nPassing           2\nFailing           3\nTime              4.812s\n", code(0),
+			"exit status hidden by the pipe; output says 3 failing"},
+		{"./run_checks | tail -n 4", "Totals\nChecks\t\t12\nPassing\t\t12\nFailing\t\t0\n", code(0), "exit status hidden by the pipe; output shows no failure"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {
