@@ -1043,7 +1043,7 @@ func (f File) Notes() []string {
 }
 
 func commandLine(c Command) string {
-	return "`" + text.ClipLine(c.Command, 160) + "` → " + c.History()
+	return "`" + text.ClipMiddle(c.Command, 160) + "` → " + c.History()
 }
 
 // History says how the command's runs ended, oldest first, the last in full

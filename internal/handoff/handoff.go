@@ -544,7 +544,7 @@ func gitLine(g *git.Status) string {
 }
 
 func commandLine(c checkpoint.Command) string {
-	return code(text.ClipLine(c.Command, 160)) + " → " + c.History()
+	return code(text.ClipMiddle(c.Command, 160)) + " → " + c.History()
 }
 
 func errorLine(e checkpoint.Error) string {

@@ -32,6 +32,35 @@ func Clip(s string, n int) string {
 // ClipLine is OneLine then Clip.
 func ClipLine(s string, n int) string { return Clip(OneLine(s), n) }
 
+// ClipMiddle is OneLine, then, when longer than n bytes, its start and its
+// end with an ellipsis between, each cut at a word where one is near: a
+// long command line says what runs at its start and what it runs on
+// (the flag added on a retry, the URL, the target) at its end.
+func ClipMiddle(s string, n int) string {
+	s = OneLine(s)
+	if len(s) <= n {
+		return s
+	}
+	const gap = " " + Ellipsis + " "
+	room := n - len(gap)
+	if room < 20 {
+		return Clip(s, n)
+	}
+	head := Truncate(s, room*2/5)
+	if i := strings.LastIndexByte(head, ' '); i > len(head)-20 && i > 0 {
+		head = head[:i]
+	}
+	start := len(s) - (room - len(head))
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	tail := s[start:]
+	if i := strings.IndexByte(tail, ' '); i >= 0 && i < 20 && i+1 < len(tail) {
+		tail = tail[i+1:]
+	}
+	return head + gap + tail
+}
+
 // Truncate cuts s to at most n bytes on a rune boundary, with no mark.
 func Truncate(s string, n int) string {
 	if len(s) <= n {

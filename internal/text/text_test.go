@@ -147,3 +147,30 @@ func TestGistError(t *testing.T) {
 		t.Errorf("Gist = %q: the head carries as much", got)
 	}
 }
+
+func TestClipMiddle(t *testing.T) {
+	retry := "gcloud iam service-accounts keys delete 7f3c9a1e5b2d4c8f6a0e1d3b9c7f5a2e4d6b8c0a --iam-account=ci-artifacts-ro@shipyard-ci.iam.gserviceaccount.com --quiet --impersonate-service-account=incident-responder@shipyard-sec.iam.gserviceaccount.com"
+	got := ClipMiddle(retry, 160)
+	if len(got) > 160 || !strings.HasPrefix(got, "gcloud iam service-accounts keys delete") || !strings.HasSuffix(got, "--impersonate-service-account=incident-responder@shipyard-sec.iam.gserviceaccount.com") || !strings.Contains(got, " … ") {
+		t.Errorf("ClipMiddle = %q (%d bytes)", got, len(got))
+	}
+	if got := ClipMiddle("go test\n  ./...", 160); got != "go test ./..." {
+		t.Errorf("a short line: %q", got)
+	}
+}
+
+func FuzzClipMiddle(f *testing.F) {
+	f.Add("日本語 text and more words than fit", 30)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 1<<16 || !utf8.ValidString(s) {
+			return
+		}
+		got := ClipMiddle(s, n)
+		if !utf8.ValidString(got) || len(got) > max(n, len(Ellipsis)) {
+			t.Fatalf("ClipMiddle(%q, %d) = %q", s, n, got)
+		}
+		if got != OneLine(s) && !strings.Contains(got, Ellipsis) {
+			t.Fatalf("cut without a mark: %q", got)
+		}
+	})
+}
