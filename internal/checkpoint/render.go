@@ -1106,7 +1106,7 @@ func errorLine(e Error) string {
 	}
 	subject := e.Subject
 	if strings.HasPrefix(e.Tool, "Bash") {
-		subject = "`" + text.ClipLine(subject, 120) + "`"
+		subject = "`" + text.ClipMiddle(subject, 120) + "`"
 	}
 	times := ""
 	if e.Times > 0 {

@@ -552,6 +552,9 @@ func classify(words []string) work {
 		return toolWork(prog, args, k)
 	}
 	sub, i := firstArg(args)
+	// The first word that is no option may be an option's value ("yarn"
+	// of "--master yarn"), not a subcommand.
+	valued := i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=")
 	if sub == "clean" && i >= 0 {
 		// "sbt clean test", "lein clean test": the work is what follows.
 		if next, _ := firstArg(args[i+1:]); next != "" {
@@ -562,6 +565,13 @@ func classify(words []string) work {
 	// project scope and a task: "ledger-core/testOnly *Spec", "Test/compile".
 	sub, _, _ = strings.Cut(sub, " ")
 	w := work{key: strings.TrimSpace(prog + " " + sub), kind: other}
+	if script := launched(args); script != "" && valued && !isScript(sub) {
+		// A launcher's options and their values come first, then the
+		// script it runs: "spark-submit --master yarn jobs/enrich.py",
+		// "torchrun --nproc_per_node 8 train.py". The script is the work,
+		// not the first option's value ("yarn").
+		w.key = prog + " " + path.Base(script)
+	}
 	// A program not listed, with a subcommand that says what it does:
 	// cabal test, stack build, sbt test, lein test, dune build, pants lint.
 	switch taskName(sub) {
@@ -571,6 +581,27 @@ func classify(words []string) work {
 		w.kind, w.tool = checks, w.key
 	}
 	return w
+}
+
+// launched is the first argument that names a script or a program's
+// archive, "" when there is none.
+func launched(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") && isScript(a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// isScript says a word names a script or an archive to run, by its
+// extension.
+func isScript(w string) bool {
+	switch path.Ext(w) {
+	case ".py", ".jar", ".R", ".r", ".rb", ".js", ".mjs", ".cjs", ".ts", ".sh", ".pl", ".php", ".lua", ".jl", ".scala", ".sc", ".kts", ".exs", ".ipynb", ".sql":
+		return !strings.ContainsAny(w, "=<>")
+	}
+	return false
 }
 
 // taskName is a subcommand without its project scope, lowercased:

@@ -190,3 +190,23 @@ func TestNarrower(t *testing.T) {
 		})
 	}
 }
+
+// A launcher's script is its work: a failed job is not fixed by another
+// job the same launcher ran.
+func TestLauncherWork(t *testing.T) {
+	failed := "spark-submit --master yarn --deploy-mode client --num-executors 40 jobs/daily_orders_enrich.py --date 2026-11-20"
+	for _, tt := range []struct {
+		later string
+		same  bool
+	}{
+		{"spark-submit --master yarn --num-executors 40 jobs/tools/count_keys.py --table orders", false},
+		{"spark-submit --master yarn --num-executors 80 jobs/daily_orders_enrich.py --date 2026-11-20", true},
+	} {
+		if got := SameWork(failed, tt.later); got != tt.same {
+			t.Errorf("SameWork(%q) = %v, want %v", tt.later, got, tt.same)
+		}
+	}
+	if got := Works("torchrun --nproc_per_node 8 train.py --epochs 3"); len(got) != 1 || got[0] != "torchrun train.py" {
+		t.Errorf("Works = %q", got)
+	}
+}
