@@ -61,6 +61,11 @@ func (s *Scanner) ws() {
 
 // peek returns the next non-space byte, or 0 at the end.
 func (s *Scanner) Peek() byte {
+	// Claude Code writes compact JSON: the byte at hand is nearly always
+	// the next token, and no byte above the space is white space.
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return s.b[s.i]
+	}
 	s.ws()
 	if s.i >= len(s.b) {
 		return 0
@@ -86,6 +91,10 @@ func (s *Scanner) RawString() []byte {
 			return nil
 		}
 		j += k
+		if s.b[j-1] != '\\' { // j >= start, and b[start-1] is the opening quote
+			s.i = j + 1
+			return s.b[start:j]
+		}
 		// An odd run of backslashes before the quote escapes it.
 		n := 0
 		for p := j - 1; p >= start && s.b[p] == '\\'; p-- {
