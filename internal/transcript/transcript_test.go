@@ -303,6 +303,12 @@ func TestBashFileOps(t *testing.T) {
 		{"sed -i 's/a/b/' x.go y.go", []bashOp{{"x.go", opEdit}, {"y.go", opEdit}}},
 		{"sed 's/a/b/' x.go", nil},
 		{"echo hi | tee 'my file.txt'", []bashOp{{"my file.txt", opWrite}}},
+		// A tee that copies a run's output keeps a log of it: no change.
+		{"go test ./... 2>&1 | tee out/run.log | tail -20", nil},
+		{"make check | tee -a build.log", nil},
+		{"cat <<'EOF' | sudo tee /etc/app.conf", []bashOp{{"/etc/app.conf", opWrite}}},
+		{"make || tee fallback.txt", []bashOp{{"fallback.txt", opWrite}}},
+		{"npm run build > build.log && printf 'ok' | tee status.txt", []bashOp{{"build.log", opWrite}, {"status.txt", opWrite}}},
 		{"rm $TMP/x *.o", nil},
 		{`git commit -m "a > b"`, nil},
 	}
