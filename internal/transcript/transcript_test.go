@@ -448,6 +448,10 @@ func TestFindings(t *testing.T) {
 		{"Now update ProjectReviewLive with the new button:", nil},
 		// An ellipsis between words leaves something out inside a sentence.
 		{"It claims rows with SELECT ... FOR UPDATE SKIP LOCKED in 2 queries. Odd.", []string{"It claims rows with SELECT ... FOR UPDATE SKIP LOCKED in 2 queries."}},
+		// Options keep their labels: the user picks one by its letter or
+		// number.
+		{"Pick one:\n\nA. Cache the lookup in `sync.Map`: 3 lines.\n\n**B.** Precompute the table at init, 40 KB of RAM.\n\n2. Drop `lookup()`: it has 1 caller.",
+			[]string{"A. Cache the lookup in `sync.Map`: 3 lines.", "**B.** Precompute the table at init, 40 KB of RAM.", "Drop `lookup()`: it has 1 caller."}},
 	}
 	for _, tt := range tests {
 		if got := Findings(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
