@@ -153,7 +153,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.Decisions = append(c.Decisions, d.Text)
 	}
 	c.Decisions = last(c.Decisions, maxDecisions)
-	for _, f := range s.Findings {
+	for _, f := range overruledPlans(s.Findings, said) {
 		if i := slices.Index(c.Findings, f.Text); i >= 0 {
 			c.Findings = slices.Delete(c.Findings, i, i+1)
 		}

@@ -390,7 +390,7 @@ func overruledByUser(decisions []transcript.Note, prompts []lined) []transcript.
 // none to replace, is told as the user's words over the agent's choice.
 // A bare figure overrules only a choice that has a figure.
 func asUserCall(choice, value, prompt string, bare bool) (string, bool) {
-	main := choice
+	main := withoutLead(choice)
 	low := strings.ToLower(main)
 	for _, b := range []string{" since ", " because ", ": ", ", so ", " — ", "; ", " as it ", ", which "} {
 		if i := strings.Index(low, b); i > 0 {
@@ -420,6 +420,40 @@ func asUserCall(choice, value, prompt string, bare bool) (string, bool) {
 		return "", false
 	}
 	return "The user's call: " + said + ", over your choice: “" + text.ClipLine(main, 120) + "”.", true
+}
+
+// withoutLead drops a short label that heads a plan ("My plan: backfill
+// in batches of 5,000", "Decision: keep it"): what follows it is the
+// choice, where the label's colon would otherwise end it.
+func withoutLead(s string) string {
+	head, rest, ok := strings.Cut(s, ": ")
+	if !ok || len(strings.Fields(head)) > 2 || strings.ContainsAny(head, "0123456789`") {
+		return s
+	}
+	return rest
+}
+
+// overruledPlans rewrites each finding that proposes a plan ("My plan:
+// backfill in batches of 5,000") and that the user's next prompt
+// overrules tersely ("nah, 500.") as the user's call, as overruledByUser
+// does for decisions: listed as it was, the overruled figure reads as
+// the plan in force.
+func overruledPlans(findings []transcript.Note, said []lined) []transcript.Note {
+	var at []int
+	var plans []transcript.Note
+	for i, f := range findings {
+		if proposes(f.Text) {
+			at, plans = append(at, i), append(plans, f)
+		}
+	}
+	if len(plans) == 0 {
+		return findings
+	}
+	out := slices.Clone(findings)
+	for k, p := range overruledByUser(plans, said) {
+		out[at[k]] = p
+	}
+	return out
 }
 
 // firstFigure is the first number written in s ("21" of "21-day",

@@ -202,3 +202,33 @@ func TestTurnedDown(t *testing.T) {
 		})
 	}
 }
+
+// TestOverruledPlans: a plan among the findings that the user's next
+// prompt overrules tersely is shown as the user's call; a report beside
+// it, and a plan the next prompt does not overrule, are left as they were.
+func TestOverruledPlans(t *testing.T) {
+	const report = "Counted 9,120 stale sessions in the sessions table."
+	const plan = "My plan: delete them in chunks of 2,000 rows so the table lock stays short."
+	tests := []struct {
+		name   string
+		prompt string
+		want   []string
+	}{
+		{"a terse figure", "no, 250. the primary is small",
+			[]string{report, "Delete them in chunks of 250 rows so the table lock stays short — the user's call (“no, 250. the primary is small”), not 2,000."}},
+		{"a go-ahead", "sounds good, do it", []string{report, plan}},
+		{"a new request", "also check the audit log for the same user", []string{report, plan}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := overruledPlans([]transcript.Note{{Line: 10, Text: report}, {Line: 10, Text: plan}}, []lined{{text: tt.prompt, line: 20}})
+			var texts []string
+			for _, n := range got {
+				texts = append(texts, n.Text)
+			}
+			if !slices.Equal(texts, tt.want) {
+				t.Errorf("findings = %q, want %q", texts, tt.want)
+			}
+		})
+	}
+}
