@@ -144,9 +144,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	c.Errors = last(c.Errors, maxErrors)
 	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said)
 	for _, d := range overruledByUser(decided, said) {
-		if r := turnedDown(d.Text, d.Line, said); r != "" {
-			d.Text = withRefusal(d.Text, r)
-		}
+		d.Text = withUserRefusal(d.Text, d.Text, d.Line, said)
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
 		}
@@ -158,9 +156,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 			c.Findings = slices.Delete(c.Findings, i, i+1)
 		}
 		t := clip(f.Text)
-		if r := turnedDown(f.Text, f.Line, said); r != "" {
-			t = withRefusal(t, r)
-		}
+		t = withUserRefusal(t, f.Text, f.Line, said)
 		c.Findings = append(c.Findings, t)
 	}
 	c.Findings = last(c.Findings, maxFindings)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
@@ -584,4 +585,52 @@ func proposalParts(s string) map[string]bool {
 // withRefusal shows a proposal with the user's refusal of it.
 func withRefusal(s, refusal string) string {
 	return strings.TrimRight(s, " ") + " (the user turned this down: “" + text.ClipLine(refusal, 120) + "”)"
+}
+
+// withUserRefusal shows a statement (shown as s, said as said at line)
+// with what the user said against it after: the refusal that names what
+// it proposed, or the next prompt's taking back of what it reports done
+// or planned.
+func withUserRefusal(s, said string, line int, prompts []lined) string {
+	if r := turnedDown(said, line, prompts); r != "" {
+		return withRefusal(s, r)
+	}
+	if r := takenBack(said, line, prompts); r != "" {
+		return strings.TrimRight(s, " ") + " (the user took this back: “" + text.ClipLine(r, 120) + "”)"
+	}
+	return s
+}
+
+// takenBack is the prompt right after line when it takes back ("wait
+// no. take that out, ...") what s reports the agent did or plans to do
+// ("Added `ALTER TABLE ... DROP COLUMN` as the last step"), "" otherwise.
+// Listed as it was, the step reads as part of the work.
+func takenBack(s string, line int, prompts []lined) string {
+	if !proposes(s) && !ownDoing(s) {
+		return ""
+	}
+	for _, p := range prompts {
+		if p.line > line {
+			return ledger.TakenBack(p.text)
+		}
+	}
+	return ""
+}
+
+// ownDoing says a statement reports what the speaker did, by its first
+// verb: "Added the index.", "I've removed the retry.", "Moved X to Y".
+func ownDoing(s string) bool {
+	ws := fields(withoutLead(s))
+	if len(ws) > 1 && (ws[0] == "i" || ws[0] == "i've" || ws[0] == "we" || ws[0] == "we've") {
+		ws = ws[1:]
+	}
+	if len(ws) < 2 {
+		return false
+	}
+	switch w := ws[0]; w {
+	case "set", "put", "made", "wrote", "took", "cut", "split", "rewrote", "reset":
+		return true
+	default:
+		return len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed")
+	}
 }

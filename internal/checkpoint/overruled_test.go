@@ -232,3 +232,27 @@ func TestOverruledPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestTakenBackStep: a step the agent reports done (or plans) that the
+// user's next prompt takes back is shown with it; a report of what was
+// found, or a prompt that takes nothing back, leaves it as it was.
+func TestTakenBackStep(t *testing.T) {
+	const step = "Added a `--force` flag to the deploy script so reruns skip the lock."
+	tests := []struct {
+		name, statement, prompt, want string
+	}{
+		{"a step taken back", step, "hmm, scratch that. a forced deploy already bit us once",
+			step + " (the user took this back: “hmm, scratch that. a forced deploy already bit us once”)"},
+		{"a plan taken back", "I'll cache the token for an hour.", "actually revert it, tokens rotate every 15 minutes",
+			"I'll cache the token for an hour. (the user took this back: “actually revert it, tokens rotate every 15 minutes”)"},
+		{"a finding is not taken back", "The lock file is 3 days old.", "scratch that", "The lock file is 3 days old."},
+		{"a prompt that asks for more", step, "nice, now run it on staging", step},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withUserRefusal(tt.statement, tt.statement, 10, []lined{{text: tt.prompt, line: 20}}); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

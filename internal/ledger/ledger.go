@@ -231,6 +231,7 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 		return
 	}
 	l.movedOn(turn, line)
+	l.takeBack(turn, line, text) // before the answer closes the reply's question
 	l.answer(turn, line, t, text)
 	l.Prompt, l.Replied = line, ""
 	if acknowledgement(text) {
@@ -247,6 +248,29 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 		}
 		ends := k == len(sts)-1 && st.kind == Question && strings.HasSuffix(text, "?")
 		l.add(Item{Text: st.text, Kind: st.kind, By: ByUser, Turn: turn, Line: line, Time: t, Explicit: true, Ends: ends})
+	}
+}
+
+// takeBack closes what the user asked for in the previous prompt when
+// this one takes back what was done for it ("also drop the old column"
+// then "wait no. take that out"): the request is withdrawn, not open. A
+// prompt that answers a question the reply asked is an answer, not a
+// taking back.
+func (l *Ledger) takeBack(turn, line int, text string) {
+	if l.Prompt == 0 || strings.HasSuffix(strings.TrimSpace(l.Replied), "?") || TakenBack(text) == "" {
+		return
+	}
+	for _, it := range l.Items {
+		if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && it.Line > l.Prompt {
+			return
+		}
+	}
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed == nil && it.By == ByUser && it.Kind == Request && it.Line == l.Prompt {
+			it.Closed = &Closure{Turn: turn, Line: line, By: ClosedBySaid, Evidence: evidenceOf(text)}
+			it.dirty = true
+		}
 	}
 }
 
@@ -1241,6 +1265,9 @@ func userStatements(r *reader, text string) []statement {
 		switch {
 		case st.done:
 			done = append(done, st)
+		case waives(st.text):
+			// "Rename is a nit, skip it": the user waives the thing it
+			// names; the checkpoint's constraints keep the sentence.
 		case !forbids(st.text):
 			// "whatever you do, don't run alembic downgrade" is a rule
 			// the user sets (the checkpoint's constraints), not work

@@ -1,0 +1,100 @@
+package ledger
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWaives: a sentence that names a thing and then dismisses it asks
+// for no work; one that asks for work before dismissing another does.
+func TestWaives(t *testing.T) {
+	tests := []struct {
+		sentence string
+		want     bool
+	}{
+		{"The tooltip wording is bikeshedding, ignore it.", true},
+		{"Logging in the hot loop — leave it as is", true},
+		{"The changelog entry, skip that for now.", true},
+		{"Fix the header, skip the footer.", false},
+		{"Update the README, then skip it in the release notes.", false},
+		{"Skip it.", false}, // nothing named before it: an answer, not a waiver
+		{"The retry count is wrong, it should be 5.", false},
+		{"The migration is slow, take it from there.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sentence, func(t *testing.T) {
+			if got := waives(tt.sentence); got != tt.want {
+				t.Errorf("waives = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTakenBack: a prompt that opens a sentence by undoing what came
+// before takes it back; one that declines or asks for more does not.
+func TestTakenBack(t *testing.T) {
+	tests := []struct {
+		prompt string
+		want   bool
+	}{
+		{"hmm no. scratch that, the cron job has to keep its old name", true},
+		{"actually revert it, ops relies on the old output", true},
+		{"oh wait, take those out again", true},
+		{"never mind, the old way was fine", true},
+		{"roll that back please", true},
+		{"skip it", false},  // declines an offer
+		{"leave it", false}, // likewise
+		{"take it from there", false},
+		{"remove the debug prints and run the tests", false},
+		{"great. now the README", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.prompt, func(t *testing.T) {
+			if got := TakenBack(tt.prompt) != ""; got != tt.want {
+				t.Errorf("TakenBack = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDismissedNotOpen: a waived thing in a long prompt is no open item,
+// and a request the next prompt takes back closes; a prompt that answers
+// the reply's question takes nothing back.
+func TestDismissedNotOpen(t *testing.T) {
+	long := "The review came back with four comments. Move the retry loop out of the handler, it hides timeouts. " +
+		"Add a test for the empty batch. Refactor of parse.go is a matter of taste, ignore it. " +
+		"And the question about metrics can wait until the next sprint, we'll see what the dashboards say once the new consumer has run for a week in production."
+	l := run([]step{{"u", long}})
+	for _, it := range l.Open() {
+		if strings.Contains(it.Text, "ignore it") {
+			t.Errorf("waived thing open: %q", it.Text)
+		}
+	}
+	if len(l.Open()) == 0 {
+		t.Errorf("the prompt's requests are lost")
+	}
+
+	l = run([]step{
+		{"u", "also write the audit rows to a second table"},
+		{"a", "Looking at where `audit.go` writes its rows first."},
+		{"u", "hmm no, scratch that, one table is enough"},
+	})
+	for _, it := range l.Open() {
+		if strings.Contains(it.Text, "second table") {
+			t.Errorf("taken-back request still open: %q", it.Text)
+		}
+	}
+
+	l = run([]step{
+		{"u", "also write the audit rows to a second table"},
+		{"a", "Should the second table also get the deleted rows?"},
+		{"u", "drop those"},
+	})
+	found := false
+	for _, it := range l.Open() {
+		found = found || strings.Contains(it.Text, "second table") && it.By == ByUser
+	}
+	if !found {
+		t.Errorf("an answer to the reply's question took back the request: %+v", l.Items)
+	}
+}
