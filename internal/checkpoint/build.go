@@ -311,7 +311,7 @@ func tickets(s *transcript.Session, extra []string) []string {
 	}
 	scan(s.GitBranch)
 	for _, p := range s.Prompts {
-		scan(p.Text)
+		scan(withoutDeferrals(p.Text))
 	}
 	for _, tc := range s.ToolCalls {
 		if tc.Name == "Bash" && strings.Contains(tc.Command, "bd ") {
@@ -321,6 +321,42 @@ func tickets(s *transcript.Session, extra []string) []string {
 		}
 	}
 	return last(seen, 5)
+}
+
+// withoutDeferrals is a prompt without its clauses that send work
+// elsewhere or to later ("The DLQ goes in its own PR (KAF-77), not this
+// one", "file it under OPS-12 for later"): a ticket named only there is
+// where the work was put off to, not the work's own.
+func withoutDeferrals(prompt string) string {
+	if !strings.ContainsRune(prompt, '-') {
+		return prompt // no issue key to lose
+	}
+	var b strings.Builder
+	for _, sent := range transcript.Sentences(prompt) {
+		for _, cl := range strings.FieldsFunc(sent, func(r rune) bool { return r == ',' || r == ';' || r == '—' }) {
+			if !defers(cl) {
+				b.WriteString(cl)
+				b.WriteString(" ; ")
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// defers says a clause puts work off to another place or time: its own
+// or a separate change, a follow-up, later, the backlog, someone else's
+// job.
+func defers(clause string) bool {
+	l := " " + strings.ToLower(strings.ReplaceAll(clause, "’", "'")) + " "
+	for _, c := range []string{" its own ", " their own ", " separate ", " follow-up", " followup", " follow up ", " later",
+		" eventually ", " next sprint", " backlog", " defer", " postpone", " park ", " parked ", "'s job", " out of scope",
+		" another pr", " another ticket", " punt"} {
+		if strings.Contains(l, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // files splits the paths into changed ones and the most read of the rest,
