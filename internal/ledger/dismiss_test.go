@@ -98,3 +98,35 @@ func TestDismissedNotOpen(t *testing.T) {
 		t.Errorf("an answer to the reply's question took back the request: %+v", l.Items)
 	}
 }
+
+// TestAskedOfSomeoneElse: a question the assistant puts to a third
+// person is not answered by the user's next, unrelated prompt; one put
+// to the user is.
+func TestAskedOfSomeoneElse(t *testing.T) {
+	tests := []struct {
+		name     string
+		reply    string
+		answered bool
+	}{
+		{"a question for her, after a colon", "The billing team owns the exporter. I'll keep it as a question for her: should refunds count as negative revenue?", false},
+		{"for a named person to decide", "That one is for Tomasz to decide, so I'll note it: should refunds count as negative revenue?", false},
+		{"checked with a team", "I'll check with the finance team first: should refunds count as negative revenue?", false},
+		{"a label that puts it to a team", "Done. Open question for the data team: should refunds count as negative revenue?", false},
+		{"a question to the user", "Before I change the exporter: should refunds count as negative revenue?", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run([]step{{"u", "add refunds to the monthly export"}, {"a", tt.reply}, {"u", "ok. how long does the export take to run these days?"}})
+			for _, it := range l.Items {
+				if it.Kind != Question || it.By != ByAssistant {
+					continue
+				}
+				if got := it.Closed != nil && it.Closed.By == ClosedByAnswer; got != tt.answered {
+					t.Errorf("answered = %v, want %v (%+v)", got, tt.answered, it.Closed)
+				}
+				return
+			}
+			t.Errorf("no question kept: %+v", l.Items)
+		})
+	}
+}
