@@ -519,12 +519,38 @@ func gotPast(failedCall, later transcript.ToolCall, works worksCache) bool {
 	for _, e := range later.Outcome.Errors {
 		again[withoutDigits(e)] = true
 	}
-	for _, e := range failedCall.Outcome.Errors {
+	// A run that reports errors at a place (src/a.hs:57:31) is judged by
+	// those: the tool's closing line without one ("Error: [Cabal-7125]",
+	// "Stack failed to build.") comes back with every failure, whatever
+	// failed.
+	errs := failedCall.Outcome.Errors
+	if placed := slices.DeleteFunc(slices.Clone(errs), func(e string) bool { return !located(e) }); len(placed) > 0 {
+		errs = placed
+	}
+	for _, e := range errs {
 		if again[withoutDigits(e)] {
 			return false
 		}
 	}
 	return true
+}
+
+// located says an error line names its place: a file and a line
+// ("src/Ledger/Balance.hs:57:31: error", "main.go:12").
+func located(e string) bool {
+	for i := 1; i+1 < len(e); i++ {
+		if e[i] != ':' || e[i+1] < '0' || e[i+1] > '9' {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && e[j] != ' ' && e[j] != '(' && e[j] != '\'' && e[j] != '"' {
+			j--
+		}
+		if name := e[j+1 : i]; strings.ContainsRune(name, '.') && !strings.HasSuffix(name, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 func withoutDigits(s string) string {

@@ -543,6 +543,13 @@ func TestErrorGotPast(t *testing.T) {
 			unresolved: []string{"src/sensors.c:8:12", "src/sensors.c:10:12"}},
 		{name: "nothing changed in between", steps: []step{bash(cmd), compile, bash(cmd), overflow},
 			unresolved: []string{"read_legacy", "overflowed by 1184 bytes"}},
+		// The build tool's own closing line comes back with every failure;
+		// the located error it closes does not.
+		{name: "further, with the tool's summary line each time", steps: []step{
+			bash("stack build"), {result: "Exit code 1\nsrc/Pay/Fee.hs:41:9: error: Variable not in scope: roundFee\nError: [S-7282] Stack failed to build.", isError: true},
+			edit("src/Pay/Fee.hs"), updated,
+			bash("stack build"), {result: "Exit code 1\nsrc/Pay/Invoice.hs:12:1: error: Non-exhaustive patterns in renderLine\nError: [S-7282] Stack failed to build.", isError: true}},
+			unresolved: []string{"src/Pay/Invoice.hs:12:1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
