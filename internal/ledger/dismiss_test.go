@@ -130,3 +130,34 @@ func TestAskedOfSomeoneElse(t *testing.T) {
 		})
 	}
 }
+
+// TestInquiryDone: a request to find out that names nothing of its own
+// ("could you dig in?") is done once its prompt got a reply with
+// substance and the user spoke again; not when the reply asked back, and
+// not a request that also asks for a change.
+func TestInquiryDone(t *testing.T) {
+	const found = "The export job skips rows whose `updated_at` is NULL: 312 of them since Monday, all from the legacy importer."
+	tests := []struct {
+		name   string
+		prompt string
+		reply  string
+		open   bool
+	}{
+		{"dig in, answered", "The nightly export has been short by a few hundred rows since Monday. could you dig in?", found, false},
+		{"hunt it down, answered", "the invoice totals are off again for the EU tenants. Can you hunt it down?", found, false},
+		{"the reply asks back", "The nightly export has been short by a few hundred rows since Monday. could you dig in?", "Which export do you mean: the CSV one or the parquet one?", true},
+		{"asks for a change too", "can you look at the export job and fix the NULL handling in `export.go`?", found, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run([]step{{"u", tt.prompt}, {"a", tt.reply}, {"u", "ok, and how long has that been going on?"}})
+			open := false
+			for _, it := range l.Open() {
+				open = open || it.By == ByUser && it.Line == 10
+			}
+			if open != tt.open {
+				t.Errorf("open = %v, want %v: %+v", open, tt.open, l.Items)
+			}
+		})
+	}
+}
