@@ -129,6 +129,11 @@ func TestAskedOfSomeoneElse(t *testing.T) {
 			t.Errorf("no question kept: %+v", l.Items)
 		})
 	}
+	// Put to "her", the question keeps the sentence that says who she is.
+	l := run([]step{{"a", "That is Mona's call, she owns the exporter. I'll keep it as a question for her: should refunds count as negative revenue?"}})
+	if open := l.Open(); len(open) != 1 || !strings.HasPrefix(open[0].Text, "That is Mona's call") {
+		t.Errorf("open %+v", open)
+	}
 }
 
 // TestInquiryDone: a request to find out that names nothing of its own

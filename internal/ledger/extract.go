@@ -429,6 +429,9 @@ func (r *reader) prose(line string) {
 					// question for her: should ...?": no prompt of the
 					// user's answers it.
 					st.elsewhere, st.sticky = true, true
+					if prev != "" && q == s && pointsAtSomeone(leadOf(s)) && len(prev) <= 160 {
+						st.text = prev + " " + s // who "her" is
+					}
 				}
 				r.add(st)
 			}
@@ -813,6 +816,18 @@ func someoneElse(ws []string) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(who)
 	return unicode.IsUpper(r) && who != "I" && !strings.EqualFold(who, "you")
+}
+
+// pointsAtSomeone says a lead names whom the question is for only by a
+// pronoun ("a question for her"): the sentence before says who.
+func pointsAtSomeone(lead string) bool {
+	for _, w := range strings.Fields(strings.ToLower(lead)) {
+		switch strings.Trim(w, ".,;:") {
+		case "her", "him", "them":
+			return true
+		}
+	}
+	return false
 }
 
 // leadOf is what comes before a question's colon ("I'll keep it as an
