@@ -144,23 +144,19 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	c.Errors = last(c.Errors, maxErrors)
 	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said)
 	for _, d := range overruledByUser(decided, said) {
-		if r := turnedDown(d.Text, d.Line, said); r != "" {
-			d.Text = withRefusal(d.Text, r)
-		}
+		d.Text = withUserRefusal(d.Text, d.Text, d.Line, said)
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
 		}
 		c.Decisions = append(c.Decisions, d.Text)
 	}
 	c.Decisions = last(c.Decisions, maxDecisions)
-	for _, f := range s.Findings {
+	for _, f := range overruledPlans(s.Findings, said) {
 		if i := slices.Index(c.Findings, f.Text); i >= 0 {
 			c.Findings = slices.Delete(c.Findings, i, i+1)
 		}
 		t := clip(f.Text)
-		if r := turnedDown(f.Text, f.Line, said); r != "" {
-			t = withRefusal(t, r)
-		}
+		t = withUserRefusal(t, f.Text, f.Line, said)
 		c.Findings = append(c.Findings, t)
 	}
 	c.Findings = last(c.Findings, maxFindings)
@@ -315,7 +311,7 @@ func tickets(s *transcript.Session, extra []string) []string {
 	}
 	scan(s.GitBranch)
 	for _, p := range s.Prompts {
-		scan(p.Text)
+		scan(withoutDeferrals(p.Text))
 	}
 	for _, tc := range s.ToolCalls {
 		if tc.Name == "Bash" && strings.Contains(tc.Command, "bd ") {
@@ -325,6 +321,42 @@ func tickets(s *transcript.Session, extra []string) []string {
 		}
 	}
 	return last(seen, 5)
+}
+
+// withoutDeferrals is a prompt without its clauses that send work
+// elsewhere or to later ("The DLQ goes in its own PR (KAF-77), not this
+// one", "file it under OPS-12 for later"): a ticket named only there is
+// where the work was put off to, not the work's own.
+func withoutDeferrals(prompt string) string {
+	if !strings.ContainsRune(prompt, '-') {
+		return prompt // no issue key to lose
+	}
+	var b strings.Builder
+	for _, sent := range transcript.Sentences(prompt) {
+		for _, cl := range strings.FieldsFunc(sent, func(r rune) bool { return r == ',' || r == ';' || r == '—' }) {
+			if !defers(cl) {
+				b.WriteString(cl)
+				b.WriteString(" ; ")
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// defers says a clause puts work off to another place or time: its own
+// or a separate change, a follow-up, later, the backlog, someone else's
+// job.
+func defers(clause string) bool {
+	l := " " + strings.ToLower(strings.ReplaceAll(clause, "’", "'")) + " "
+	for _, c := range []string{" its own ", " their own ", " separate ", " follow-up", " followup", " follow up ", " later",
+		" eventually ", " next sprint", " backlog", " defer", " postpone", " park ", " parked ", "'s job", " out of scope",
+		" another pr", " another ticket", " punt"} {
+		if strings.Contains(l, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // files splits the paths into changed ones and the most read of the rest,
@@ -487,12 +519,38 @@ func gotPast(failedCall, later transcript.ToolCall, works worksCache) bool {
 	for _, e := range later.Outcome.Errors {
 		again[withoutDigits(e)] = true
 	}
-	for _, e := range failedCall.Outcome.Errors {
+	// A run that reports errors at a place (src/a.hs:57:31) is judged by
+	// those: the tool's closing line without one ("Error: [Cabal-7125]",
+	// "Stack failed to build.") comes back with every failure, whatever
+	// failed.
+	errs := failedCall.Outcome.Errors
+	if placed := slices.DeleteFunc(slices.Clone(errs), func(e string) bool { return !located(e) }); len(placed) > 0 {
+		errs = placed
+	}
+	for _, e := range errs {
 		if again[withoutDigits(e)] {
 			return false
 		}
 	}
 	return true
+}
+
+// located says an error line names its place: a file and a line
+// ("src/Ledger/Balance.hs:57:31: error", "main.go:12").
+func located(e string) bool {
+	for i := 1; i+1 < len(e); i++ {
+		if e[i] != ':' || e[i+1] < '0' || e[i+1] > '9' {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && e[j] != ' ' && e[j] != '(' && e[j] != '\'' && e[j] != '"' {
+			j--
+		}
+		if name := e[j+1 : i]; strings.ContainsRune(name, '.') && !strings.HasSuffix(name, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 func withoutDigits(s string) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/transcript"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // sessionLines writes a transcript from (role, payload) steps and reads it.
@@ -542,6 +543,13 @@ func TestErrorGotPast(t *testing.T) {
 			unresolved: []string{"src/sensors.c:8:12", "src/sensors.c:10:12"}},
 		{name: "nothing changed in between", steps: []step{bash(cmd), compile, bash(cmd), overflow},
 			unresolved: []string{"read_legacy", "overflowed by 1184 bytes"}},
+		// The build tool's own closing line comes back with every failure;
+		// the located error it closes does not.
+		{name: "further, with the tool's summary line each time", steps: []step{
+			bash("stack build"), {result: "Exit code 1\nsrc/Pay/Fee.hs:41:9: error: Variable not in scope: roundFee\nError: [S-7282] Stack failed to build.", isError: true},
+			edit("src/Pay/Fee.hs"), updated,
+			bash("stack build"), {result: "Exit code 1\nsrc/Pay/Invoice.hs:12:1: error: Non-exhaustive patterns in renderLine\nError: [S-7282] Stack failed to build.", isError: true}},
+			unresolved: []string{"src/Pay/Invoice.hs:12:1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -812,5 +820,32 @@ func TestPastedTrace(t *testing.T) {
 		if strings.Contains(r, "lib3/mod.py") {
 			t.Errorf("%s prompt: the library frames are quoted:\n%s", at, r)
 		}
+	}
+}
+
+// TestDeferredTicket: a ticket named only as where work is put off to is
+// not the work's ticket; one named for the work stays, also in a prompt
+// that defers another part.
+func TestDeferredTicket(t *testing.T) {
+	tests := []struct {
+		name    string
+		prompts []string
+		want    []string
+	}{
+		{"only deferred", []string{"Fix the off-by-one in the pager now. The caching layer is a separate change, that's PAY-310's job."}, nil},
+		{"the work's and a follow-up", []string{"PAY-12: the pager skips the last page. The cache goes in a follow-up (PAY-310), not this one."}, []string{"PAY-12"}},
+		{"put off for later", []string{"park the metrics question in OPS-9 for later", "then fix OPS-4 please"}, []string{"OPS-4"}},
+		{"named again for the work", []string{"the export bug is a separate ticket, DATA-77", "actually let's do DATA-77 right now"}, []string{"DATA-77"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &transcript.Session{}
+			for i, p := range tt.prompts {
+				s.Prompts = append(s.Prompts, transcript.Prompt{Text: p, Line: i + 1})
+			}
+			if got := tickets(s, nil); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
+				t.Errorf("tickets = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
@@ -59,6 +60,10 @@ func constraintsIn(sent string) []string {
 				at = append(at, i)
 			}
 		}
+	}
+	if len(at) == 0 && ledger.Waives(sent) {
+		// "Rename is a nit, skip it": the thing named is not to be done.
+		at = append(at, len(cs)-1)
 	}
 	if len(at) == 0 {
 		return nil

@@ -38,6 +38,8 @@ func TestConstraints(t *testing.T) {
 		{"idioms", "no answer from joanna yet, let's wait. no rush. Let's keep going. no, the other one.", nil},
 		{"the speaker's own", "I can't reproduce it. I have to leave at five.", nil},
 		{"a question", "leak = harness only? can we keep it?", nil},
+		{"a thing named, then waived", "Do the two bug fixes first. The tooltip wording is bikeshedding, ignore it.",
+			[]string{"The tooltip wording is bikeshedding, ignore it."}},
 		{"only as a fact", "The CI runner has only 4 GB memory. it's only a one-off. I only changed the tests. no hurry.", nil},
 	}
 	for _, tt := range tests {

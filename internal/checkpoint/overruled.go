@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
@@ -390,7 +391,7 @@ func overruledByUser(decisions []transcript.Note, prompts []lined) []transcript.
 // none to replace, is told as the user's words over the agent's choice.
 // A bare figure overrules only a choice that has a figure.
 func asUserCall(choice, value, prompt string, bare bool) (string, bool) {
-	main := choice
+	main := withoutLead(choice)
 	low := strings.ToLower(main)
 	for _, b := range []string{" since ", " because ", ": ", ", so ", " — ", "; ", " as it ", ", which "} {
 		if i := strings.Index(low, b); i > 0 {
@@ -420,6 +421,40 @@ func asUserCall(choice, value, prompt string, bare bool) (string, bool) {
 		return "", false
 	}
 	return "The user's call: " + said + ", over your choice: “" + text.ClipLine(main, 120) + "”.", true
+}
+
+// withoutLead drops a short label that heads a plan ("My plan: backfill
+// in batches of 5,000", "Decision: keep it"): what follows it is the
+// choice, where the label's colon would otherwise end it.
+func withoutLead(s string) string {
+	head, rest, ok := strings.Cut(s, ": ")
+	if !ok || len(strings.Fields(head)) > 2 || strings.ContainsAny(head, "0123456789`") {
+		return s
+	}
+	return rest
+}
+
+// overruledPlans rewrites each finding that proposes a plan ("My plan:
+// backfill in batches of 5,000") and that the user's next prompt
+// overrules tersely ("nah, 500.") as the user's call, as overruledByUser
+// does for decisions: listed as it was, the overruled figure reads as
+// the plan in force.
+func overruledPlans(findings []transcript.Note, said []lined) []transcript.Note {
+	var at []int
+	var plans []transcript.Note
+	for i, f := range findings {
+		if proposes(f.Text) {
+			at, plans = append(at, i), append(plans, f)
+		}
+	}
+	if len(plans) == 0 {
+		return findings
+	}
+	out := slices.Clone(findings)
+	for k, p := range overruledByUser(plans, said) {
+		out[at[k]] = p
+	}
+	return out
 }
 
 // firstFigure is the first number written in s ("21" of "21-day",
@@ -550,4 +585,52 @@ func proposalParts(s string) map[string]bool {
 // withRefusal shows a proposal with the user's refusal of it.
 func withRefusal(s, refusal string) string {
 	return strings.TrimRight(s, " ") + " (the user turned this down: “" + text.ClipLine(refusal, 120) + "”)"
+}
+
+// withUserRefusal shows a statement (shown as s, said as said at line)
+// with what the user said against it after: the refusal that names what
+// it proposed, or the next prompt's taking back of what it reports done
+// or planned.
+func withUserRefusal(s, said string, line int, prompts []lined) string {
+	if r := turnedDown(said, line, prompts); r != "" {
+		return withRefusal(s, r)
+	}
+	if r := takenBack(said, line, prompts); r != "" {
+		return strings.TrimRight(s, " ") + " (the user took this back: “" + text.ClipLine(r, 120) + "”)"
+	}
+	return s
+}
+
+// takenBack is the prompt right after line when it takes back ("wait
+// no. take that out, ...") what s reports the agent did or plans to do
+// ("Added `ALTER TABLE ... DROP COLUMN` as the last step"), "" otherwise.
+// Listed as it was, the step reads as part of the work.
+func takenBack(s string, line int, prompts []lined) string {
+	if !proposes(s) && !ownDoing(s) {
+		return ""
+	}
+	for _, p := range prompts {
+		if p.line > line {
+			return ledger.TakenBack(p.text)
+		}
+	}
+	return ""
+}
+
+// ownDoing says a statement reports what the speaker did, by its first
+// verb: "Added the index.", "I've removed the retry.", "Moved X to Y".
+func ownDoing(s string) bool {
+	ws := fields(withoutLead(s))
+	if len(ws) > 1 && (ws[0] == "i" || ws[0] == "i've" || ws[0] == "we" || ws[0] == "we've") {
+		ws = ws[1:]
+	}
+	if len(ws) < 2 {
+		return false
+	}
+	switch w := ws[0]; w {
+	case "set", "put", "made", "wrote", "took", "cut", "split", "rewrote", "reset":
+		return true
+	default:
+		return len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed")
+	}
 }

@@ -202,3 +202,57 @@ func TestTurnedDown(t *testing.T) {
 		})
 	}
 }
+
+// TestOverruledPlans: a plan among the findings that the user's next
+// prompt overrules tersely is shown as the user's call; a report beside
+// it, and a plan the next prompt does not overrule, are left as they were.
+func TestOverruledPlans(t *testing.T) {
+	const report = "Counted 9,120 stale sessions in the sessions table."
+	const plan = "My plan: delete them in chunks of 2,000 rows so the table lock stays short."
+	tests := []struct {
+		name   string
+		prompt string
+		want   []string
+	}{
+		{"a terse figure", "no, 250. the primary is small",
+			[]string{report, "Delete them in chunks of 250 rows so the table lock stays short — the user's call (“no, 250. the primary is small”), not 2,000."}},
+		{"a go-ahead", "sounds good, do it", []string{report, plan}},
+		{"a new request", "also check the audit log for the same user", []string{report, plan}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := overruledPlans([]transcript.Note{{Line: 10, Text: report}, {Line: 10, Text: plan}}, []lined{{text: tt.prompt, line: 20}})
+			var texts []string
+			for _, n := range got {
+				texts = append(texts, n.Text)
+			}
+			if !slices.Equal(texts, tt.want) {
+				t.Errorf("findings = %q, want %q", texts, tt.want)
+			}
+		})
+	}
+}
+
+// TestTakenBackStep: a step the agent reports done (or plans) that the
+// user's next prompt takes back is shown with it; a report of what was
+// found, or a prompt that takes nothing back, leaves it as it was.
+func TestTakenBackStep(t *testing.T) {
+	const step = "Added a `--force` flag to the deploy script so reruns skip the lock."
+	tests := []struct {
+		name, statement, prompt, want string
+	}{
+		{"a step taken back", step, "hmm, scratch that. a forced deploy already bit us once",
+			step + " (the user took this back: “hmm, scratch that. a forced deploy already bit us once”)"},
+		{"a plan taken back", "I'll cache the token for an hour.", "actually revert it, tokens rotate every 15 minutes",
+			"I'll cache the token for an hour. (the user took this back: “actually revert it, tokens rotate every 15 minutes”)"},
+		{"a finding is not taken back", "The lock file is 3 days old.", "scratch that", "The lock file is 3 days old."},
+		{"a prompt that asks for more", step, "nice, now run it on staging", step},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withUserRefusal(tt.statement, tt.statement, 10, []lined{{text: tt.prompt, line: 20}}); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

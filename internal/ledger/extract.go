@@ -423,7 +423,17 @@ func (r *reader) prose(line string) {
 				if !hasTerms(q) && prev != "" {
 					q = prev + " " + q // "Want me to go on with it?"
 				}
-				r.add(statement{text: q, kind: Question, question: !r.user, sticky: r.user})
+				st := statement{text: q, kind: Question, question: !r.user, sticky: r.user}
+				if !r.user && (askedOf(leadOf(s)) || askedOf(prev)) {
+					// "That's for Priya. I'll keep it as an open
+					// question for her: should ...?": no prompt of the
+					// user's answers it.
+					st.elsewhere, st.sticky = true, true
+					if prev != "" && q == s && pointsAtSomeone(leadOf(s)) && len(prev) <= 160 {
+						st.text = prev + " " + s // who "her" is
+					}
+				}
+				r.add(st)
 			}
 			prev = s
 			continue
@@ -776,20 +786,85 @@ func splitLabel(s string) (label, rest string, ok bool) {
 }
 
 // putTo says a label puts its question to someone other than the
-// reader: "Open question for Dana", "Question to the DBA"; not "Open
-// question for later", nor "Question for you".
+// reader: "Open question for Dana", "Question to the DBA", "Open
+// question for the search team"; not "Open question for later", nor
+// "Question for you".
 func putTo(label string) bool {
 	ws := strings.Fields(label)
 	for i := 0; i+1 < len(ws); i++ {
 		if w := strings.ToLower(ws[i]); w != "for" && w != "to" {
 			continue
 		}
-		who := ws[i+1]
-		if strings.EqualFold(who, "the") && i+2 < len(ws) {
-			who = ws[i+2]
+		return someoneElse(ws[i+1:])
+	}
+	return false
+}
+
+// someoneElse says words open by naming a person or a group other than
+// the user and the speaker: a name ("Dana"), "her", "him", "them", or
+// "the" and a noun ("the DBA", "the search team"), not "the user".
+func someoneElse(ws []string) bool {
+	if len(ws) == 0 {
+		return false
+	}
+	who := strings.Trim(ws[0], ".,;:?!")
+	switch strings.ToLower(who) {
+	case "her", "him", "them":
+		return true
+	case "the":
+		return len(ws) > 1 && !strings.EqualFold(strings.Trim(ws[1], ".,;:?!"), "user")
+	}
+	r, _ := utf8.DecodeRuneInString(who)
+	return unicode.IsUpper(r) && who != "I" && !strings.EqualFold(who, "you")
+}
+
+// pointsAtSomeone says a lead names whom the question is for only by a
+// pronoun ("a question for her"): the sentence before says who.
+func pointsAtSomeone(lead string) bool {
+	for _, w := range strings.Fields(strings.ToLower(lead)) {
+		switch strings.Trim(w, ".,;:") {
+		case "her", "him", "them":
+			return true
 		}
-		r, _ := utf8.DecodeRuneInString(who)
-		return unicode.IsUpper(r) && who != "I" && !strings.EqualFold(who, "you")
+	}
+	return false
+}
+
+// leadOf is what comes before a question's colon ("I'll keep it as an
+// open question for her: should ...?"), "" when it has none.
+func leadOf(s string) string {
+	if i := strings.Index(s, ": "); i > 0 {
+		return s[:i]
+	}
+	return ""
+}
+
+// askedOf says a text puts a question to someone other than the user:
+// "a question for her", "questions to the DBA", "ask Priya", "check with
+// the search team", "that's for Priya to decide".
+func askedOf(text string) bool {
+	ws := strings.Fields(text)
+	for i := 0; i+1 < len(ws); i++ {
+		w := strings.ToLower(strings.Trim(ws[i], ".,;:"))
+		switch {
+		case (w == "question" || w == "questions") && i+2 < len(ws):
+			if p := strings.ToLower(ws[i+1]); (p == "for" || p == "to") && someoneElse(ws[i+2:]) {
+				return true
+			}
+		case w == "ask" || w == "asking":
+			if someoneElse(ws[i+1:]) {
+				return true
+			}
+		case w == "check" && strings.EqualFold(ws[i+1], "with") && i+2 < len(ws):
+			if someoneElse(ws[i+2:]) {
+				return true
+			}
+		case w == "for" && i+2 < len(ws) && strings.EqualFold(ws[i+2], "to"):
+			// "for Priya to decide"
+			if someoneElse(ws[i+1:]) {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -231,6 +231,7 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 		return
 	}
 	l.movedOn(turn, line)
+	l.takeBack(turn, line, text) // before the answer closes the reply's question
 	l.answer(turn, line, t, text)
 	l.Prompt, l.Replied = line, ""
 	if acknowledgement(text) {
@@ -250,6 +251,29 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 	}
 }
 
+// takeBack closes what the user asked for in the previous prompt when
+// this one takes back what was done for it ("also drop the old column"
+// then "wait no. take that out"): the request is withdrawn, not open. A
+// prompt that answers a question the reply asked is an answer, not a
+// taking back.
+func (l *Ledger) takeBack(turn, line int, text string) {
+	if l.Prompt == 0 || strings.HasSuffix(strings.TrimSpace(l.Replied), "?") || TakenBack(text) == "" {
+		return
+	}
+	for _, it := range l.Items {
+		if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && it.Line > l.Prompt {
+			return
+		}
+	}
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed == nil && it.By == ByUser && it.Kind == Request && it.Line == l.Prompt {
+			it.Closed = &Closure{Turn: turn, Line: line, By: ClosedBySaid, Evidence: evidenceOf(text)}
+			it.dirty = true
+		}
+	}
+}
+
 // movedOn closes the question that ended the user's previous prompt when
 // the assistant replied to it with substance and the user now speaks
 // again: the reply to a prompt that asks one thing is its answer, in
@@ -259,6 +283,17 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 func (l *Ledger) movedOn(turn, line int) {
 	if l.Replied == "" {
 		return
+	}
+	// "could you dig in?", "can you take a look?": a request to find out
+	// that names nothing of its own was done by the reply with substance
+	// to its prompt, which the user has now read.
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Closed == nil && it.Line == l.Prompt && !l.hasOpenQuestion() {
+			if q := inquiry(*it); q != "" && namesNothing(q) {
+				it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByReply, Evidence: text.ClipLine(l.Replied, maxEvidence)}, true
+			}
+		}
 	}
 	for i := range l.Items {
 		it := &l.Items[i]
@@ -1004,7 +1039,8 @@ func inquiry(it Item) string {
 	asks := ""
 	for _, sn := range sentences(it.Text) {
 		l := " " + strings.ToLower(sn) + " "
-		for _, v := range []string{" figure out ", " find out ", " work out ", " explain ", " investigate ", " diagnose ", " look into ", " tell me ", " why ", " root cause"} {
+		for _, v := range []string{" figure out ", " find out ", " work out ", " explain ", " investigate ", " diagnose ", " look into ", " tell me ", " why ", " root cause",
+			" dig in", " dig into ", " look at ", " a look ", " hunt ", " track down ", " see what ", " check what ", " check whether ", " check if "} {
 			if asks == "" && strings.Contains(l, v) {
 				asks = sn
 			}
@@ -1018,6 +1054,44 @@ func inquiry(it Item) string {
 	return asks
 }
 
+// namesNothing says an inquiry names nothing to find in a reply: only
+// the verbs of finding out and words that point back ("could you dig
+// in?", "can you hunt it down?").
+func namesNothing(q string) bool {
+	t := textTerms(q)
+	if len(t.names) > 0 {
+		return false
+	}
+	for _, w := range t.words {
+		if len(w) >= 3 && !findingVerb(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// findingVerb: a word of asking to find out, not of what to find.
+func findingVerb(w string) bool {
+	switch w {
+	case "figur", "figure", "find", "work", "explain", "investig", "investigate", "diagnos", "diagnose", "look", "tell", "why", "can", "could",
+		"dig", "hunt", "track", "check", "see", "take", "have", "down", "into", "you", "please", "pls":
+		return true
+	}
+	return false
+}
+
+// hasOpenQuestion says the assistant asked something since the latest
+// prompt that is still open: the user's next words answer it rather than
+// move on.
+func (l *Ledger) hasOpenQuestion() bool {
+	for _, it := range l.Items {
+		if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && it.Line > l.Prompt {
+			return true
+		}
+	}
+	return false
+}
+
 // namesAll says a reply names what an inquiry asks about: a name it
 // uses, or all of its content words but the verbs of finding out.
 func namesAll(reply string, q *terms) bool {
@@ -1028,8 +1102,7 @@ func namesAll(reply string, q *terms) bool {
 	}
 	n := 0
 	for _, w := range q.words {
-		switch w {
-		case "figur", "figure", "find", "work", "explain", "investig", "investigate", "diagnos", "diagnose", "look", "tell", "why", "can", "could":
+		if findingVerb(w) {
 			continue
 		}
 		if len(w) >= 3 && !strings.Contains(reply, w) {
@@ -1241,6 +1314,9 @@ func userStatements(r *reader, text string) []statement {
 		switch {
 		case st.done:
 			done = append(done, st)
+		case waives(st.text):
+			// "Rename is a nit, skip it": the user waives the thing it
+			// names; the checkpoint's constraints keep the sentence.
 		case !forbids(st.text):
 			// "whatever you do, don't run alembic downgrade" is a rule
 			// the user sets (the checkpoint's constraints), not work

@@ -15,12 +15,24 @@ type bashOp struct {
 // redirections, and the targets of rm, mv, cp, touch, tee and sed -i. It
 // does not try to be a shell; anything unusual (variables, globs,
 // substitutions) is left out rather than guessed.
+//
+// A tee that copies a running program's output ("pytest 2>&1 | tee
+// run.log | tail") writes a log as a by-product of the run, not work on
+// the project: it is left out. A tee fed text the command line itself
+// writes ("echo x | tee conf", "cat <<EOF | sudo tee f") writes a file.
 func bashFileOps(cmd string) []bashOp {
 	var ops []bashOp
+	head := "" // the first program of the current pipeline
 	for _, part := range splitCommands(cmd) {
-		words, ok := shell.Words(part)
+		words, ok := shell.Words(part.text)
 		if !ok {
 			continue // an unterminated quote: not guessed at
+		}
+		if !part.piped {
+			head = ""
+			if len(words) > 0 {
+				head = words[0]
+			}
 		}
 		// Redirections anywhere in the simple command.
 		var args []string
@@ -48,6 +60,9 @@ func bashFileOps(cmd string) []bashOp {
 			continue
 		}
 		name, rest := args[0], args[1:]
+		if name == "sudo" && len(rest) > 0 {
+			name, rest = rest[0], rest[1:]
+		}
 		operands := rest[:0:0]
 		inPlace := false
 		for _, a := range rest {
@@ -65,6 +80,9 @@ func bashFileOps(cmd string) []bashOp {
 				ops = addPath(ops, a, opDelete)
 			}
 		case "touch", "tee":
+			if name == "tee" && part.piped && !writesText(head) {
+				continue // a copy of a run's output: a log, not a change
+			}
 			for _, a := range operands {
 				ops = addPath(ops, a, opWrite)
 			}
@@ -96,9 +114,27 @@ func addPath(ops []bashOp, p string, k opKind) []bashOp {
 	return append(ops, bashOp{path: p, kind: k})
 }
 
+// writesText: a program whose output is text the command line itself
+// holds, so what a tee after it writes is meant to be a file.
+func writesText(program string) bool {
+	switch program {
+	case "echo", "printf", "cat", "envsubst", "sed", "jq", "yq", "sort", "base64":
+		return true
+	}
+	return false
+}
+
+// commandPart is one simple command of a command line; piped says it
+// reads the output of the one before it (after a single "|").
+type commandPart struct {
+	text  string
+	piped bool
+}
+
 // splitCommands splits on ;, &&, || and | outside quotes, and on newlines.
-func splitCommands(cmd string) []string {
-	var parts []string
+func splitCommands(cmd string) []commandPart {
+	var parts []commandPart
+	piped := false
 	var q byte
 	start := 0
 	for i := 0; i < len(cmd); i++ {
@@ -115,12 +151,14 @@ func splitCommands(cmd string) []string {
 		case c == '\\':
 			i++
 		case c == ';' || c == '\n' || c == '|' || (c == '&' && i+1 < len(cmd) && cmd[i+1] == '&'):
-			parts = append(parts, cmd[start:i])
+			parts = append(parts, commandPart{cmd[start:i], piped})
+			piped = c == '|'
 			if (c == '&' || c == '|') && i+1 < len(cmd) && cmd[i+1] == c {
+				piped = false
 				i++
 			}
 			start = i + 1
 		}
 	}
-	return append(parts, cmd[start:])
+	return append(parts, commandPart{cmd[start:], piped})
 }

@@ -296,7 +296,7 @@ func findings(body string, decided []string) []string {
 		if len(sent) < 24 || len(sent) > 500 || strings.HasSuffix(sent, "?") {
 			continue
 		}
-		l := strings.ToLower(strings.TrimLeft(sent, "*#->0123456789.) "))
+		l := strings.ToLower(strings.TrimLeft(withoutLabel(sent), "*#->0123456789.) "))
 		if hasPrefixAny(l, intentions) {
 			continue
 		}
@@ -477,7 +477,7 @@ func Sentences(text string) []string {
 			if c == '`' && (span || strings.IndexByte(t[i+1:], '`') >= 0) {
 				span = !span // a stray backtick opens nothing
 			}
-			if !span && (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') && !elision(t, i) {
+			if !span && (c == '.' || c == '!' || c == '?') && (i+1 == len(t) || t[i+1] == ' ') && !elision(t, i) && !(start == 0 && c == '.' && optionLabel(t[:i])) {
 				// Not after a single letter or a number ("e.g.", "v1.2").
 				if sent := strings.TrimSpace(t[start : i+1]); len(sent) > 3 {
 					out = append(out, sent)
@@ -490,6 +490,24 @@ func Sentences(text string) []string {
 		}
 	}
 	return out
+}
+
+// optionLabel says a line opens with the letter of an option ("A. Stay
+// record-at-a-time", "**B.** Write the batch"): the label stays with its
+// sentence, since "B" is how the user names the option they chose. A
+// numbered list's "1." is left out as before: its items are more often
+// steps done than options offered, and "Option 2:" keeps its label.
+func optionLabel(head string) bool {
+	l := strings.Trim(head, "*_ ")
+	return len(l) == 1 && l[0] >= 'A' && l[0] <= 'H'
+}
+
+// withoutLabel is a sentence without the option label it opens with.
+func withoutLabel(sent string) string {
+	if i := strings.Index(sent, ". "); i > 0 && optionLabel(sent[:i]) {
+		return sent[i+2:]
+	}
+	return sent
 }
 
 // elision says whether the "." at t[i] ends an ellipsis that stands

@@ -303,6 +303,12 @@ func TestBashFileOps(t *testing.T) {
 		{"sed -i 's/a/b/' x.go y.go", []bashOp{{"x.go", opEdit}, {"y.go", opEdit}}},
 		{"sed 's/a/b/' x.go", nil},
 		{"echo hi | tee 'my file.txt'", []bashOp{{"my file.txt", opWrite}}},
+		// A tee that copies a run's output keeps a log of it: no change.
+		{"go test ./... 2>&1 | tee out/run.log | tail -20", nil},
+		{"make check | tee -a build.log", nil},
+		{"cat <<'EOF' | sudo tee /etc/app.conf", []bashOp{{"/etc/app.conf", opWrite}}},
+		{"make || tee fallback.txt", []bashOp{{"fallback.txt", opWrite}}},
+		{"npm run build > build.log && printf 'ok' | tee status.txt", []bashOp{{"build.log", opWrite}, {"status.txt", opWrite}}},
 		{"rm $TMP/x *.o", nil},
 		{`git commit -m "a > b"`, nil},
 	}
@@ -442,6 +448,10 @@ func TestFindings(t *testing.T) {
 		{"Now update ProjectReviewLive with the new button:", nil},
 		// An ellipsis between words leaves something out inside a sentence.
 		{"It claims rows with SELECT ... FOR UPDATE SKIP LOCKED in 2 queries. Odd.", []string{"It claims rows with SELECT ... FOR UPDATE SKIP LOCKED in 2 queries."}},
+		// Options keep their labels: the user picks one by its letter or
+		// number.
+		{"Pick one:\n\nA. Cache the lookup in `sync.Map`: 3 lines.\n\n**B.** Precompute the table at init, 40 KB of RAM.\n\n2. Drop `lookup()`: it has 1 caller.",
+			[]string{"A. Cache the lookup in `sync.Map`: 3 lines.", "**B.** Precompute the table at init, 40 KB of RAM.", "Drop `lookup()`: it has 1 caller."}},
 	}
 	for _, tt := range tests {
 		if got := Findings(tt.text); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
