@@ -64,6 +64,12 @@ type Keeper struct {
 	// later (settle.go) without waiting for it; unset, the work is done
 	// before the operation returns.
 	Detach func(Job) error
+	// AtCompaction, when set, writes what is kept beyond the session at a
+	// compaction (seed 004's capture, seed 001's marker) from what
+	// PreCompact saw. It runs once per compaction: in its job, or in a
+	// restore that finds it not done yet, or in PreCompact when no job
+	// can do it (compacting.go).
+	AtCompaction func(context.Context, Compacting) error
 	// FirstRunWindow is how much of a large transcript's end a first run's
 	// PreCompact reads, from twice that size on (window.go); 0 is
 	// firstRunWindow from firstRunMin on.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/filelock"
@@ -193,6 +194,12 @@ type pending struct {
 	// not by PreCompact, whose process the client waits on. The summary
 	// takes seconds, and the agent changes nothing meanwhile.
 	GitDue bool `json:"git_due,omitempty"`
+	// CompactingDue says what is kept beyond the session at this
+	// compaction (Keeper.AtCompaction) is still to be written; At and
+	// Size are what PreCompact saw (compacting.go).
+	CompactingDue bool      `json:"compacting_due,omitempty"`
+	At            time.Time `json:"at,omitzero"`
+	Size          int64     `json:"size,omitempty"`
 }
 
 func (k *Keeper) pendingFile(path string) string { return k.State.File(path) + ".pending" }

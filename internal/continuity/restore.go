@@ -205,6 +205,9 @@ func (k *Keeper) RestoreFrom(ctx context.Context, project, path, at string, s *t
 		steered = taken
 	}
 	text := c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens, Steered: steered}, budget)
+	// What the restore's guidance reads (seed 001's marker) may still be
+	// the job's to write: it waits for it, or writes it.
+	k.compactingFor(ctx, path, p)
 	if err := deliver(text); err != nil {
 		return false, fmt.Errorf("deliver the restore of %s: %w", d.Key, err)
 	}
@@ -422,6 +425,9 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 	// The announcement carries the checkpoint; its copy in the database
 	// and its observations are a job's (settle.go), which fills in its ID.
 	p := pending{Key: boundaryKey(c.Compactions + 1), Trigger: trigger, PreTokens: c.Context.Tokens, Turns: turns, Checkpoint: &c, GitDue: c.Project != ""}
+	// What is kept beyond the session is the job's too (compacting.go),
+	// from what this hook saw: the client appends the compaction next.
+	p.CompactingDue, p.At, p.Size = k.AtCompaction != nil, k.Now(), transcriptSize(path)
 	if c.From > 0 {
 		// The window's counts are not the session's: no restore takes
 		// it for its compaction until the job put the whole one there.
@@ -429,7 +435,13 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 	}
 	if err := k.savePending(path, p); err != nil {
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
-		// No job can find it: store it now.
+		// No job can find it: what is kept beyond the session is
+		// written now, and the checkpoint stored.
+		if p.CompactingDue {
+			if err := k.AtCompaction(ctx, compactingOf(path, &p)); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if c.From > 0 {
 			ins := c.Instructions
 			var err error
