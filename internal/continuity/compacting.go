@@ -117,3 +117,18 @@ func (k *Keeper) FirstPromptAt(c Compacting) string {
 	}
 	return s.Prompts[0].Text
 }
+
+// SettleCompacting makes what is kept beyond the session at the
+// compaction .pending announces there, when it is still due: it waits for
+// the job, or does its work. For a hook that reads what the job writes.
+func (k *Keeper) SettleCompacting(ctx context.Context, path string) {
+	if k.AtCompaction != nil {
+		k.compactingFor(ctx, path, k.loadPending(path))
+	}
+}
+
+// WaitJobs waits, within dbWait, until no job the hooks started is still
+// running, for a command that reads what they write (seed 004's captures,
+// seed 001's marker and progress.md): it sees what the last compaction's
+// job wrote.
+func (k *Keeper) WaitJobs(ctx context.Context) { k.waitSettled(ctx) }

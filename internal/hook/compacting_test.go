@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +106,40 @@ func TestCompactionJobKeeps(t *testing.T) {
 				t.Errorf("log: %s", l)
 			}
 		})
+	}
+}
+
+// With flow.trim on, the compaction's job trims progress.md: the Stop
+// hook's suggestion, which counts its entries, waits for the job or does
+// its work first.
+func TestStopAfterCompactionTrims(t *testing.T) {
+	w := newWorld(t)
+	var jobs []continuity.Job
+	w.detach = func(j continuity.Job) error { jobs = append(jobs, j); return nil }
+	s := w.session("sess-trim")
+	flow := filepath.Join(s.project, ".claude")
+	os.MkdirAll(flow, 0o755)
+	os.WriteFile(filepath.Join(flow, "cairn.conf"), []byte("flow.trim = on\n"), 0o644)
+	var progress strings.Builder
+	progress.WriteString("# Progress\n")
+	for i := range learn.DefaultKeep + 2 {
+		fmt.Fprintf(&progress, "\n## 2026-03-01 — build: step %d\nDone.\n", i+1)
+	}
+	os.WriteFile(filepath.Join(flow, learn.Progress), []byte(progress.String()), 0o644)
+	s.prompt("Export the invoices as CSV.")
+	s.reply("ok", 150000)
+	w.run("PreCompact", s.payload("PreCompact", map[string]any{"trigger": "auto"}))
+	if len(jobs) != 1 {
+		t.Fatalf("jobs: %+v", jobs)
+	}
+	s.boundary("auto", 150000, 9000)
+	s.prompt("Go on.")
+	s.reply("done", 9000)
+	out := w.run("Stop", s.payload("Stop", nil))
+	if want := fmt.Sprintf("progress.md has %d entries", learn.DefaultKeep); !strings.Contains(out, want) {
+		t.Errorf("Stop before the job: %q, want %q", out, want)
+	}
+	if l := w.log(); l != "" {
+		t.Errorf("log: %s", l)
 	}
 }

@@ -304,6 +304,11 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		if s != nil {
 			err = errors.Join(err, k.KeepAhead(project, path, s, 0))
 		}
+		if cfg.FlowTrim {
+			// The compaction's job trims progress.md, which the
+			// suggestion counts: done before it looks (compacting.go).
+			k.SettleCompacting(ctx, path)
+		}
 		if f := kn.stopSuggestion(); f != "" {
 			text = strings.TrimSpace(text + "\n" + f)
 		}
