@@ -1,8 +1,12 @@
 package continuity
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -209,6 +213,57 @@ func (k *Keeper) loadPending(path string) *pending {
 	if err != nil {
 		return nil
 	}
+	return decodePending(data)
+}
+
+// .pending is written in place by PreCompact: one write on the hook's
+// way, where a temporary file and a rename cost it about a millisecond
+// (ext4 flushes a file replaced either way, by a rename or by a write
+// after truncating it to nothing). A header gives the length and a hash
+// of the JSON after it, so that a file a write left torn, or one read
+// while it is written, reads as no announcement, never as another one.
+// The jobs' updates and a restore's announcement, which another process
+// may read at that moment, replace it whole (a rename), with the same
+// header. A file without the header is JSON (earlier versions').
+const pendingMagic = "cairn-pending 1 "
+
+// encodePending is p as .pending holds it.
+func encodePending(p pending) ([]byte, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(body)
+	data := make([]byte, 0, len(pendingMagic)+40+len(body))
+	data = append(data, pendingMagic...)
+	data = strconv.AppendInt(data, int64(len(body)), 10)
+	data = append(data, ' ')
+	data = hex.AppendEncode(data, sum[:8])
+	data = append(data, '\n')
+	return append(data, body...), nil
+}
+
+// decodePending reads .pending's content; nil when it holds no whole
+// announcement. Bytes past the length the header gives are a longer
+// earlier content that the write in place has not cut off yet.
+func decodePending(data []byte) *pending {
+	if rest, ok := bytes.CutPrefix(data, []byte(pendingMagic)); ok {
+		head, body, ok := bytes.Cut(rest, []byte("\n"))
+		if !ok {
+			return nil
+		}
+		n, sum, ok := bytes.Cut(head, []byte(" "))
+		size, err := strconv.Atoi(string(n))
+		if !ok || err != nil || size < 0 || size > len(body) {
+			return nil
+		}
+		body = body[:size]
+		got := sha256.Sum256(body)
+		if !bytes.Equal(hex.AppendEncode(nil, got[:8]), sum) {
+			return nil
+		}
+		data = body
+	}
 	var p pending
 	if json.Unmarshal(data, &p) != nil || p.Key == "" {
 		return nil
@@ -216,8 +271,9 @@ func (k *Keeper) loadPending(path string) *pending {
 	return &p
 }
 
+// savePending replaces .pending whole with p.
 func (k *Keeper) savePending(path string, p pending) error {
-	data, err := json.Marshal(p)
+	data, err := encodePending(p)
 	if err != nil {
 		return err
 	}
@@ -225,4 +281,36 @@ func (k *Keeper) savePending(path string, p pending) error {
 		return err
 	}
 	return state.WriteAtomic(k.pendingFile(path), data, false)
+}
+
+// announce writes p into .pending in place: PreCompact's write, which no
+// other process reads while it is made (the compaction waits for the
+// hook, and its job starts after it).
+func (k *Keeper) announce(path string, p pending) error {
+	data, err := encodePending(p)
+	if err != nil {
+		return err
+	}
+	file := k.pendingFile(path)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			return err
+		}
+		f, err = os.OpenFile(file, os.O_WRONLY|os.O_CREATE, 0o600)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	return nil
 }

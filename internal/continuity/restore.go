@@ -433,7 +433,7 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 		// it for its compaction until the job put the whole one there.
 		p.Key, p.Turns, p.GitDue = windowKey, -1, false
 	}
-	if err := k.savePending(path, p); err != nil {
+	if err := k.announce(path, p); err != nil {
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
 		// No job can find it: what is kept beyond the session is
 		// written now, and the checkpoint stored.
