@@ -438,8 +438,19 @@ func (k *Keeper) upToDate(path string) bool {
 	if err != nil || s.Offset == 0 {
 		return true // an error here is the job's to report
 	}
-	m := k.State.Marks(path)
-	return m.CheckpointTurns > 0 && m.CheckpointTurns == s.NumTurns()
+	return k.taken(path, s.NumTurns())
+}
+
+// taken says whether the session's last checkpoint has all its turns:
+// the marks say so, or .pending announces one with them, which its job
+// has not stored yet (it notes them in the marks when it does; a
+// window's announcement has no turns).
+func (k *Keeper) taken(path string, turns int) bool {
+	if m := k.State.Marks(path); m.CheckpointTurns > 0 && m.CheckpointTurns == turns {
+		return true
+	}
+	n, ok := k.pendingTurns(path)
+	return ok && n > 0 && n == turns
 }
 
 // sessionEnd is SessionEnd's work: the checkpoint, unless the database has
@@ -449,7 +460,7 @@ func (k *Keeper) sessionEnd(ctx context.Context, project, path string) (checkpoi
 	if err != nil || s.Offset == 0 {
 		return checkpoint.Checkpoint{}, err
 	}
-	if m := k.State.Marks(path); m.CheckpointTurns > 0 && m.CheckpointTurns == s.NumTurns() {
+	if k.taken(path, s.NumTurns()) {
 		return checkpoint.Checkpoint{}, nil // the last checkpoint has every turn
 	}
 	dctx, cancel := k.dbContext(ctx)

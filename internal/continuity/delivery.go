@@ -244,31 +244,79 @@ func encodePending(p pending) ([]byte, error) {
 }
 
 // decodePending reads .pending's content; nil when it holds no whole
-// announcement. Bytes past the length the header gives are a longer
-// earlier content that the write in place has not cut off yet.
+// announcement.
 func decodePending(data []byte) *pending {
-	if rest, ok := bytes.CutPrefix(data, []byte(pendingMagic)); ok {
-		head, body, ok := bytes.Cut(rest, []byte("\n"))
-		if !ok {
-			return nil
-		}
-		n, sum, ok := bytes.Cut(head, []byte(" "))
-		size, err := strconv.Atoi(string(n))
-		if !ok || err != nil || size < 0 || size > len(body) {
-			return nil
-		}
-		body = body[:size]
-		got := sha256.Sum256(body)
-		if !bytes.Equal(hex.AppendEncode(nil, got[:8]), sum) {
-			return nil
-		}
-		data = body
+	body, ok := pendingJSON(data)
+	if !ok {
+		return nil
 	}
 	var p pending
-	if json.Unmarshal(data, &p) != nil || p.Key == "" {
+	if json.Unmarshal(body, &p) != nil || p.Key == "" {
 		return nil
 	}
 	return &p
+}
+
+// pendingJSON is the JSON .pending's content holds, once its header
+// vouches for it: false when it is not whole. Bytes past the length the
+// header gives are a longer earlier content that the write in place has
+// not cut off yet.
+func pendingJSON(data []byte) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(pendingMagic))
+	if !ok {
+		return data, true // earlier versions' JSON, written whole
+	}
+	head, body, ok := bytes.Cut(rest, []byte("\n"))
+	if !ok {
+		return nil, false
+	}
+	n, sum, ok := bytes.Cut(head, []byte(" "))
+	size, err := strconv.Atoi(string(n))
+	if !ok || err != nil || size < 0 || size > len(body) {
+		return nil, false
+	}
+	body = body[:size]
+	got := sha256.Sum256(body)
+	return body, bytes.Equal(hex.AppendEncode(nil, got[:8]), sum)
+}
+
+// pendingTurns is the turns .pending's announcement was made at, read
+// without decoding its checkpoint (a few hundred microseconds on a long
+// session): its fields before the checkpoint are plain values. ok is
+// false when there is no whole announcement.
+func (k *Keeper) pendingTurns(path string) (turns int, ok bool) {
+	data, err := os.ReadFile(k.pendingFile(path))
+	if err != nil {
+		return 0, false
+	}
+	body, ok := pendingJSON(data)
+	if !ok {
+		return 0, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, false
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return 0, false
+		}
+		if _, nested := v.(json.Delim); nested {
+			break // the checkpoint: turns come before it
+		}
+		if n, isNum := v.(float64); isNum && key == "turns" {
+			return int(n), true
+		}
+	}
+	if p := decodePending(data); p != nil {
+		return p.Turns, true
+	}
+	return 0, false
 }
 
 // savePending replaces .pending whole with p.

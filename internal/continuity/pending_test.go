@@ -75,11 +75,27 @@ func TestPendingTorn(t *testing.T) {
 			if p := k.loadPending(path); p == nil || !reflect.DeepEqual(*p, tc.new) {
 				t.Errorf("loaded %+v", p)
 			}
+			if n, ok := k.pendingTurns(path); !ok || n != tc.new.Turns {
+				t.Errorf("turns %d, %v; want %d", n, ok, tc.new.Turns)
+			}
+			// Cut short: no turns either.
+			os.WriteFile(k.pendingFile(path), new[:len(new)-1], 0o600)
+			if n, ok := k.pendingTurns(path); ok {
+				t.Errorf("turns of a torn file: %d", n)
+			}
 		})
 	}
 	t.Run("earlier versions' JSON", func(t *testing.T) {
-		if p := decodePending([]byte(`{"key":"c1","turns":3,"checkpoint":{"id":7}}`)); p == nil || p.Key != "c1" || p.Checkpoint.ID != 7 {
+		data := []byte(`{"key":"c1","turns":3,"checkpoint":{"id":7}}`)
+		if p := decodePending(data); p == nil || p.Key != "c1" || p.Checkpoint.ID != 7 {
 			t.Errorf("decoded %+v", p)
+		}
+		k := &Keeper{State: state.Store{Dir: t.TempDir()}}
+		path := filepath.Join(t.TempDir(), "sess-p.jsonl")
+		os.MkdirAll(filepath.Dir(k.pendingFile(path)), 0o700)
+		os.WriteFile(k.pendingFile(path), data, 0o600)
+		if n, ok := k.pendingTurns(path); !ok || n != 3 {
+			t.Errorf("turns %d, %v", n, ok)
 		}
 	})
 	t.Run("no directory yet", func(t *testing.T) {

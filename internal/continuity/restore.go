@@ -458,9 +458,8 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 		}
 		return c, errors.Join(errs...)
 	}
-	if c.From == 0 {
-		k.markTaken(path, turns) // the job marks the whole one's
-	}
+	// The marks note the checkpoint's turns when it is stored (the job's
+	// storePending): one file less to replace here.
 	if err := k.later(ctx, Job{Kind: JobCompaction, Project: project, Path: path}); err != nil {
 		errs = append(errs, err)
 	}

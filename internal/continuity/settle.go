@@ -173,6 +173,7 @@ func (k *Keeper) storePending(ctx context.Context, path string) (*pending, error
 	if err := k.storeDB(ctx, &c); err != nil {
 		return p, err
 	}
+	k.markTaken(path, p.Turns)
 	if err := k.updatePending(path, p, func(q *pending) { q.Checkpoint.ID = c.ID }); err != nil {
 		return p, err
 	}
