@@ -57,6 +57,8 @@ func (a *App) compound(promote, session string) error {
 		return err
 	}
 	defer e.keeper.Close()
+	// The last compaction's job writes its marker and trims progress.md.
+	e.keeper.WaitJobs(context.Background())
 	dir := flowDir(e.root)
 	un, err := learn.Unpromoted(dir, dir)
 	if err != nil {

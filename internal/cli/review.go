@@ -52,6 +52,7 @@ func (a *App) review(ctx context.Context, path string) error {
 		return err
 	}
 	defer e.keeper.Close()
+	e.keeper.WaitJobs(ctx) // the last compaction's job writes its capture
 	var c capture.Capture
 	if path != "" {
 		if !filepath.IsAbs(path) {

@@ -64,6 +64,12 @@ type Keeper struct {
 	// later (settle.go) without waiting for it; unset, the work is done
 	// before the operation returns.
 	Detach func(Job) error
+	// AtCompaction, when set, writes what is kept beyond the session at a
+	// compaction (seed 004's capture, seed 001's marker) from what
+	// PreCompact saw. It runs once per compaction: in its job, or in a
+	// restore that finds it not done yet, or in PreCompact when no job
+	// can do it (compacting.go).
+	AtCompaction func(context.Context, Compacting) error
 	// FirstRunWindow is how much of a large transcript's end a first run's
 	// PreCompact reads, from twice that size on (window.go); 0 is
 	// firstRunWindow from firstRunMin on.
@@ -432,8 +438,19 @@ func (k *Keeper) upToDate(path string) bool {
 	if err != nil || s.Offset == 0 {
 		return true // an error here is the job's to report
 	}
-	m := k.State.Marks(path)
-	return m.CheckpointTurns > 0 && m.CheckpointTurns == s.NumTurns()
+	return k.taken(path, s.NumTurns())
+}
+
+// taken says whether the session's last checkpoint has all its turns:
+// the marks say so, or .pending announces one with them, which its job
+// has not stored yet (it notes them in the marks when it does; a
+// window's announcement has no turns).
+func (k *Keeper) taken(path string, turns int) bool {
+	if m := k.State.Marks(path); m.CheckpointTurns > 0 && m.CheckpointTurns == turns {
+		return true
+	}
+	n, ok := k.pendingTurns(path)
+	return ok && n > 0 && n == turns
 }
 
 // sessionEnd is SessionEnd's work: the checkpoint, unless the database has
@@ -443,7 +460,7 @@ func (k *Keeper) sessionEnd(ctx context.Context, project, path string) (checkpoi
 	if err != nil || s.Offset == 0 {
 		return checkpoint.Checkpoint{}, err
 	}
-	if m := k.State.Marks(path); m.CheckpointTurns > 0 && m.CheckpointTurns == s.NumTurns() {
+	if k.taken(path, s.NumTurns()) {
 		return checkpoint.Checkpoint{}, nil // the last checkpoint has every turn
 	}
 	dctx, cancel := k.dbContext(ctx)

@@ -1,14 +1,19 @@
 package continuity
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/filelock"
@@ -193,6 +198,12 @@ type pending struct {
 	// not by PreCompact, whose process the client waits on. The summary
 	// takes seconds, and the agent changes nothing meanwhile.
 	GitDue bool `json:"git_due,omitempty"`
+	// CompactingDue says what is kept beyond the session at this
+	// compaction (Keeper.AtCompaction) is still to be written; At and
+	// Size are what PreCompact saw (compacting.go).
+	CompactingDue bool      `json:"compacting_due,omitempty"`
+	At            time.Time `json:"at,omitzero"`
+	Size          int64     `json:"size,omitempty"`
 }
 
 func (k *Keeper) pendingFile(path string) string { return k.State.File(path) + ".pending" }
@@ -202,15 +213,115 @@ func (k *Keeper) loadPending(path string) *pending {
 	if err != nil {
 		return nil
 	}
+	return decodePending(data)
+}
+
+// .pending is written in place by PreCompact: one write on the hook's
+// way, where a temporary file and a rename cost it about a millisecond
+// (ext4 flushes a file replaced either way, by a rename or by a write
+// after truncating it to nothing). A header gives the length and a hash
+// of the JSON after it, so that a file a write left torn, or one read
+// while it is written, reads as no announcement, never as another one.
+// The jobs' updates and a restore's announcement, which another process
+// may read at that moment, replace it whole (a rename), with the same
+// header. A file without the header is JSON (earlier versions').
+const pendingMagic = "cairn-pending 1 "
+
+// encodePending is p as .pending holds it.
+func encodePending(p pending) ([]byte, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(body)
+	data := make([]byte, 0, len(pendingMagic)+40+len(body))
+	data = append(data, pendingMagic...)
+	data = strconv.AppendInt(data, int64(len(body)), 10)
+	data = append(data, ' ')
+	data = hex.AppendEncode(data, sum[:8])
+	data = append(data, '\n')
+	return append(data, body...), nil
+}
+
+// decodePending reads .pending's content; nil when it holds no whole
+// announcement.
+func decodePending(data []byte) *pending {
+	body, ok := pendingJSON(data)
+	if !ok {
+		return nil
+	}
 	var p pending
-	if json.Unmarshal(data, &p) != nil || p.Key == "" {
+	if json.Unmarshal(body, &p) != nil || p.Key == "" {
 		return nil
 	}
 	return &p
 }
 
+// pendingJSON is the JSON .pending's content holds, once its header
+// vouches for it: false when it is not whole. Bytes past the length the
+// header gives are a longer earlier content that the write in place has
+// not cut off yet.
+func pendingJSON(data []byte) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(pendingMagic))
+	if !ok {
+		return data, true // earlier versions' JSON, written whole
+	}
+	head, body, ok := bytes.Cut(rest, []byte("\n"))
+	if !ok {
+		return nil, false
+	}
+	n, sum, ok := bytes.Cut(head, []byte(" "))
+	size, err := strconv.Atoi(string(n))
+	if !ok || err != nil || size < 0 || size > len(body) {
+		return nil, false
+	}
+	body = body[:size]
+	got := sha256.Sum256(body)
+	return body, bytes.Equal(hex.AppendEncode(nil, got[:8]), sum)
+}
+
+// pendingTurns is the turns .pending's announcement was made at, read
+// without decoding its checkpoint (a few hundred microseconds on a long
+// session): its fields before the checkpoint are plain values. ok is
+// false when there is no whole announcement.
+func (k *Keeper) pendingTurns(path string) (turns int, ok bool) {
+	data, err := os.ReadFile(k.pendingFile(path))
+	if err != nil {
+		return 0, false
+	}
+	body, ok := pendingJSON(data)
+	if !ok {
+		return 0, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, false
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return 0, false
+		}
+		if _, nested := v.(json.Delim); nested {
+			break // the checkpoint: turns come before it
+		}
+		if n, isNum := v.(float64); isNum && key == "turns" {
+			return int(n), true
+		}
+	}
+	if p := decodePending(data); p != nil {
+		return p.Turns, true
+	}
+	return 0, false
+}
+
+// savePending replaces .pending whole with p.
 func (k *Keeper) savePending(path string, p pending) error {
-	data, err := json.Marshal(p)
+	data, err := encodePending(p)
 	if err != nil {
 		return err
 	}
@@ -218,4 +329,36 @@ func (k *Keeper) savePending(path string, p pending) error {
 		return err
 	}
 	return state.WriteAtomic(k.pendingFile(path), data, false)
+}
+
+// announce writes p into .pending in place: PreCompact's write, which no
+// other process reads while it is made (the compaction waits for the
+// hook, and its job starts after it).
+func (k *Keeper) announce(path string, p pending) error {
+	data, err := encodePending(p)
+	if err != nil {
+		return err
+	}
+	file := k.pendingFile(path)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			return err
+		}
+		f, err = os.OpenFile(file, os.O_WRONLY|os.O_CREATE, 0o600)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	return nil
 }

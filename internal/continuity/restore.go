@@ -205,6 +205,9 @@ func (k *Keeper) RestoreFrom(ctx context.Context, project, path, at string, s *t
 		steered = taken
 	}
 	text := c.Restore(checkpoint.Compaction{Trigger: d.Trigger, PreTokens: d.PreTokens, PostTokens: d.PostTokens, Steered: steered}, budget)
+	// What the restore's guidance reads (seed 001's marker) may still be
+	// the job's to write: it waits for it, or writes it.
+	k.compactingFor(ctx, path, p)
 	if err := deliver(text); err != nil {
 		return false, fmt.Errorf("deliver the restore of %s: %w", d.Key, err)
 	}
@@ -422,14 +425,23 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 	// The announcement carries the checkpoint; its copy in the database
 	// and its observations are a job's (settle.go), which fills in its ID.
 	p := pending{Key: boundaryKey(c.Compactions + 1), Trigger: trigger, PreTokens: c.Context.Tokens, Turns: turns, Checkpoint: &c, GitDue: c.Project != ""}
+	// What is kept beyond the session is the job's too (compacting.go),
+	// from what this hook saw: the client appends the compaction next.
+	p.CompactingDue, p.At, p.Size = k.AtCompaction != nil, k.Now(), transcriptSize(path)
 	if c.From > 0 {
 		// The window's counts are not the session's: no restore takes
 		// it for its compaction until the job put the whole one there.
 		p.Key, p.Turns, p.GitDue = windowKey, -1, false
 	}
-	if err := k.savePending(path, p); err != nil {
+	if err := k.announce(path, p); err != nil {
 		errs = append(errs, fmt.Errorf("announce the compaction: %w", err))
-		// No job can find it: store it now.
+		// No job can find it: what is kept beyond the session is
+		// written now, and the checkpoint stored.
+		if p.CompactingDue {
+			if err := k.AtCompaction(ctx, compactingOf(path, &p)); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		if c.From > 0 {
 			ins := c.Instructions
 			var err error
@@ -446,9 +458,8 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 		}
 		return c, errors.Join(errs...)
 	}
-	if c.From == 0 {
-		k.markTaken(path, turns) // the job marks the whole one's
-	}
+	// The marks note the checkpoint's turns when it is stored (the job's
+	// storePending): one file less to replace here.
 	if err := k.later(ctx, Job{Kind: JobCompaction, Project: project, Path: path}); err != nil {
 		errs = append(errs, err)
 	}

@@ -2,7 +2,6 @@ package continuity
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -226,10 +225,11 @@ func (k *Keeper) stateGroups() (map[string]*stateGroup, error) {
 			g.touched = fi.ModTime()
 		}
 		if ext == ".pending" {
-			var p pending
-			if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &p) == nil && p.Checkpoint != nil {
-				g.held = p.Checkpoint.ID == 0
-				g.restoring = p.Checkpoint.ID
+			if data, err := os.ReadFile(file); err == nil {
+				if p := decodePending(data); p != nil && p.Checkpoint != nil {
+					g.held = p.Checkpoint.ID == 0
+					g.restoring = p.Checkpoint.ID
+				}
 			}
 		}
 	}

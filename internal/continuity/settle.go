@@ -27,8 +27,9 @@ import (
 
 // Job kinds.
 const (
-	// JobCompaction stores the checkpoint .pending holds and its
-	// observations.
+	// JobCompaction writes what is kept beyond the session at the
+	// compaction .pending announces (compacting.go), and stores the
+	// checkpoint it holds and its observations.
 	JobCompaction = "compaction"
 	// JobSessionEnd takes the session's checkpoint at its end, unless
 	// nothing happened since the last one.
@@ -113,9 +114,15 @@ func (k *Keeper) HoldJobs(ctx context.Context) (start func() error) {
 	}
 }
 
-// settlePending stores the checkpoint PreCompact announced in .pending,
-// notes its ID there, and stores its observations.
+// settlePending writes what is kept beyond the session at the compaction
+// PreCompact announced in .pending, stores its checkpoint, notes its ID
+// there, and stores its observations.
 func (k *Keeper) settlePending(ctx context.Context, project, path string) error {
+	// First what is kept beyond the session: a restore may wait for it
+	// (compacting.go), and it is quick.
+	if err := k.settleCompacting(ctx, path); err != nil {
+		k.warn("at the compaction: %w", err)
+	}
 	// A first run's PreCompact announced a checkpoint of the window: the
 	// whole one takes its place first (window.go).
 	if _, err := k.wholeForWindow(ctx, project, path); err != nil {
@@ -166,6 +173,7 @@ func (k *Keeper) storePending(ctx context.Context, path string) (*pending, error
 	if err := k.storeDB(ctx, &c); err != nil {
 		return p, err
 	}
+	k.markTaken(path, p.Turns)
 	if err := k.updatePending(path, p, func(q *pending) { q.Checkpoint.ID = c.ID }); err != nil {
 		return p, err
 	}

@@ -87,26 +87,8 @@ const (
 )
 
 // firstPromptsRead is how much of a transcript's start is read for its
-// first prompt (FirstPrompt).
+// first prompt (FirstPromptAt).
 const firstPromptsRead = 256 << 10
-
-// FirstPrompt is the text of the session's first prompt for what is kept
-// at a compaction beside c, PreCompact's checkpoint: from the light
-// session, or, after a first run's window (c.From set), from the
-// transcript's first lines, as the light session would read the whole of
-// it then.
-func (k *Keeper) FirstPrompt(path string, c checkpoint.Checkpoint) string {
-	var prompts []transcript.Prompt
-	if c.From > 0 {
-		prompts, _ = transcript.FirstPrompts(path, firstPromptsRead)
-	} else if s, err := k.Load(path, false); err == nil {
-		prompts = s.Prompts
-	}
-	if len(prompts) == 0 {
-		return ""
-	}
-	return prompts[0].Text
-}
 
 // windowed says whether PreCompact should build from the window: no
 // whole session is saved and the transcript is large. windowFrom is then
@@ -190,7 +172,8 @@ func (k *Keeper) wholeForWindow(ctx context.Context, project, path string) (*pen
 		return p, err
 	}
 	c.CreatedAt, c.Instructions = p.Checkpoint.CreatedAt, p.Checkpoint.Instructions
-	q := pending{Key: boundaryKey(c.Compactions + 1), Trigger: p.Trigger, PreTokens: c.Context.Tokens, Turns: c.Turns, Checkpoint: &c}
+	q := pending{Key: boundaryKey(c.Compactions + 1), Trigger: p.Trigger, PreTokens: c.Context.Tokens, Turns: c.Turns, Checkpoint: &c,
+		CompactingDue: p.CompactingDue, At: p.At, Size: p.Size}
 	if err := k.savePending(path, q); err != nil {
 		return p, err
 	}

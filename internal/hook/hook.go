@@ -232,6 +232,7 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		}
 	}
 	kn := knowledge{cfg: cfg, project: project, now: r.Now()}
+	k.AtCompaction = kn.atCompaction(k)
 	warn := k.Warn
 	if warn == nil {
 		warn = func(error) {}
@@ -303,6 +304,11 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		if s != nil {
 			err = errors.Join(err, k.KeepAhead(project, path, s, 0))
 		}
+		if cfg.FlowTrim {
+			// The compaction's job trims progress.md, which the
+			// suggestion counts: done before it looks (compacting.go).
+			k.SettleCompacting(ctx, path)
+		}
 		if f := kn.stopSuggestion(); f != "" {
 			text = strings.TrimSpace(text + "\n" + f)
 		}
@@ -331,15 +337,12 @@ func (r *Runner) handle(ctx context.Context, event string, p Payload) error {
 		if !ag.steers {
 			steer = func(string) error { return nil }
 		}
-		// The job that stores the checkpoint starts after the captures
-		// below are written (HoldJobs).
+		// The job (seed 004's capture and seed 001's marker first, then
+		// the checkpoint's copy in the database) starts once this hook's
+		// own files are written (HoldJobs).
 		startJobs := k.HoldJobs(ctx)
-		c, err := k.PreCompactWith(ctx, project, path, trigger, p.CustomInstructions, steer)
-		if c.SessionID == "" && c.Transcript == "" {
-			return errors.Join(err, startJobs())
-		}
-		first := k.FirstPrompt(path, c) // seed 004 keeps the first user message
-		return errors.Join(err, kn.atCompact(trigger, path, first, c), startJobs())
+		_, err := k.PreCompactWith(ctx, project, path, trigger, p.CustomInstructions, steer)
+		return errors.Join(err, startJobs())
 	case "PostCompact":
 		err := k.KeepSummary(path, p.Trigger, p.CompactSummary)
 		return errors.Join(err, k.ObserveCompaction(ctx, project, path, p.Trigger, p.CompactSummary))

@@ -30,6 +30,8 @@ type world struct {
 	now  time.Time
 	logs *bytes.Buffer
 	env  map[string]string // the hook's environment
+	// detach, when set, is the hooks' way to start a job (Keeper.Detach).
+	detach func(continuity.Job) error
 }
 
 func newWorld(t *testing.T) *world {
@@ -56,7 +58,7 @@ func (w *world) run(event string, payload any) string {
 
 func (w *world) runner(stdin io.Reader, stdout io.Writer) *Runner {
 	k := &continuity.Keeper{State: state.Store{Dir: w.stateDir()}, DBPath: w.dbPath(),
-		RestoreBudget: checkpoint.DefaultRestoreBudget, Now: func() time.Time { return w.now }}
+		RestoreBudget: checkpoint.DefaultRestoreBudget, Now: func() time.Time { return w.now }, Detach: w.detach}
 	return &Runner{Keeper: k, Stdin: stdin, Stdout: stdout, Getenv: func(k string) string { return w.env[k] },
 		Now: func() time.Time { return w.now }, Dir: w.stateDir()}
 }

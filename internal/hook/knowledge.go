@@ -1,12 +1,14 @@
 package hook
 
 import (
+	"context"
 	"path/filepath"
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/capture"
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/learn"
 )
 
@@ -55,6 +57,19 @@ func (kn knowledge) atCompact(trigger, path, first string, c checkpoint.Checkpoi
 		err = cerr
 	}
 	return err
+}
+
+// atCompaction is atCompact for the Keeper (continuity.Compacting): run
+// by the compaction's job, from what PreCompact saw.
+func (kn knowledge) atCompaction(k *continuity.Keeper) func(context.Context, continuity.Compacting) error {
+	return func(_ context.Context, c continuity.Compacting) error {
+		at := kn
+		at.now = c.At
+		if c.Project != "" {
+			at.project = c.Project
+		}
+		return at.atCompact(c.Trigger, c.Path, k.FirstPromptAt(c), c.Checkpoint)
+	}
 }
 
 // guidance is seed 001's note after a compaction, branching on whether

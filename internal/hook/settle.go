@@ -37,6 +37,7 @@ func (r *Runner) Settle(ctx context.Context, j continuity.Job) {
 			}
 		}()
 		cfg := r.configure(event, sid, j.Project)
+		k.AtCompaction = knowledge{cfg: cfg, project: j.Project, now: r.Now()}.atCompaction(k)
 		if err := k.Settle(ctx, j); err != nil {
 			return err
 		}
