@@ -21,7 +21,9 @@ import (
 // list` showed and nobody took up. So each command's output is kept in
 // short (its lines that carry something), each item of a list a command
 // printed is kept on its own, with whether anything later named it, and
-// each page fetched and web search made is kept with what it was asked.
+// each page fetched and web search made is kept with what it was asked,
+// and each file read with the lines of it that set or describe something
+// (reads.go).
 
 // Bounds that keep tool output a memory of what it said, not a copy.
 const (
@@ -39,11 +41,13 @@ const (
 
 // sessionOutputs are the observations of what the session's tools said:
 // a command's output, the items of a list it printed (those no later
-// call or prompt named are left open), a page fetched, a web search.
+// call or prompt named are left open), a page fetched, a web search, a
+// file read.
 // Subagents' calls and calls whose result is out of reach are left out.
 func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte) []Observation {
 	var outs, items []Observation
 	listed := map[string]int{} // an item's id: its index in items
+	var reads readsByFile
 	results := resultLines(s, at)
 	said := saidAt(at)
 	for i, tc := range s.ToolCalls {
@@ -51,12 +55,16 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 			continue
 		}
 		switch tc.Name {
-		case "Bash", "BashOutput", "TaskOutput", "WebFetch", "WebSearch":
+		case "Bash", "BashOutput", "TaskOutput", "WebFetch", "WebSearch", "Read":
 		default:
 			continue
 		}
 		res, ok := toolResult(at(results[tc.ID]), tc.ID)
 		if !ok {
+			continue
+		}
+		if tc.Name == "Read" {
+			reads.add(base, tc, res)
 			continue
 		}
 		res = boundOutput(res)
@@ -169,7 +177,7 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 	items = slices.DeleteFunc(items, func(o Observation) bool { return o.Title == "" })
 	outs = outs[max(0, len(outs)-maxSessionOutputs):]
 	items = items[max(0, len(items)-maxSessionItems):]
-	return append(outs, items...)
+	return append(append(outs, items...), reads.observations()...)
 }
 
 // resultLines are the numbers of the lines that hold the results of the
