@@ -263,12 +263,8 @@ func toolResult(line []byte, id string) (string, bool) {
 	if line == nil || !bytes.Contains(line, []byte(`"tool_result"`)) {
 		return "", false
 	}
-	var m struct {
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(line, &m) != nil {
+	content, ok := messageContent(line)
+	if !ok {
 		return "", false
 	}
 	var bs []struct {
@@ -276,7 +272,7 @@ func toolResult(line []byte, id string) (string, bool) {
 		ToolUseID string          `json:"tool_use_id"`
 		Content   json.RawMessage `json:"content"`
 	}
-	if json.Unmarshal(m.Message.Content, &bs) != nil {
+	if json.Unmarshal(content, &bs) != nil {
 		return "", false
 	}
 	for _, b := range bs {
@@ -285,6 +281,37 @@ func toolResult(line []byte, id string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// messageContent is the content of a transcript line's message. It is
+// decoded up to the message only: Claude Code writes the result's text a
+// second time after it (toolUseResult), and a file read's is the file.
+func messageContent(line []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		if key != "message" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil, false
+			}
+			continue
+		}
+		var m struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if dec.Decode(&m) != nil {
+			return nil, false
+		}
+		return m.Content, true
+	}
+	return nil, false
 }
 
 // resultText is a tool result's content: a string, or text blocks.
