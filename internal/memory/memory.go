@@ -90,11 +90,15 @@ const (
 	// KindOutput is what a tool said: a command's output in short, an item
 	// of a list it printed, a page fetched, a web search.
 	KindOutput = "output"
+	// KindRead is a file the agent read: the lines of it that set a value,
+	// declare a name or describe the file (a limit, an option, a module's
+	// doc), which often nothing else the session said carries.
+	KindRead = "read"
 )
 
 // Kinds lists every kind, for validating filters.
 var Kinds = []string{KindCheckpoint, KindCompaction, KindDecision, KindErrorFix, KindOpenItem, KindClosedItem,
-	KindFinding, KindAnswer, KindConstraint, KindCommand, KindCount, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote, KindPrompt, KindOutput}
+	KindFinding, KindAnswer, KindConstraint, KindCommand, KindCount, KindSubagent, KindReply, KindEdit, KindHandoff, KindLearning, KindCapture, KindNote, KindPrompt, KindOutput, KindRead}
 
 // Observation is one thing remembered.
 type Observation struct {

@@ -21,7 +21,9 @@ import (
 // list` showed and nobody took up. So each command's output is kept in
 // short (its lines that carry something), each item of a list a command
 // printed is kept on its own, with whether anything later named it, and
-// each page fetched and web search made is kept with what it was asked.
+// each page fetched and web search made is kept with what it was asked,
+// and each file read with the lines of it that set or describe something
+// (reads.go).
 
 // Bounds that keep tool output a memory of what it said, not a copy.
 const (
@@ -39,11 +41,13 @@ const (
 
 // sessionOutputs are the observations of what the session's tools said:
 // a command's output, the items of a list it printed (those no later
-// call or prompt named are left open), a page fetched, a web search.
+// call or prompt named are left open), a page fetched, a web search, a
+// file read.
 // Subagents' calls and calls whose result is out of reach are left out.
 func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte) []Observation {
 	var outs, items []Observation
 	listed := map[string]int{} // an item's id: its index in items
+	var reads readsByFile
 	results := resultLines(s, at)
 	said := saidAt(at)
 	for i, tc := range s.ToolCalls {
@@ -51,12 +55,16 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 			continue
 		}
 		switch tc.Name {
-		case "Bash", "BashOutput", "TaskOutput", "WebFetch", "WebSearch":
+		case "Bash", "BashOutput", "TaskOutput", "WebFetch", "WebSearch", "Read":
 		default:
 			continue
 		}
 		res, ok := toolResult(at(results[tc.ID]), tc.ID)
 		if !ok {
+			continue
+		}
+		if tc.Name == "Read" {
+			reads.add(base, tc, res)
 			continue
 		}
 		res = boundOutput(res)
@@ -169,7 +177,7 @@ func sessionOutputs(base Observation, s *transcript.Session, at func(int) []byte
 	items = slices.DeleteFunc(items, func(o Observation) bool { return o.Title == "" })
 	outs = outs[max(0, len(outs)-maxSessionOutputs):]
 	items = items[max(0, len(items)-maxSessionItems):]
-	return append(outs, items...)
+	return append(append(outs, items...), reads.observations()...)
 }
 
 // resultLines are the numbers of the lines that hold the results of the
@@ -255,12 +263,8 @@ func toolResult(line []byte, id string) (string, bool) {
 	if line == nil || !bytes.Contains(line, []byte(`"tool_result"`)) {
 		return "", false
 	}
-	var m struct {
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(line, &m) != nil {
+	content, ok := messageContent(line)
+	if !ok {
 		return "", false
 	}
 	var bs []struct {
@@ -268,7 +272,7 @@ func toolResult(line []byte, id string) (string, bool) {
 		ToolUseID string          `json:"tool_use_id"`
 		Content   json.RawMessage `json:"content"`
 	}
-	if json.Unmarshal(m.Message.Content, &bs) != nil {
+	if json.Unmarshal(content, &bs) != nil {
 		return "", false
 	}
 	for _, b := range bs {
@@ -277,6 +281,37 @@ func toolResult(line []byte, id string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// messageContent is the content of a transcript line's message. It is
+// decoded up to the message only: Claude Code writes the result's text a
+// second time after it (toolUseResult), and a file read's is the file.
+func messageContent(line []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		if key != "message" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil, false
+			}
+			continue
+		}
+		var m struct {
+			Content json.RawMessage `json:"content"`
+		}
+		if dec.Decode(&m) != nil {
+			return nil, false
+		}
+		return m.Content, true
+	}
+	return nil, false
 }
 
 // resultText is a tool result's content: a string, or text blocks.

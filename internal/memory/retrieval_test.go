@@ -116,11 +116,14 @@ func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
 // the dev set, the third and the fifth: none is blind any more. The sixth
 // blind set (heldout6.tsv, written the same way after the sixth round, on
 // main at f52bc5b) answered 37 of 86 and 62 on its first run, before the
-// seventh round's weights, which never saw it.
+// seventh round's weights, which never saw it. The eighth round's file
+// reads ("Retrieval, eighth round") moved them to: dev 54 and 61, held
+// out 27 and 34, blind 20 and 27, blind 3 38 and 47, blind 4 41 and 63,
+// blind 5 47 and 63, blind 6 45 and 68.
 // Each floor leaves room for ties that reorder.
 const (
-	minHitAt1 = 52
-	minHitAt5 = 59
+	minHitAt1 = 51
+	minHitAt5 = 58
 
 	minHeldoutAt1 = 24
 	minHeldoutAt5 = 31
@@ -129,16 +132,16 @@ const (
 	minBlindAt5 = 24
 
 	minBlind3At1 = 35
-	minBlind3At5 = 43
+	minBlind3At5 = 44
 
 	minBlind4At1 = 38
 	minBlind4At5 = 60
 
-	minBlind5At1 = 42
-	minBlind5At5 = 59
+	minBlind5At1 = 44
+	minBlind5At5 = 60
 
-	minBlind6At1 = 34
-	minBlind6At5 = 59
+	minBlind6At1 = 42
+	minBlind6At5 = 65
 )
 
 // TestRetrieval answers the labelled questions of testdata/questions.tsv
