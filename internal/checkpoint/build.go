@@ -143,7 +143,8 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	}
 	c.Errors = last(c.Errors, maxErrors)
 	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said)
-	for _, d := range overruledByUser(decided, said) {
+	asked := agentAsked(s.Ledger.Items)
+	for _, d := range overruledByUser(decided, said, asked) {
 		d.Text = withUserRefusal(d.Text, d.Text, d.Line, said)
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
@@ -151,7 +152,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.Decisions = append(c.Decisions, d.Text)
 	}
 	c.Decisions = last(c.Decisions, maxDecisions)
-	for _, f := range overruledPlans(s.Findings, said) {
+	for _, f := range overruledPlans(s.Findings, said, asked) {
 		if i := slices.Index(c.Findings, f.Text); i >= 0 {
 			c.Findings = slices.Delete(c.Findings, i, i+1)
 		}

@@ -356,8 +356,11 @@ func valueLike(s string) bool {
 
 // overruledByUser rewrites each decision that the user's next prompt
 // overrules tersely as the user's call. A decision is the agent's
-// just-stated choice when the prompt is the first after it.
-func overruledByUser(decisions []transcript.Note, prompts []lined) []transcript.Note {
+// just-stated choice when the prompt is the first after it and the agent
+// asked nothing in between (asked: the lines of the agent's questions):
+// a bare "1e-4" after "Want me to change the learning rate?" answers the
+// question, not the batch size chosen before it.
+func overruledByUser(decisions []transcript.Note, prompts []lined, asked []int) []transcript.Note {
 	out := slices.Clone(decisions)
 	for i, d := range out {
 		next := -1
@@ -370,8 +373,12 @@ func overruledByUser(decisions []transcript.Note, prompts []lined) []transcript.
 		if next < 0 {
 			continue
 		}
-		// The choice just stated: no later decision before the prompt.
+		// The choice just stated: no later decision before the prompt,
+		// and no question of the agent's that the prompt answers.
 		if i+1 < len(out) && out[i+1].Line < prompts[next].line {
+			continue
+		}
+		if slices.ContainsFunc(asked, func(q int) bool { return q > d.Line && q < prompts[next].line }) {
 			continue
 		}
 		v, bare := userCall(prompts[next].text)
@@ -383,6 +390,21 @@ func overruledByUser(decisions []transcript.Note, prompts []lined) []transcript.
 		}
 	}
 	return out
+}
+
+// agentAsked are the lines where the agent asked the user something,
+// answered since or not.
+func agentAsked(items []ledger.Item) []int {
+	var lines []int
+	for _, it := range items {
+		if it.Kind == ledger.Question && it.By == ledger.ByAssistant && !it.Elsewhere {
+			lines = append(lines, it.Line)
+			if it.FirstLine > 0 {
+				lines = append(lines, it.FirstLine)
+			}
+		}
+	}
+	return lines
 }
 
 // asUserCall writes the choice as the user's: the figure the agent chose
@@ -439,7 +461,7 @@ func withoutLead(s string) string {
 // overrules tersely ("nah, 500.") as the user's call, as overruledByUser
 // does for decisions: listed as it was, the overruled figure reads as
 // the plan in force.
-func overruledPlans(findings []transcript.Note, said []lined) []transcript.Note {
+func overruledPlans(findings []transcript.Note, said []lined, asked []int) []transcript.Note {
 	var at []int
 	var plans []transcript.Note
 	for i, f := range findings {
@@ -451,7 +473,7 @@ func overruledPlans(findings []transcript.Note, said []lined) []transcript.Note 
 		return findings
 	}
 	out := slices.Clone(findings)
-	for k, p := range overruledByUser(plans, said) {
+	for k, p := range overruledByUser(plans, said, asked) {
 		out[at[k]] = p
 	}
 	return out

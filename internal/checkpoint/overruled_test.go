@@ -165,6 +165,10 @@ func TestOverruledByUser(t *testing.T) {
 		{"a bare word is no overrule", "I'll use sqlite for the job queue since it needs no server.", []string{"great"}, "I'll use sqlite for the job queue since it needs no server."},
 		{"the same figure agrees", cutoff, []string{"yes, 21"}, cutoff},
 		{"not the prompt right after the choice", cutoff, []string{"ok", "no. 14."}, cutoff},
+		// The agent asked something after its choice (line 15): the
+		// bare value answers that question.
+		{"a bare value answers a question asked since", "I'll set batch_size 16 with gradient accumulation 4, which keeps effective batch 64.", []string{"1e-4"},
+			"I'll set batch_size 16 with gradient accumulation 4, which keeps effective batch 64."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +176,11 @@ func TestOverruledByUser(t *testing.T) {
 			for i, p := range tt.prompts {
 				said = append(said, lined{text: p, line: 20 + 10*i})
 			}
-			got := overruledByUser([]transcript.Note{{Line: 10, Text: tt.decision}}, said)
+			var asked []int
+			if strings.Contains(tt.name, "question") {
+				asked = []int{15}
+			}
+			got := overruledByUser([]transcript.Note{{Line: 10, Text: tt.decision}}, said, asked)
 			if got[0].Text != tt.want {
 				t.Errorf("decision = %q, want %q", got[0].Text, tt.want)
 			}
@@ -221,7 +229,7 @@ func TestOverruledPlans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := overruledPlans([]transcript.Note{{Line: 10, Text: report}, {Line: 10, Text: plan}}, []lined{{text: tt.prompt, line: 20}})
+			got := overruledPlans([]transcript.Note{{Line: 10, Text: report}, {Line: 10, Text: plan}}, []lined{{text: tt.prompt, line: 20}}, nil)
 			var texts []string
 			for _, n := range got {
 				texts = append(texts, n.Text)

@@ -386,6 +386,26 @@ func (cl clause) negBefore(k int) bool {
 	return false
 }
 
+// choosesNot says the negation before k is the agent's choice not to do
+// something for now, "I'm not enabling AMP yet" (a decision, often with
+// its reason after it), not work left undone ("I haven't enabled it
+// yet", "it's not done yet").
+func (cl clause) choosesNot(k int) bool {
+	a := cl.a
+	for j := cl.from; j < k; j++ {
+		if a.w[j].c&cNeg == 0 {
+			continue
+		}
+		chooser := a.is(j-1, "i'm", "we're", "im") || a.is(j-1, "am", "are") && a.is(j-2, "i", "we")
+		next := ""
+		if j+1 < k {
+			next = strings.ToLower(a.word(j + 1))
+		}
+		return chooser && strings.HasSuffix(next, "ing") && len(next) > 4 && next != "going" && next != "seeing" && next != "getting"
+	}
+	return false
+}
+
 // classify says whether the clause states something open (and of which
 // kind) or a completion.
 func (cl clause) classify() (statement, bool) {
@@ -417,7 +437,7 @@ func (cl clause) classify() (statement, bool) {
 				}
 			}
 		case c&cYet != 0:
-			if cl.negBefore(k) || (k+1 < cl.to && a.w[k+1].c&cTo != 0) {
+			if (cl.negBefore(k) && !cl.choosesNot(k)) || (k+1 < cl.to && a.w[k+1].c&cTo != 0) {
 				open = true
 			}
 		case c&cLeft != 0:

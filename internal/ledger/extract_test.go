@@ -38,6 +38,9 @@ func TestExtract(t *testing.T) {
 		{name: "blocker label", text: "Blocker: CI has no access to the staging database.", want: []want{{Problem, "staging database"}}},
 		{name: "follow-up label", text: "Follow-up: split the handler into two files.", want: []want{{Deferred, "split the handler"}}},
 		{name: "not done yet label", text: "Not done yet: the migration for the orders table.", want: []want{{Task, "orders table"}}},
+		// A choice not to do something for now is a decision, not work left.
+		{name: "choosing not to, yet", text: "I'm not turning on the write-ahead cache yet, so that the numbers stay comparable with last week's run.", want: nil},
+		{name: "not done, yet", text: "I haven't turned on the write-ahead cache yet.", want: []want{{Task, "write-ahead cache"}}},
 		{name: "bold heading and bullets", text: "**Still to do**\n- wire the CLI flag\n- update the README",
 			want: []want{{Task, "CLI flag"}, {Task, "README"}}},
 		{name: "markdown heading and numbers", text: "I finished the parser.\n\n## Next steps\n\n1. Add the header test\n2. Document the `--export` flag",
