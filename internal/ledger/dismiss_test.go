@@ -166,3 +166,68 @@ func TestInquiryDone(t *testing.T) {
 		})
 	}
 }
+
+// TestAsksBack: a prompt that only asks the assistant something back
+// answers none of its questions; the answer comes with a later prompt.
+func TestAsksBack(t *testing.T) {
+	for _, tt := range []struct {
+		said string
+		back bool
+	}{
+		{"how big is that index going to be roughly", true},
+		{"hm ok. and the $lookup into customers, is that slow too?", true},
+		{"why not just raise the tick rate to 120 instead, would that also fix it", true},
+		{"what's the p99 now?", true},
+		{"nice. what next", true},
+		{"rolling.", false},
+		{"keep both I think?", false},
+		{"ok. how long does the export take to run these days?", false},
+		{"no. 1.4 is frozen", false},
+		{"yes, and can you also bump the version?", false},
+	} {
+		if got := asksBack(tt.said); got != tt.back {
+			t.Errorf("asksBack(%q) = %v, want %v", tt.said, got, tt.back)
+		}
+	}
+	seen := false
+	l := run([]step{
+		{"a", "Open question before anything gets built: a rolling build on the secondaries, or straight on the primary?"},
+		{"u", "how big is that index going to be roughly"},
+		{"a", "About 1.4 GB. Another question: should the old status index be dropped once the new one is in?"},
+		{"u", "rolling."},
+	})
+	for _, it := range l.Items {
+		if it.Kind != Question || it.By != ByAssistant {
+			continue
+		}
+		rolling := strings.Contains(it.Text, "rolling build")
+		seen = seen || rolling
+		answered := it.Closed != nil && it.Closed.By == ClosedByAnswer
+		switch {
+		case rolling && (!answered || it.Closed.Evidence != "rolling."):
+			t.Errorf("the build question: %+v", it.Closed)
+		case !rolling && answered:
+			t.Errorf("the drop question was answered by %q", it.Closed.Evidence)
+		}
+	}
+	if !seen {
+		t.Errorf("the build question is not kept: %+v", l.Items)
+	}
+}
+
+// An "ok" to a reply that asked nothing takes note of it: a question
+// asked before stays open.
+func TestNoteTakingOK(t *testing.T) {
+	l := run([]step{
+		{"a", "Open question: should the old status index be dropped once the new one is in?"},
+		{"u", "how big is the new one going to be"},
+		{"a", "About 1.4 GB, going by the existing ones."},
+		{"u", "ok"},
+	})
+	for _, it := range l.Open() {
+		if it.Kind == Question && strings.Contains(it.Text, "old status index") {
+			return
+		}
+	}
+	t.Errorf("the question is not open after an ok to another reply: %+v", l.Items)
+}

@@ -472,6 +472,17 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	if l.answerByNumber(turn, line, t, said) {
 		return
 	}
+	if asksBack(said) {
+		// "how big is that index going to be roughly": the user asks
+		// first; the questions wait for a later prompt's answer, kept
+		// while the assistant replies to the user's.
+		for i := range l.Items {
+			if it := &l.Items[i]; it.Closed == nil && it.Kind == Question && it.By == ByAssistant && !it.Elsewhere && it.Line < line {
+				it.Explicit, it.dirty = true, true
+			}
+		}
+		return
+	}
 	var agreed []string
 	later := putsOff(said)
 	one := -1
@@ -503,9 +514,15 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	// no, photos are phase 2" for "API level: still 23?" and "Do
 	// photos need to work offline?").
 	parts := l.shareOut(said, several)
+	// "ok" after a reply that asked nothing takes note of that reply; it
+	// answers only a question asked in it.
+	noted := noteTaking(said) && !strings.HasSuffix(strings.TrimSpace(l.Replied), "?")
 	for i := range l.Items {
 		it := &l.Items[i]
 		if it.Closed != nil || it.Kind != Question || it.By != ByAssistant || it.Elsewhere || it.Line >= line {
+			continue
+		}
+		if noted && it.Line < l.Prompt {
 			continue
 		}
 		if one >= 0 && i != one || several != nil && !slices.Contains(several, i) {
@@ -911,6 +928,98 @@ func (l *Ledger) answers(said string, line int) int {
 		return named
 	}
 	return first
+}
+
+// asksBack says a prompt only asks the assistant something back: each
+// sentence of it is a question (one that opens with a question word, or
+// ends with "?" and asks with one: "and the $lookup, is that slow
+// too?") or an acknowledgement ("hm ok."). Such a prompt answers none of
+// the assistant's questions. A sentence that only ends with "?" ("keep
+// both I think?", "rolling?") is an answer put tentatively.
+func asksBack(said string) bool {
+	asked := false
+	for _, s := range strings.FieldsFunc(strings.ToLower(said), func(r rune) bool { return r == '.' || r == '!' || r == '\n' }) {
+		for _, q := range strings.SplitAfter(s, "?") {
+			ws := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '?' && !unicode.IsDigit(r) })
+			ws = withoutLeadIn(ws)
+			switch {
+			case len(ws) > 0 && replyWord(strings.Trim(ws[0], "?")):
+				return false // "yes, and can you also ...?"
+			case len(ws) == 0:
+				continue // an acknowledgement, or nothing
+			case interrogative(ws, strings.HasSuffix(strings.TrimSpace(q), "?")):
+				asked = true
+			default:
+				return false
+			}
+		}
+	}
+	return asked
+}
+
+// noteTaking says a prompt only takes note ("ok", "k", "cool", "thanks"):
+// no yes, no no.
+func noteTaking(said string) bool {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(said), ".!")) {
+	case "ok", "okay", "k", "kk", "cool", "thanks", "thank you", "thx", "nice", "great", "good", "got it", "i see", "noted":
+		return true
+	}
+	return false
+}
+
+// replyWord says a word opens a reply rather than a question: a yes, a
+// no, a go-ahead.
+func replyWord(w string) bool {
+	switch w {
+	case "yes", "yeah", "yep", "yup", "no", "nope", "nah", "sure", "ok", "okay", "k", "go", "please", "both", "neither", "either", "fine", "agreed":
+		return true
+	}
+	return false
+}
+
+// withoutLeadIn drops the words that lead into a sentence ("and", "so",
+// "hm"): "ok" alone may be a yes, so it goes only after a musing "hm".
+func withoutLeadIn(ws []string) []string {
+	musing := false
+	for len(ws) > 0 {
+		w := strings.Trim(ws[0], "?")
+		switch {
+		case slices.Contains([]string{"hm", "hmm", "oh", "ah", "huh"}, w):
+			musing = true
+		case musing && (w == "ok" || w == "okay"):
+		case slices.Contains([]string{"and", "so", "but", "also", "btw", "wait", "cool", "thanks", "thx", "right", "nice", "great", "perfect", "awesome"}, w):
+		default:
+			return ws
+		}
+		ws = ws[1:]
+	}
+	return ws
+}
+
+// interrogative says words open a question, or, with a question mark,
+// hold one: a question word, or an auxiliary before its subject ("is
+// that", "would it", "can we").
+func interrogative(ws []string, mark bool) bool {
+	for i, w := range ws {
+		w = strings.Trim(w, "?")
+		switch w {
+		case "how", "what", "why", "when", "where", "who", "whom", "whose", "which", "what's", "how's", "where's", "who's", "whats", "hows":
+			if i == 0 || mark {
+				return true
+			}
+		case "is", "are", "was", "were", "does", "do", "did", "can", "could", "would", "will", "should", "has", "have", "isn't", "doesn't", "won't", "wouldn't", "can't", "couldn't":
+			if i+1 < len(ws) && (i == 0 || mark) {
+				switch strings.Trim(ws[i+1], "?") {
+				case "that", "this", "it", "there", "we", "you", "i", "they", "he", "she", "the", "a", "an", "those", "these":
+					return true
+				}
+			}
+		}
+		if !mark && i > 0 {
+			return false
+		}
+	}
+	return false
 }
 
 // putsOff says a reply puts the question off rather than answers it: a
