@@ -419,7 +419,7 @@ echo "NVIDIA A10G, 23028 MiB, 412 MiB"
 							[2]string{"Fix the OOM on the A10G", "completed"},
 							[2]string{"Run the full 30-epoch training and compare val_acc to the 0.874 baseline", "pending"},
 							[2]string{"Try bf16 autocast once the baseline reproduces", "pending"})),
-						reply("Done, lr is 1.0e-4 in configs/vit_small.yaml.", next()),
+						full("Done, lr is 1.0e-4 in configs/vit_small.yaml."),
 					},
 				},
 				// The first automatic compaction: the reply above fills the context.
@@ -906,5 +906,5 @@ esac
 			{"Slack incident webhook", hookToken},
 		},
 	}
-	return sc
+	return forTrigger(sc, "auto")
 }
