@@ -34,6 +34,7 @@ func blind12Scenarios() []scenario {
 		blind12TorchTwice(),
 		blind12NextInterrupted(),
 		blind12IncidentRotation(),
+		blind12JuliaTasks(),
 	}
 }
 
@@ -907,4 +908,187 @@ esac
 		},
 	}
 	return forTrigger(sc, "auto")
+}
+
+// blind12JuliaTasks is a Julia package fixed for Float32 input, then made
+// faster, with tasks from TaskCreate (one closed before the compaction),
+// a question left unanswered for someone else, a bare /compact; after it
+// the user takes a constraint back, a dependency is added, and a test
+// run fails unresolved before an automatic compaction.
+func blind12JuliaTasks() scenario {
+	julia := `#!/bin/sh
+# stand-in for julia in the SpectraFit.jl project: prints what the scenario needs
+case "$*" in
+  *"Pkg.test()"*)
+    if grep -q 'curve_fit' src/fit.jl && ! grep -q 'using LsqFit' src/SpectraFit.jl; then
+      cat <<'EOF'
+     Testing Running tests...
+fit: Error During Test at /home/ana/SpectraFit.jl/test/fit.jl:18
+  Got exception outside of a @test
+  UndefVarError: ` + "`curve_fit`" + ` not defined in ` + "`SpectraFit`" + `
+  Suggestion: check for spelling errors or missing imports.
+  Stacktrace:
+   [1] fit_peaks(y::Vector{Float64}, npeaks::Int64)
+     @ SpectraFit ~/SpectraFit.jl/src/fit.jl:9
+Test Summary: | Pass  Error  Total   Time
+SpectraFit    |   42      1     43  11.8s
+ERROR: LoadError: Some tests did not pass: 42 passed, 0 failed, 1 errored, 0 broken.
+ERROR: Package SpectraFit errored during testing
+EOF
+      exit 1
+    fi
+    if grep -q 'AbstractVector{<:Real}' src/fit.jl; then
+      echo "     Testing Running tests..."
+      echo "Test Summary: | Pass  Total   Time"
+      echo "SpectraFit    |   43     43  12.3s"
+      echo "     Testing SpectraFit tests passed"
+      exit 0
+    fi
+    cat <<'EOF'
+     Testing Running tests...
+fit: Error During Test at /home/ana/SpectraFit.jl/test/fit.jl:31
+  Test threw exception
+  Expression: length(fit_peaks(Float32.(spectrum), 3).centers) == 3
+  MethodError: no method matching fit_peaks(::Vector{Float32}, ::Int64)
+  The function ` + "`fit_peaks`" + ` exists, but no method is defined for this combination of argument types.
+
+  Closest candidates are:
+    fit_peaks(::Vector{Float64}, ::Int64)
+     @ SpectraFit ~/SpectraFit.jl/src/fit.jl:4
+
+  Stacktrace:
+   [1] macro expansion
+     @ ~/.julia/juliaup/julia-1.11.1+0.x64.linux.gnu/share/julia/stdlib/v1.11/Test/src/Test.jl:676 [inlined]
+   [2] top-level scope
+     @ ~/SpectraFit.jl/test/fit.jl:31
+Test Summary: | Pass  Error  Total   Time
+SpectraFit    |   41      1     42  12.1s
+ERROR: LoadError: Some tests did not pass: 41 passed, 0 failed, 1 errored, 0 broken.
+ERROR: Package SpectraFit errored during testing
+EOF
+    exit 1
+    ;;
+  *"bench/fit.jl"*)
+    if grep -q 'gaussian!(buf' src/gaussian.jl; then
+      echo "BenchmarkTools.Trial: 129 samples with 1 evaluation per sample."
+      echo " Range (min … max):  36.114 ms … 44.870 ms  ┊ GC (min … max): 0.00% … 3.12%"
+      echo " Time  (median):     38.902 ms              ┊ GC (median):    0.00%"
+      echo " Memory estimate: 2.40 MiB, allocs estimate: 61."
+      exit 0
+    fi
+    echo "BenchmarkTools.Trial: 12 samples with 1 evaluation per sample."
+    echo " Range (min … max):  398.004 ms … 455.216 ms  ┊ GC (min … max): 21.40% … 27.93%"
+    echo " Time  (median):     412.337 ms               ┊ GC (median):    24.85%"
+    echo " Memory estimate: 1.21 GiB, allocs estimate: 3000412."
+    exit 0
+    ;;
+  *'Pkg.add("LsqFit")'*)
+    cat <<'EOF'
+   Resolving package versions...
+    Updating ` + "`~/SpectraFit.jl/Project.toml`" + `
+  [2fda8390] + LsqFit v0.15.0
+    Updating ` + "`~/SpectraFit.jl/Manifest.toml`" + `
+  [2fda8390] + LsqFit v0.15.0
+  [d41bc354] + NLSolversBase v7.8.3
+  [f6369f11] + ForwardDiff v0.10.38
+Precompiling project...
+  3 dependencies successfully precompiled in 41 seconds. 87 already precompiled.
+EOF
+    exit 0
+    ;;
+esac
+echo "julia: stand-in got $*" >&2
+exit 2
+`
+	fit := "# Peak fitting.\n\nfunction fit_peaks(y::Vector{Float64}, npeaks::Int)\n    x = collect(1.0:length(y))\n    return gauss_fit(x, y, npeaks)\nend\n"
+	gauss := "function gauss_fit(x, y, n)\n    for it in 1:200\n        model = [gaussian(xi, p) for xi in x]\n        step!(p, model, y)\n    end\nend\n"
+	sc := scenario{
+		Name:        "blind12-julia-tasks",
+		Shape:       "held-out, blind12: Julia package, MethodError for Float32 fixed, allocations cut, TaskCreate tasks (one closed), a question left for someone else; bare /compact, then a constraint taken back, a dependency added, an error left unresolved, auto",
+		Compactions: []string{"manual", "auto"},
+		Files: map[string]string{
+			"Project.toml":      "name = \"SpectraFit\"\nuuid = \"5b1f0c2e-8d4a-4e6f-9a3b-2c7d1e0f4a5b\"\nversion = \"0.7.2\"\n\n[compat]\njulia = \"1.10\"\n",
+			"src/SpectraFit.jl": "module SpectraFit\n\nexport fit_peaks\n\ninclude(\"gaussian.jl\")\ninclude(\"fit.jl\")\n\nend\n",
+			"src/fit.jl":        fit,
+			"src/gaussian.jl":   gauss,
+			"test/runtests.jl":  "using Test, SpectraFit\n\n@testset \"SpectraFit\" begin\n    include(\"fit.jl\")\nend\n",
+			"test/fit.jl":       "@test length(fit_peaks(spectrum, 3).centers) == 3\n",
+			"bench/fit.jl":      "using BenchmarkTools, SpectraFit\n@benchmark fit_peaks($(rand(1_000_000)), 3)\n",
+			"docs/src/api.md":   "`fit_peaks(y, n)` returns a NamedTuple `(centers, widths, heights)`.\n",
+		},
+		Bins:           map[string]string{"julia": julia},
+		Env:            []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"},
+		AllowedTools:   []string{"Bash(julia:*)"},
+		PermissionMode: "acceptEdits",
+		Script: func(dir string) (before, after []turn) {
+			p := func(rel string) string { return filepath.Join(dir, rel) }
+			next := b12Counter(10000, 2100)
+			test := "julia --project -e 'using Pkg; Pkg.test()'"
+			before = []turn{
+				{
+					Prompt: "Hi, SpectraFit.jl, issue #212: fit_peaks fails for Float32 spectra from the new detector. Please keep the package compatible with Julia 1.10 LTS, and no new dependencies.",
+					Replies: []fakeapi.Reply{
+						reply("", next(), bash("toolu_b12_jtest1", test, "Run the package tests")),
+						reply("", next(), read("toolu_b12_jreadfit", p("src/fit.jl"))),
+						reply("fit_peaks is declared for Vector{Float64} only. I'll widen it to AbstractVector{<:Real} and convert once at the top with float(), rather than adding a Float32 method, because one generic method covers views and ranges too.", next(),
+							edit("toolu_b12_jeditfit", p("src/fit.jl"), "function fit_peaks(y::Vector{Float64}, npeaks::Int)\n", "function fit_peaks(y::AbstractVector{<:Real}, npeaks::Int)\n    y = float(y)\n")),
+						reply("", next(), bash("toolu_b12_jtest2", test, "Run the package tests again")),
+						reply("", next(), taskCreate("toolu_b12_jtask1", "Benchmark fit_peaks on the 1M-point spectrum", "Median time and allocations before and after")),
+						reply("", next(), taskCreate("toolu_b12_jtask2", "Add a Float32 regression test to test/fit.jl", "Covers issue #212")),
+						reply("Tests pass: 43 of 43. One question before I touch the return value: the docs say fit_peaks returns a NamedTuple, the code builds a FitResult struct. Which one is right?", next()),
+					},
+				},
+				{
+					Prompt: "dunno, that's for Jonas, he wrote the docs. leave it for now. meanwhile the gaussian fit is slow, look at it",
+					Replies: []fakeapi.Reply{
+						reply("", next(), bash("toolu_b12_jbench1", "julia --project bench/fit.jl", "Benchmark fit_peaks")),
+						reply("", next(), read("toolu_b12_jreadg", p("src/gaussian.jl"))),
+						reply("Allocations dominate (1.21 GiB, 24.85% GC): gauss_fit builds a new array per iteration. Reusing one buffer.", next(),
+							edit("toolu_b12_jeditg", p("src/gaussian.jl"),
+								"    for it in 1:200\n        model = [gaussian(xi, p) for xi in x]\n",
+								"    buf = similar(y, float(eltype(y)))\n    for it in 1:200\n        model = gaussian!(buf, x, p)\n")),
+						reply("", next(), bash("toolu_b12_jbench2", "julia --project bench/fit.jl", "Benchmark again")),
+						reply("", next(), taskUpdate("toolu_b12_jtaskdone", "1", "completed")),
+						reply("Median went from 412.337 ms to 38.902 ms, memory from 1.21 GiB to 2.40 MiB. The NamedTuple-or-FitResult question is still open for Jonas.", next()),
+					},
+				},
+				{Prompt: "/compact"},
+				{
+					Prompt: "ok, actually forget the no-deps rule, Jonas says LsqFit is fine. use it for the fit if it's better than our hand-rolled loop",
+					Replies: []fakeapi.Reply{
+						reply("", 14000, bash("toolu_b12_jadd", "julia --project -e 'using Pkg; Pkg.add(\"LsqFit\")'", "Add LsqFit")),
+						reply("Switching gauss_fit to LsqFit.curve_fit.", 15500, edit("toolu_b12_jeditlsq", p("src/fit.jl"),
+							"    return gauss_fit(x, y, npeaks)\n", "    return curve_fit(multigauss, x, y, initial_guess(y, npeaks))\n")),
+						reply("", 17000, bash("toolu_b12_jtest3", test, "Run the tests with LsqFit")),
+						full("The tests error now: UndefVarError, curve_fit is not defined in SpectraFit. I still have to add `using LsqFit` to the module."),
+					},
+				},
+				{Prompt: "go ahead", Replies: []fakeapi.Reply{reply("Adding the import.", 9000)}},
+			}
+			after = []turn{
+				{Prompt: "and?", Replies: []fakeapi.Reply{reply("Rerunning the tests.", 9600)}},
+			}
+			return before, after
+		},
+		Facts: []fact{
+			lit("ticket", "#212"),
+			rx("constraint: Julia 1.10 LTS", `(?i)compatible with Julia 1\.10`),
+			rx("constraint: no new dependencies (until taken back)", `(?i)no new dependencies`).until(1),
+			rx("failure: MethodError for Float32", `MethodError`, `Float32`),
+			rx("failure fixed: tests pass after widening", `(?i)(Pkg\.test\(\)[^\n]{0,80}(exit 1, then exit 0|exit 0)|43 of 43|43 passed|tests pass)`).until(1),
+			lit("decision: AbstractVector{<:Real} rather than a Float32 method", "AbstractVector{<:Real}"),
+			lit("decision's reason: views and ranges", "one generic method covers views and ranges too"),
+			lit("file edited: src/fit.jl", "src/fit.jl"),
+			lit("file edited: src/gaussian.jl", "src/gaussian.jl"),
+			rx("finding: median 412 ms to 38.9 ms", `412(\.337)? ?ms`, `38\.9(02)? ?ms`),
+			lit("finding: a new array per iteration", "new array per iteration"),
+			rx("open thread: NamedTuple or FitResult, for Jonas", `Jonas`, `NamedTuple|FitResult`),
+			lit("open task: Float32 regression test", "Add a Float32 regression test to test/fit.jl"),
+			rx("closed task not shown open: the benchmark", `(?i)Benchmark fit_peaks|412(\.337)? ?ms`).
+				notRx(`(?i)(pending|in.progress|\[ \]|open)[^\n]{0,40}Benchmark fit_peaks|Benchmark fit_peaks[^\n]{0,60}(pending|in.progress)`),
+			rx("constraint taken back: LsqFit allowed", `(?i)LsqFit`).from(2),
+			rx("failing command: UndefVarError curve_fit, unresolved", `UndefVarError|curve_fit[^\n]{0,40}not defined`).from(2),
+		},
+	}
+	return sc
 }
