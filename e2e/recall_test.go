@@ -122,6 +122,7 @@ func TestRecallReport(t *testing.T) {
 	scs = append(scs, blind9Scenarios()...)
 	scs = append(scs, blind10Scenarios()...)
 	scs = append(scs, blind11Scenarios()...)
+	scs = append(scs, blind13Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
