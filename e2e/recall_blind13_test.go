@@ -6,7 +6,7 @@ import (
 	"github.com/cairn-agent/cairn/e2e/fakeapi"
 )
 
-// The recall bench's thirteenth blind set: four held-out sessions written
+// The recall bench's thirteenth blind set: five held-out sessions written
 // without reading cairn's extraction, checkpoint, render or redaction code
 // nor any other scenario's facts, only the bench's types and helpers.
 // Their first run on main is the blind measurement; nothing in cairn was
@@ -20,7 +20,9 @@ import (
 // a bulleted list of constraints, one of which the user later drops,
 // compacted three times; and a slow MongoDB aggregation read through
 // explain(), with a question answered three turns later, one never
-// answered, and two secrets (a mongodb+srv password, a JWT in a log).
+// answered, and two secrets (a mongodb+srv password, a JWT in a log); and
+// a Zig cross build for 32-bit ARM with a toolchain bump taken back and a
+// Slack webhook written to a git-ignored file.
 //
 // They run only in the report (TestRecallReport) and are marked
 // "held-out, blind13" in its shape column.
@@ -32,6 +34,7 @@ func blind13Scenarios() []scenario {
 		blind13SparkSkew(),
 		blind13ShellcheckThrice(),
 		blind13MongoExplain(),
+		blind13ZigCross(),
 	}
 }
 
@@ -755,6 +758,153 @@ func blind13MongoExplain() scenario {
 			{"MongoDB password in a mongodb+srv URI", password},
 			{"JWT bearer token", jwt},
 		},
+	}
+	return sc
+}
+
+// zigStandIn prints what Zig 0.13.0 prints for the agent's commands: the
+// 32-bit ARM cross build failing on a u64 length until src/csv.zig casts
+// it checked, and a long test run with one failure that stays.
+const zigStandIn = `#!/bin/sh
+# stand-in for zig 0.13.0
+case "$*" in
+  version) echo "0.13.0"; exit 0 ;;
+  "build test"*)
+    i=1
+    while [ $i -le 38 ]; do
+      echo "test $i/39 csv.test.field parsing case $i...OK"
+      i=$((i + 1))
+    done
+    echo "test 39/39 csv.test.quoted field with CRLF inside quotes...FAIL (TestExpectedEqual)"
+    echo "expected 3, found 2"
+    echo "/home/user/src/tally/src/csv.zig:214:5: 0x10a8f3c in test.quoted field with CRLF inside quotes (test)"
+    echo "    try std.testing.expectEqual(@as(usize, 3), fields.len);"
+    echo "    ^"
+    echo "38 passed; 0 skipped; 1 failed."
+    echo "error: the following test command failed with exit code 1:"
+    echo "/home/user/src/tally/.zig-cache/o/5d1c0e9a7b2f44e1/test --seed=0x8a41c2d7"
+    echo "Build Summary: 3/5 steps succeeded; 1 failed; 38/39 tests passed; 1 failed"
+    echo "test transitive failure"
+    echo "└─ run test 38/39 passed, 1 failed"
+    exit 1
+    ;;
+  *arm-linux-musleabihf*)
+    if grep -q 'std.math.cast' src/csv.zig; then
+      mkdir -p zig-out/bin
+      head -c 397312 /dev/zero > zig-out/bin/tally
+      exit 0
+    fi
+    echo "install"
+    echo "└─ install tally"
+    echo "   └─ zig build-exe tally ReleaseSmall arm-linux-musleabihf 1 errors"
+    echo "src/csv.zig:11:22: error: expected type 'usize', found 'u64'"
+    echo "    const n: usize = h.len_bytes;"
+    echo "                     ~^~~~~~~~~"
+    echo "src/csv.zig:11:22: note: unsigned 32-bit int cannot represent all possible unsigned 64-bit values"
+    echo "referenced by:"
+    echo "    readHeader: src/csv.zig:10:5"
+    echo "    parseFile: src/main.zig:41:22"
+    echo "    main: src/main.zig:17:5"
+    echo "    callMain: /usr/lib/zig/std/start.zig:524:32"
+    echo "    remaining reference traces hidden; use '-freference-trace' to see all reference traces"
+    echo "error: the following command failed with 1 compilation errors:"
+    echo "/usr/bin/zig build-exe -OReleaseSmall -target arm-linux-musleabihf -mcpu baseline --dep build_options -Mroot=/home/user/src/tally/src/main.zig -Mbuild_options=/home/user/src/tally/.zig-cache/c/8f1e/options.zig --cache-dir /home/user/src/tally/.zig-cache --global-cache-dir /home/user/.cache/zig --name tally --zig-lib-dir /usr/lib/zig/ --listen=-"
+    echo "Build Summary: 2/5 steps succeeded; 1 failed"
+    echo "install transitive failure"
+    echo "└─ install tally transitive failure"
+    echo "   └─ zig build-exe tally ReleaseSmall arm-linux-musleabihf 1 errors"
+    exit 1
+    ;;
+esac
+echo "zig stand-in: unexpected arguments: $*" >&2
+exit 2
+`
+
+// blind13ZigCross is a Zig CLI cross-compiled for a 32-bit Raspberry Pi:
+// a long compiler error, a checked cast chosen over @intCast for a reason,
+// a toolchain bump the user asks for and then takes back (the agent puts
+// build.zig.zon back), a Slack webhook the user pastes that the agent
+// writes into a git-ignored .env.local, and a test failure left open on
+// purpose. A manual /compact with instructions.
+func blind13ZigCross() scenario {
+	webhook := "https://hooks.slack.com/services/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"
+	csv := "const std = @import(\"std\");\n\npub const Header = struct {\n    magic: [4]u8,\n    len_bytes: u64,\n};\n\n// ... parsing elided ...\n\npub fn readHeader(h: Header) !usize {\n    const n: usize = h.len_bytes;\n    return n;\n}\n"
+	zon := ".{\n    .name = \"tally\",\n    .version = \"0.9.1\",\n    .minimum_zig_version = \"0.13.0\",\n    .dependencies = .{},\n    .paths = .{ \"build.zig\", \"build.zig.zon\", \"src\" },\n}\n"
+	sc := scenario{
+		Name:  "blind13-zig-cross",
+		Shape: "held-out, blind13: Zig CLI cross-compiled for 32-bit ARM, long compiler error, toolchain bump asked for then taken back, Slack webhook written to .env.local, test failure left open; manual /compact with instructions",
+		Files: map[string]string{
+			"src/csv.zig":                   csv,
+			"src/main.zig":                  "const std = @import(\"std\");\nconst csv = @import(\"csv.zig\");\n\npub fn main() !void {}\n",
+			"build.zig":                     "const std = @import(\"std\");\n\npub fn build(b: *std.Build) void {\n    _ = b;\n}\n",
+			"build.zig.zon":                 zon,
+			".gitignore":                    "zig-out/\n.zig-cache/\n.env.local\n",
+			".github/workflows/release.yml": "name: release\non:\n  push:\n    tags: ['v*']\njobs:\n  build:\n    strategy:\n      matrix:\n        target: [x86_64-linux-musl, aarch64-linux-musl]\n",
+			"scripts/notify.sh":             "#!/bin/sh\n# posts the release line to Slack; reads SLACK_WEBHOOK_URL from .env.local\n. ./.env.local\n",
+		},
+		Bins:           map[string]string{"zig": zigStandIn},
+		Env:            []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TASKS=0"},
+		AllowedTools:   []string{"Bash(zig:*)", "Bash(du:*)", "Read"},
+		PermissionMode: "acceptEdits",
+		Trigger:        "manual",
+		CompactArgs:    "keep it short, we'll pick this up after lunch",
+		Script: func(dir string) (before, after []turn) {
+			p := func(rel string) string { return filepath.Join(dir, rel) }
+			cross := "zig build -Dtarget=arm-linux-musleabihf -Doptimize=ReleaseSmall"
+			before = []turn{
+				{
+					Prompt: "tally 0.9.2 has to run on the Pi Zero W boxes in the warehouse (32-bit ARM) and the cross build breaks. also bump us to zig 0.14 while you're at it. no new dependencies in build.zig.zon please.",
+					Replies: []fakeapi.Reply{
+						reply("", 14000, bash("toolu_zg_cross1", cross, "Cross-compile for 32-bit ARM")),
+						reply("", 15000, read("toolu_zg_read_csv", p("src/csv.zig"))),
+						reply("The error is `src/csv.zig:11:22: error: expected type 'usize', found 'u64'`: on arm-linux-musleabihf usize is 32 bits, and `len_bytes` in the file header is a u64. On 64-bit targets the assignment was silently fine.\n\nI'll use `std.math.cast(usize, h.len_bytes) orelse return error.FileTooLarge` rather than `@intCast`, because in ReleaseSmall a failing @intCast is undefined behaviour and a >4 GiB file would be misread silently instead of rejected.", 16500,
+							edit("toolu_zg_fix", p("src/csv.zig"), "    const n: usize = h.len_bytes;\n", "    const n = std.math.cast(usize, h.len_bytes) orelse return error.FileTooLarge;\n")),
+						reply("", 17500, bash("toolu_zg_cross2", cross+" && du -k zig-out/bin/tally", "Cross-compile again and check the size")),
+						reply("Now the toolchain bump.", 18500, read("toolu_zg_read_zon", p("build.zig.zon"))),
+						reply("", 19500, edit("toolu_zg_zon", p("build.zig.zon"), ".minimum_zig_version = \"0.13.0\",", ".minimum_zig_version = \"0.14.0\",")),
+						reply("The cross build passes: zig-out/bin/tally is 388 KiB for arm-linux-musleabihf. build.zig.zon now asks for zig 0.14.0 — the 0.14 API changes in build.zig are next.", 20500),
+					},
+				},
+				{
+					Prompt: "wait no, forget 0.14. the warehouse build box installs zig from debian and that's 0.13.0. stay on 0.13.0.",
+					Replies: []fakeapi.Reply{
+						reply("Right, putting it back.", 21500, edit("toolu_zg_zon_back", p("build.zig.zon"), ".minimum_zig_version = \"0.14.0\",", ".minimum_zig_version = \"0.13.0\",")),
+						reply("", 22500, bash("toolu_zg_test", "zig build test --summary all", "Run the test suite")),
+						reply("build.zig.zon is back to 0.13.0; we stay on zig 0.13.0.\n\nThe tests show one failure that has nothing to do with the cast: `csv.test.quoted field with CRLF inside quotes` expects 3 fields and gets 2 (src/csv.zig:214). 38 of 39 pass. Should I look at it now?", 24000),
+					},
+				},
+				{
+					Prompt: "no leave that one, Ines is rewriting the quoting code this week. oh and for the release notify script, the webhook is " + webhook + " , put it where notify.sh expects it",
+					Replies: []fakeapi.Reply{
+						reply("", 25500, write("toolu_zg_env", p(".env.local"), "SLACK_WEBHOOK_URL="+webhook+"\n")),
+						reply("Written to .env.local, which .gitignore already excludes, so it stays out of git. I've left the CRLF test failing for Ines.\n\nLeft for 0.9.2:\n1. Add arm-linux-musleabihf to the target matrix in .github/workflows/release.yml\n2. Run tally on a real Pi Zero W against last week's 2.3 GB inventory export", 27000),
+					},
+				},
+			}
+			after = []turn{
+				{Prompt: "back. where were we", Replies: []fakeapi.Reply{reply("The release matrix is next.", 6000)}},
+				{Prompt: "go", Replies: []fakeapi.Reply{reply("Editing release.yml.", 6500)}},
+			}
+			return before, after
+		},
+		Facts: []fact{
+			rx("ticket: release 0.9.2", `0\.9\.2`),
+			rx("constraint: stay on zig 0.13.0 (0.14 taken back)", `(?i)(stay|stays|remain|pinned|keep)[^\n]{0,30}0\.13|0\.13\.0[^\n]{0,80}(debian|not 0\.14|instead of 0\.14|taken back|reverted)|(forget|no|not|drop(ped)?|revert(ed)?|cancel(led)?)[^\n]{0,30}0\.14`),
+			rx("constraint: no new dependencies in build.zig.zon", `(?i)(no|don't add|without)[^\n]{0,20}(new )?dependenc`),
+			lit("file edited", "src/csv.zig"),
+			rx("failed command, exit code", `(?i)zig build -Dtarget=arm-linux-musleabihf[^\n]{0,120}(exit (code )?1|fail)`),
+			lit("failure: the compiler error", "expected type 'usize', found 'u64'"),
+			rx("decision: std.math.cast, not @intCast", `std\.math\.cast`, `(?i)FileTooLarge|@intCast`),
+			rx("decision's reason: @intCast is UB in ReleaseSmall", `(?i)undefined behaviou?r|\bUB\b|misread silently`),
+			rx("failure fixed: cross build passes", `(?i)(cross[- ]?build|arm-linux-musleabihf)[^\n]{0,120}(pass|exit 0|succeed|fixed|ok\b)`),
+			rx("finding: 388 KiB binary", `388 ?(KiB|K|kB)`),
+			pipedFailed("still failing: zig build test (the CRLF test, left for Ines)", `zig build test`, `(?i)CRLF`),
+			rx("decision: CRLF test left for Ines", `(?i)Ines`),
+			lit("file created", ".env.local"),
+			rx("next step 1: release matrix", `(?i)arm-linux-musleabihf[^\n]{0,80}(matrix|release\.yml)|(matrix|release\.yml)[^\n]{0,80}arm-linux-musleabihf`),
+			rx("next step 2: real Pi Zero W with the 2.3 GB export", `2\.3 ?GB`),
+		},
+		Secrets: []secret{{"Slack webhook URL", webhook}},
 	}
 	return sc
 }
