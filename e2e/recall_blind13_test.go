@@ -487,6 +487,7 @@ func blind13ShellcheckThrice() scenario {
 							[2]string{"Replace [[ ]] with [ ] (SC3010)", "completed"},
 							[2]string{"Glob instead of iterating over ls output (SC2045)", "in_progress"},
 							[2]string{"Handle the non-constant source of ~/.dotfiles.local (SC1090)", "pending"})),
+						reply("Next is the loop over ls output (SC2045).", 11500),
 					},
 				},
 				turn{
