@@ -123,6 +123,7 @@ func TestRecallReport(t *testing.T) {
 	scs = append(scs, blind10Scenarios()...)
 	scs = append(scs, blind11Scenarios()...)
 	scs = append(scs, blind12Scenarios()...)
+	scs = append(scs, blind13Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
