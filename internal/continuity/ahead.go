@@ -168,11 +168,14 @@ func (k *Keeper) keepAhead(ctx context.Context, j Job) error {
 		idle = keepIdle
 	}
 	var p transcript.Parser
+	// What one build parses the next one needs again: the session grows
+	// by a result or two between them (checkpoint.Memo).
+	var memo checkpoint.Memo
 	stale := 0
 	for {
 		if s.Offset > 0 && (len(s.Prompts) > 0 || s.NumTurns() > 0) {
 			reading, _ := meter.Measure(s, k.rules())
-			in := checkpoint.Input{Project: j.Project, Trigger: "ahead", Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String}
+			in := checkpoint.Input{Project: j.Project, Trigger: "ahead", Now: k.Now(), Reading: reading, TicketPrefixes: k.TicketPrefixes, Redact: redact.String, Memo: &memo}
 			c := checkpoint.Build(s, in)
 			if k.built != nil {
 				k.built(s)
