@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
+	"github.com/cairn-agent/cairn/internal/dirwatch"
 	"github.com/cairn-agent/cairn/internal/filelock"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/redact"
@@ -105,13 +106,18 @@ func (k *Keeper) keeping(path string) bool {
 // waitKept waits, until ctx is done, for a keep job at work on the
 // session to write the kept checkpoint again or to end, and says whether
 // one did. It looks at the file's stamp only: reading the checkpoint is
-// the caller's, once it changed.
+// the caller's, once it changed. It sleeps until the directory is written
+// (dirwatch): looking every few milliseconds cost a hook about 0.15 ms
+// of CPU a look, and up to a look's pause of wall time.
 func (k *Keeper) waitKept(ctx context.Context, path string) bool {
 	f, err := os.Open(k.keepLockFile(path))
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	// Watched before the stamp is taken: a write after it wakes the wait.
+	w := dirwatch.New(filepath.Dir(k.keptFile(path)), pollEvery)
+	defer w.Close()
 	stamp := func() (t time.Time, size int64) {
 		if fi, err := os.Stat(k.keptFile(path)); err == nil {
 			t, size = fi.ModTime(), fi.Size()
@@ -128,11 +134,10 @@ func (k *Keeper) waitKept(ctx context.Context, path string) bool {
 		if t, n := stamp(); !t.Equal(t0) || n != n0 {
 			return true
 		}
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil {
 			return false
-		case <-time.After(pollEvery):
 		}
+		w.Wait(ctx)
 	}
 }
 
