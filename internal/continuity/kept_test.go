@@ -1,6 +1,7 @@
 package continuity
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -152,13 +153,14 @@ func TestKeptMisses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			head, rest, _ := bytes.Cut(data, []byte("\n"))
 			var kp map[string]any
-			if err := json.Unmarshal(data, &kp); err != nil {
+			if err := json.Unmarshal(head, &kp); err != nil {
 				t.Fatal(err)
 			}
 			kp["binary"] = "1-2"
-			data, _ = json.Marshal(kp)
-			if err := os.WriteFile(file, data, 0o600); err != nil {
+			head, _ = json.Marshal(kp)
+			if err := os.WriteFile(file, append(append(head, '\n'), rest...), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}, nil},
