@@ -236,21 +236,23 @@ func (k *Keeper) awaitResult(ctx context.Context, s *transcript.Session, after i
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var p transcript.Parser
+	// Watched before the transcript is looked at: a line written after
+	// that look wakes the wait at once (dirwatch).
+	w := dirwatch.New(filepath.Dir(s.Path), pollEvery)
+	defer w.Close()
 	for {
+		if fi, err := os.Stat(s.Path); err == nil && fi.Size() > s.Offset {
+			if err := k.fold(s, &p); err != nil {
+				return false, err
+			}
+		}
 		if s.Offset > after && userLineAfter(s.Path, after, s.Offset) {
 			return true, nil
 		}
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil {
 			return false, nil // build with what there is: a later PreCompact sees the rest
-		case <-time.After(pollEvery):
 		}
-		if fi, err := os.Stat(s.Path); err != nil || fi.Size() <= s.Offset {
-			continue
-		}
-		if err := k.fold(s, &p); err != nil {
-			return false, err
-		}
+		w.Wait(ctx)
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// inotify watches a directory for files closed after writing or renamed
-// into it. Its descriptor is non-blocking, so that reading it waits in
+// inotify watches a directory for files written, closed after writing or
+// renamed into it. Its descriptor is non-blocking, so that reading it waits in
 // the runtime's poller, with a deadline.
 type inotify struct{ f *os.File }
 
@@ -17,7 +17,7 @@ func open(dir string) watcher {
 	if err != nil {
 		return nil
 	}
-	if _, err := syscall.InotifyAddWatch(fd, dir, syscall.IN_CLOSE_WRITE|syscall.IN_MOVED_TO); err != nil {
+	if _, err := syscall.InotifyAddWatch(fd, dir, syscall.IN_MODIFY|syscall.IN_CLOSE_WRITE|syscall.IN_MOVED_TO); err != nil {
 		syscall.Close(fd)
 		return nil
 	}
