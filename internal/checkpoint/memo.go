@@ -23,8 +23,10 @@ type Memo struct {
 }
 
 // maxMemo bounds each table: past it, the table starts again empty (a
-// session that never stops growing keeps its memo at a bounded size).
-const maxMemo = 1 << 15
+// session that never stops growing keeps its memo at a bounded size, a
+// few megabytes). The plans a build compares are pairs: a few hundred
+// plans and prompts make tens of thousands.
+const maxMemo = 1 << 17
 
 // remember stores v under k in *m, made or emptied first as needed.
 func remember[K comparable, V any](m *map[K]V, k K, v V) V {
