@@ -111,7 +111,9 @@ func (k *Keeper) fromKept(path, project, trigger string) (c checkpoint.Checkpoin
 // if none was: it loads it again only when the kept checkpoint was built
 // from another offset than *s's, and leaves the one it loaded in *s. A
 // PreCompact that waits for a job looks at the kept checkpoint again when
-// the job wrote it: the transcript then is as it was at the first look.
+// the job wrote it, and takes the transcript as it was at its first look:
+// what the client ran PreCompact for (it writes nothing but the hooks'
+// progress while they run).
 func (k *Keeper) fromKeptWith(path, project, trigger string, s **transcript.Session) (c checkpoint.Checkpoint, steer string, ok bool) {
 	data, err := os.ReadFile(k.keptFile(path))
 	if err != nil {
