@@ -38,7 +38,8 @@ const JobKeep = "keep"
 const nearCompaction = 0.9
 
 // Bounds of the waits: the job's for the tool's result after
-// PostToolUse, PreCompact's for a job at work, how often both look.
+// PostToolUse, PreCompact's for a job at work, how often both look where
+// they cannot sleep until a write (dirwatch).
 const (
 	resultWait = 2 * time.Second
 	keepWait   = 1 * time.Second
