@@ -29,6 +29,9 @@ type Input struct {
 	TicketPrefixes []string
 	// Redact cleans every string kept; nil keeps them as they are.
 	Redact func(string) string
+	// Memo, when set, keeps what this build parses for the next one
+	// (memo.go); without it a build keeps it for itself only.
+	Memo *Memo
 }
 
 // Limits that keep a checkpoint a summary, not a copy of the session.
@@ -60,6 +63,10 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	if in.GitErr != nil {
 		c.GitError = in.GitErr.Error()
 	}
+	m := in.Memo
+	if m == nil {
+		m = &Memo{}
+	}
 	c.Task = task(s, in.TicketPrefixes)
 	var said []lined
 	for _, p := range s.Prompts {
@@ -72,7 +79,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 			return "" // the user's own words are not overruled here
 		}
 		return it.Text
-	}, func(it ledger.Item) int { return it.Line }, said)
+	}, func(it ledger.Item) int { return it.Line }, said, m)
 	open = slices.DeleteFunc(open, thin)
 	for _, it := range last(open, maxOpen) {
 		c.Open = append(c.Open, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn})
@@ -128,13 +135,13 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	}
 	c.Files, c.KeyReads = files(s.Files, base)
 	c.Commands = commands(s.ToolCalls)
-	c.Errors = toolErrors(s.ToolCalls, base, func(e Error, at int) string { return saidAfter(s, e, at) })
+	c.Errors = toolErrors(s.ToolCalls, base, func(e Error, at int) string { return saidAfter(s, e, at, m) }, m)
 	// What subagents left failing: their own transcripts.
 	for _, a := range s.Subagents {
 		if a.Compact || a.Session == nil {
 			continue
 		}
-		for _, e := range toolErrors(a.Session.ToolCalls, base, nil) {
+		for _, e := range toolErrors(a.Session.ToolCalls, base, nil, m) {
 			if !e.Resolved {
 				e.Tool += " in a subagent"
 				c.Errors = append(c.Errors, e)
@@ -142,7 +149,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		}
 	}
 	c.Errors = last(c.Errors, maxErrors)
-	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said)
+	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said, m)
 	asked := agentAsked(s.Ledger.Items)
 	for _, d := range overruledByUser(decided, said, asked) {
 		d.Text = withUserRefusal(d.Text, d.Text, d.Line, said)
@@ -462,9 +469,8 @@ func succeeded(tc transcript.ToolCall) bool {
 
 // fixNote, when not nil, says what the agent said of the fix of e after
 // calls[at], the call that resolved it: its Fix.
-func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, at int) string) []Error {
+func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, at int) string, works *Memo) []Error {
 	var out []Error
-	works := worksCache{}
 	for i, tc := range calls {
 		if tc.Sidechain || !failed(tc) {
 			continue
@@ -508,7 +514,7 @@ func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, 
 // other errors only: none of the failed run's error lines comes back. A
 // later run whose output names no error, or one the pipe cut short, says
 // nothing of the earlier one.
-func gotPast(failedCall, later transcript.ToolCall, works worksCache) bool {
+func gotPast(failedCall, later transcript.ToolCall, works *Memo) bool {
 	if failedCall.Name != "Bash" || !failed(later) || later.Outcome == nil || failedCall.Outcome == nil ||
 		len(later.Outcome.Errors) == 0 || len(failedCall.Outcome.Errors) == 0 || later.Outcome.Hidden != "" ||
 		!sameWork(failedCall, later, works) {
@@ -571,7 +577,7 @@ func withoutDigits(s string) string {
 // function; "tests" or "error" are about any): "Fixed: last_name has a
 // default now, so migrate applies". "" when there is none: in a long
 // turn the next finding is often about the next piece of work.
-func saidAfter(s *transcript.Session, e Error, at int) string {
+func saidAfter(s *transcript.Session, e Error, at int, m *Memo) string {
 	calls := s.ToolCalls
 	end := math.MaxInt
 	for _, p := range s.Prompts {
@@ -589,12 +595,12 @@ func saidAfter(s *transcript.Session, e Error, at int) string {
 			break
 		}
 	}
-	about := wordsOf(e.Subject + "\n" + e.Message)
+	about := m.words(e.Subject + "\n" + e.Message)
 	for _, f := range s.Findings {
 		if f.Line <= calls[at].Line || f.Line >= end {
 			continue
 		}
-		for w := range wordsOf(f.Text) {
+		for w := range m.words(f.Text) {
 			if about[w] && strings.ContainsAny(w, "_./") {
 				return clip(f.Text)
 			}
@@ -631,18 +637,18 @@ func errorMessage(tc transcript.ToolCall) string {
 // an edit of the same file, or a command doing the same work (the same
 // tool and target: "go test ./x" then "go test ./...", "mix test" after
 // "mix compile && mix test").
-func sameWork(failed, later transcript.ToolCall, works worksCache) bool {
+func sameWork(failed, later transcript.ToolCall, works *Memo) bool {
 	switch failed.Name {
 	case "Bash":
 		if later.Name != "Bash" {
 			return false
 		}
 		// outcome.SameWork, on works parsed once.
-		a := works.of(failed.Command)
+		a := works.worksOf(failed.Command)
 		if len(a) == 0 {
 			return false
 		}
-		b := works.of(later.Command)
+		b := works.worksOf(later.Command)
 		for _, k := range a {
 			if !slices.Contains(b, k) {
 				return false
@@ -651,7 +657,7 @@ func sameWork(failed, later transcript.ToolCall, works worksCache) bool {
 		// A part of a failed run passing fixes nothing in the rest,
 		// unless it is the part that failed: "mix test" failing in
 		// test/a_test.exs, then "mix test test/a_test.exs" passing.
-		part := outcome.NarrowedTo(failed.Command, later.Command)
+		part := works.narrowedTo(failed.Command, later.Command)
 		if len(part) == 0 {
 			return true
 		}
@@ -671,20 +677,6 @@ func sameWork(failed, later transcript.ToolCall, works worksCache) bool {
 		return later.FilePath == failed.FilePath && (later.Name == "Edit" || later.Name == "MultiEdit" || later.Name == "Write" || later.Name == "NotebookEdit")
 	}
 	return later.Name == failed.Name && later.FilePath == failed.FilePath
-}
-
-// worksCache holds the works of the commands seen (outcome.Works): each
-// failure is compared with every call after it, and parsing a command
-// once a comparison made most of a long session's checkpoint time.
-type worksCache map[string][]string
-
-func (w worksCache) of(command string) []string {
-	ws, ok := w[command]
-	if !ok {
-		ws = outcome.Works(command)
-		w[command] = ws
-	}
-	return ws
 }
 
 // nextSteps reads the latest assistant texts for a "Next steps" list or

@@ -50,7 +50,7 @@ func Fixes(s *transcript.Session, redact func(string) string) []Fix {
 	}
 	calls := s.ToolCalls
 	var out []Fix
-	works := worksCache{}
+	works := &Memo{}
 	for i, tc := range calls {
 		if tc.Sidechain || !failed(tc) {
 			continue

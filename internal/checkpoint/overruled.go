@@ -192,18 +192,19 @@ func chosen(obj []string, earlier string) bool {
 // superseded drops the plans a later statement overrules: plans[i] goes
 // when a plan after it, or one of the user's short replies after it,
 // overrules it.
-func superseded[T any](plans []T, text func(T) string, line func(T) int, later []lined) []T {
+// m keeps what it parses (memo.go).
+func superseded[T any](plans []T, text func(T) string, line func(T) int, later []lined, m *Memo) []T {
 	var out []T
 	for i, p := range plans {
 		gone := false
 		for j := i + 1; j < len(plans) && !gone; j++ {
-			gone = line(plans[j]) > line(p) && len(fields(text(plans[j]))) > maxReply && overrules(text(plans[j]), text(p))
+			gone = line(plans[j]) > line(p) && m.longer(text(plans[j])) && m.overrule(text(plans[j]), text(p))
 		}
 		for _, l := range later {
 			if gone {
 				break
 			}
-			gone = l.line > line(p) && overrules(l.text, text(p))
+			gone = l.line > line(p) && m.overrule(l.text, text(p))
 		}
 		if !gone {
 			out = append(out, p)

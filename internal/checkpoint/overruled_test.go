@@ -86,7 +86,7 @@ func TestFixedIn(t *testing.T) {
 		{Name: "Edit", FilePath: "/p/geo/tiles/BUILD.bazel", Done: true, Line: 3},
 		{Name: "Bash", Command: "bazel build //geo/...", ExitCode: &zero, Done: true, Outcome: &pass, Line: 4},
 	}
-	es := toolErrors(calls, "/p", nil)
+	es := toolErrors(calls, "/p", nil, &Memo{})
 	if len(es) != 1 || !es[0].Resolved || !slices.Equal(es[0].FixedIn, []string{"geo/tiles/BUILD.bazel"}) {
 		t.Fatalf("errors %+v", es)
 	}

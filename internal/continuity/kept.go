@@ -1,6 +1,7 @@
 package continuity
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -28,9 +29,13 @@ import (
 // right after the last build.
 
 // keptVersion changes when what a .kept file holds changes.
-const keptVersion = 2
+const keptVersion = 3
 
-// kept is the content of a .kept file.
+// kept is the head of a .kept file. The file is the head (JSON) on its
+// first line, the checkpoint (JSON) on its second, and the steering text
+// after it as it is: a PreCompact that finds the transcript grown since
+// (a job building it again, ahead.go) decodes the head only, one it
+// serves decodes the checkpoint, and neither decodes the steering.
 type kept struct {
 	Version int `json:"version"`
 	// Binary identifies the cairn that built it (see binaryID): another
@@ -55,24 +60,18 @@ type kept struct {
 	CWD           string `json:"cwd"`
 	GitBranch     string `json:"git_branch"`
 	ClientVersion string `json:"client_version"`
-	// Checkpoint was built without the work tree's state. It is decoded
-	// only once the rest says it serves: a miss costs a scan of it, not
-	// its decoding.
-	Checkpoint json.RawMessage `json:"checkpoint"`
-	// Steer is its steering text (Checkpoint.Steer), which reads none of
-	// what a reuse sets again.
-	Steer string `json:"steer"`
 }
 
 func (k *Keeper) keptFile(path string) string { return k.State.File(path) + ".kept" }
 
 // keep saves c, built from the full session s for project, with its
-// steering text, as the session's kept checkpoint. It is a cache: a
-// failure costs the next PreCompact a build.
+// steering text (which reads none of what a reuse sets again), as the
+// session's kept checkpoint. c is kept without the work tree's state. It
+// is a cache: a failure costs the next PreCompact a build.
 func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.Checkpoint, steer string) {
 	c.ID, c.Git, c.GitError = 0, nil, ""
 	kp := kept{Version: keptVersion, Binary: binaryID(), Offset: s.Offset, TailSum: s.TailSum, TailLen: s.TailLen, Head: s.Head,
-		Project: project, TicketPrefixes: k.TicketPrefixes, Steer: steer,
+		Project: project, TicketPrefixes: k.TicketPrefixes,
 		Client: s.Client, SessionID: s.SessionID, CWD: s.CWD, GitBranch: s.GitBranch, ClientVersion: s.ClientVersion}
 	for _, a := range s.Subagents {
 		if a.Session != nil {
@@ -82,13 +81,13 @@ func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.
 			kp.Subagents[filepath.Base(a.Path)] = a.Session.Offset
 		}
 	}
-	var err error
-	kp.Checkpoint, err = json.Marshal(c)
-	var data []byte
+	data, err := json.Marshal(kp)
+	var body []byte
 	if err == nil {
-		data, err = json.Marshal(kp)
+		body, err = json.Marshal(c)
 	}
 	if err == nil {
+		data = append(append(append(append(data, '\n'), body...), '\n'), steer...)
 		err = os.MkdirAll(filepath.Dir(k.keptFile(path)), 0o700)
 	}
 	if err == nil {
@@ -104,28 +103,46 @@ func (k *Keeper) keep(path, project string, s *transcript.Session, c checkpoint.
 // what it was built from; ok is false otherwise. It reads the light
 // session only.
 func (k *Keeper) fromKept(path, project, trigger string) (c checkpoint.Checkpoint, steer string, ok bool) {
+	var s *transcript.Session
+	return k.fromKeptWith(path, project, trigger, &s)
+}
+
+// fromKeptWith is fromKept with the light session *s loaded before, nil
+// if none was: it loads it again only when the kept checkpoint was built
+// from another offset than *s's, and leaves the one it loaded in *s. A
+// PreCompact that waits for a job looks at the kept checkpoint again when
+// the job wrote it, and takes the transcript as it was at its first look:
+// what the client ran PreCompact for (it writes nothing but the hooks'
+// progress while they run).
+func (k *Keeper) fromKeptWith(path, project, trigger string, s **transcript.Session) (c checkpoint.Checkpoint, steer string, ok bool) {
 	data, err := os.ReadFile(k.keptFile(path))
 	if err != nil {
 		return c, "", false
 	}
+	head, rest, _ := bytes.Cut(data, []byte("\n"))
+	body, text, found := bytes.Cut(rest, []byte("\n"))
 	var kp kept
-	if json.Unmarshal(data, &kp) != nil || kp.Version != keptVersion || kp.Binary != binaryID() || kp.Project != project || !slices.Equal(kp.TicketPrefixes, k.TicketPrefixes) {
+	if !found || json.Unmarshal(head, &kp) != nil || kp.Version != keptVersion || kp.Binary != binaryID() || kp.Project != project || !slices.Equal(kp.TicketPrefixes, k.TicketPrefixes) {
 		return c, "", false
 	}
-	s, err := k.Load(path, false)
-	if err != nil || !kp.current(s) {
+	if *s == nil || (*s).Offset != kp.Offset {
+		if *s, err = k.Load(path, false); err != nil {
+			return c, "", false
+		}
+	}
+	if !kp.current(*s) {
 		return c, "", false
 	}
 	if !subagentsAt(path, kp.Subagents) {
 		return c, "", false
 	}
-	if json.Unmarshal(kp.Checkpoint, &c) != nil {
+	if json.Unmarshal(body, &c) != nil {
 		return c, "", false
 	}
-	reading, _ := meter.Measure(s, k.rules())
+	reading, _ := meter.Measure(*s, k.rules())
 	c.CreatedAt, c.Trigger = k.Now().UTC(), trigger
 	c.Context = checkpoint.Context{Tokens: reading.Tokens, Window: reading.Window, Threshold: reading.Threshold, Percent: reading.PctWindow}
-	return c, kp.Steer, true
+	return c, string(text), true
 }
 
 // current says whether the session s, just loaded, is what kp was built

@@ -1,6 +1,7 @@
 package continuity
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -152,13 +153,14 @@ func TestKeptMisses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			head, rest, _ := bytes.Cut(data, []byte("\n"))
 			var kp map[string]any
-			if err := json.Unmarshal(data, &kp); err != nil {
+			if err := json.Unmarshal(head, &kp); err != nil {
 				t.Fatal(err)
 			}
 			kp["binary"] = "1-2"
-			data, _ = json.Marshal(kp)
-			if err := os.WriteFile(file, data, 0o600); err != nil {
+			head, _ = json.Marshal(kp)
+			if err := os.WriteFile(file, append(append(head, '\n'), rest...), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}, nil},
@@ -211,5 +213,48 @@ func TestKeptFromCapture(t *testing.T) {
 	}
 	if steer != want.Steer() {
 		t.Errorf("steering kept %q, a build's %q", steer, want.Steer())
+	}
+}
+
+// A PreCompact that waits for a job looks at the kept checkpoint again
+// with the light session of its first look: taken when the job kept the
+// checkpoint at that session's offset, loaded again when at another
+// (the job folded a line the first look had not seen whole yet), and
+// either way the checkpoint a build gives.
+func TestFromKeptWithLoaded(t *testing.T) {
+	f := newKeptFixture(t)
+	path := filepath.Join(f.dir, fixtures.Compactions[0].Session+".jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last line not yet written whole at the first look.
+	cut := bytes.LastIndexByte(data[:len(data)-1], '\n') + 1
+	if err := os.WriteFile(path, data[:cut+10], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.k.Load(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := s
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := f.precompact(t, path) // builds and keeps it whole
+	c, steer, ok := f.k.fromKeptWith(path, f.project, "precompact-auto", &s)
+	if !ok {
+		t.Fatal("the kept checkpoint did not serve")
+	}
+	if s == first || s.Offset != int64(len(data)) {
+		t.Errorf("the light session of offset %d served one kept at %d", first.Offset, len(data))
+	}
+	if asJSON(t, c) != asJSON(t, want) || steer != want.Steer() {
+		t.Errorf("served\n%s\nnot the build's\n%s", asJSON(t, c), asJSON(t, want))
+	}
+	// The session now at the kept offset: taken as it is.
+	again := s
+	if _, _, ok := f.k.fromKeptWith(path, f.project, "precompact-auto", &s); !ok || s != again {
+		t.Errorf("served %v, with the session loaded again: %v", ok, s != again)
 	}
 }

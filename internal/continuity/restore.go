@@ -375,15 +375,15 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 	// Without git: the steering does not show it, and the job reads it
 	// (GitDue). The checkpoint kept from the last build serves when
 	// nothing was appended since (kept.go); s stays nil then.
-	var s *transcript.Session
-	c, text, ok := k.fromKept(path, project, "precompact-"+trigger)
+	var s, light *transcript.Session
+	c, text, ok := k.fromKeptWith(path, project, "precompact-"+trigger, &light)
 	if !ok {
 		// A job may be building it ahead (ahead.go), with the lines
 		// appended last: it is done in milliseconds, a build here
 		// would take longer.
 		wctx, cancel := context.WithTimeout(ctx, keepWait)
 		for !ok && k.waitKept(wctx, path) {
-			c, text, ok = k.fromKept(path, project, "precompact-"+trigger)
+			c, text, ok = k.fromKeptWith(path, project, "precompact-"+trigger, &light)
 		}
 		cancel()
 	}

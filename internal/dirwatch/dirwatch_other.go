@@ -1,0 +1,5 @@
+//go:build !linux
+
+package dirwatch
+
+func open(string) watcher { return nil }
