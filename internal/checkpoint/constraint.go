@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cairn-agent/cairn/internal/ledger"
 	"github.com/cairn-agent/cairn/internal/transcript"
@@ -23,6 +24,16 @@ func constraints(prompts []transcript.Prompt) []string {
 	var out []string
 	for _, p := range prompts {
 		for _, sent := range transcript.Sentences(p.Text) {
+			if ws := lifts(sent); ws != nil {
+				// "macOS doesn't matter anymore": the rule it names goes,
+				// and the lifting stands in its place.
+				n := len(out)
+				out = slices.DeleteFunc(out, func(c string) bool { return namesAny(c, ws) })
+				if len(out) < n {
+					out = append(out, clip(sent))
+				}
+				continue
+			}
 			for _, c := range constraintsIn(sent) {
 				c = clip(c)
 				if i := slices.Index(out, c); i >= 0 {
@@ -33,6 +44,40 @@ func constraints(prompts []transcript.Prompt) []string {
 		}
 	}
 	return last(out, maxConstraints)
+}
+
+// lifts returns the words of a sentence that lifts a rule the user set
+// ("actually, macOS doesn't matter anymore", "GNU stuff is fine now",
+// "the one-file rule no longer applies"), nil for any other sentence.
+func lifts(sent string) []string {
+	low := strings.ToLower(sent)
+	lifted := false
+	for _, p := range []string{"doesn't matter anymore", "doesn't matter any more", "does not matter anymore", "no longer matters",
+		"no longer applies", "no longer needed", "no longer a requirement", "not a requirement anymore", "isn't a concern anymore",
+		"is fine now", "are fine now", "is okay now", "is ok now", "are ok now", "don't care about", "no need to worry about"} {
+		if strings.Contains(low, p) {
+			lifted = true
+			break
+		}
+	}
+	if !lifted {
+		return nil
+	}
+	var ws []string
+	for _, w := range clauseWords(low) {
+		if len(w) >= 3 && !slices.Contains([]string{"actually", "anymore", "matter", "matters", "doesn't", "does", "not", "longer",
+			"applies", "needed", "requirement", "concern", "isn't", "fine", "now", "okay", "stuff", "the", "and", "btw", "any", "more",
+			"don't", "care", "about", "need", "worry", "are", "rule", "that", "this", "those", "all", "too", "also"}, w) {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// namesAny says a constraint names one of the words.
+func namesAny(c string, ws []string) bool {
+	cw := strings.FieldsFunc(strings.ToLower(c), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+	return slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(cw, w) })
 }
 
 // constraintsIn is the constraints a sentence states: the sentence

@@ -88,3 +88,19 @@ func TestRestoreKeepsDeepConstraint(t *testing.T) {
 		t.Errorf("the constraint is not in the restore on its own:\n%s", r)
 	}
 }
+
+// A later prompt that lifts a rule ("Windows doesn't matter anymore")
+// takes the rule out; the lifting stands in its place. A sentence that
+// names nothing the rules name lifts none.
+func TestConstraintLifted(t *testing.T) {
+	got := constraints([]transcript.Prompt{
+		{Text: "ground rules: no new deps. it has to build on Windows too, so no symlinks in the repo."},
+		{Text: "go on"},
+		{Text: "oh and actually Windows doesn't matter anymore, we dropped that target last sprint."},
+		{Text: "the old flag is fine now too"},
+	})
+	want := []string{"ground rules: no new deps.", "oh and actually Windows doesn't matter anymore, we dropped that target last sprint."}
+	if !cmp.Equal(got, want) {
+		t.Errorf("constraints = %q, want %q", got, want)
+	}
+}
