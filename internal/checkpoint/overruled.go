@@ -361,7 +361,7 @@ func valueLike(s string) bool {
 // asked nothing in between (asked: the lines of the agent's questions):
 // a bare "1e-4" after "Want me to change the learning rate?" answers the
 // question, not the batch size chosen before it.
-func overruledByUser(decisions []transcript.Note, prompts []lined, asked []int) []transcript.Note {
+func overruledByUser(decisions []transcript.Note, prompts []lined, asked questions) []transcript.Note {
 	out := slices.Clone(decisions)
 	for i, d := range out {
 		next := -1
@@ -379,7 +379,7 @@ func overruledByUser(decisions []transcript.Note, prompts []lined, asked []int) 
 		if i+1 < len(out) && out[i+1].Line < prompts[next].line {
 			continue
 		}
-		if slices.ContainsFunc(asked, func(q int) bool { return q > d.Line && q < prompts[next].line }) {
+		if asked.between(d.Line, prompts[next].line) || asked.answeredBefore(prompts[next].line, d.Line) {
 			continue
 		}
 		v, bare := userCall(prompts[next].text)
@@ -393,19 +393,35 @@ func overruledByUser(decisions []transcript.Note, prompts []lined, asked []int) 
 	return out
 }
 
-// agentAsked are the lines where the agent asked the user something,
-// answered since or not.
-func agentAsked(items []ledger.Item) []int {
-	var lines []int
+// questions are the agent's questions to the user, answered since or
+// not.
+type questions []ledger.Item
+
+func agentAsked(items []ledger.Item) questions {
+	var qs questions
 	for _, it := range items {
 		if it.Kind == ledger.Question && it.By == ledger.ByAssistant && !it.Elsewhere {
-			lines = append(lines, it.Line)
-			if it.FirstLine > 0 {
-				lines = append(lines, it.FirstLine)
-			}
+			qs = append(qs, it)
 		}
 	}
-	return lines
+	return qs
+}
+
+// between says the agent asked something after line from and before
+// line to.
+func (qs questions) between(from, to int) bool {
+	return slices.ContainsFunc(qs, func(q ledger.Item) bool {
+		return q.Line > from && q.Line < to || q.FirstLine > from && q.FirstLine < to
+	})
+}
+
+// answeredBefore says the prompt at line answered a question the agent
+// asked before line before: "no. 1.4 is frozen" answers "cherry-pick it
+// onto release/1.4?", not the choice of 60 ticks stated after it.
+func (qs questions) answeredBefore(line, before int) bool {
+	return slices.ContainsFunc(qs, func(q ledger.Item) bool {
+		return q.Closed != nil && q.Closed.By == ledger.ClosedByAnswer && q.Closed.Line == line && q.Line < before
+	})
 }
 
 // asUserCall writes the choice as the user's: the figure the agent chose
@@ -462,7 +478,7 @@ func withoutLead(s string) string {
 // overrules tersely ("nah, 500.") as the user's call, as overruledByUser
 // does for decisions: listed as it was, the overruled figure reads as
 // the plan in force.
-func overruledPlans(findings []transcript.Note, said []lined, asked []int) []transcript.Note {
+func overruledPlans(findings []transcript.Note, said []lined, asked questions) []transcript.Note {
 	var at []int
 	var plans []transcript.Note
 	for i, f := range findings {

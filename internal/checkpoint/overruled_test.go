@@ -169,6 +169,10 @@ func TestOverruledByUser(t *testing.T) {
 		// bare value answers that question.
 		{"a bare value answers a question asked since", "I'll set batch_size 16 with gradient accumulation 4, which keeps effective batch 64.", []string{"1e-4"},
 			"I'll set batch_size 16 with gradient accumulation 4, which keeps effective batch 64."},
+		// A question asked before the choice (line 5) that the prompt
+		// answers: "no. 1.4 is frozen" is about release/1.4.
+		{"a terse no answers a question asked before", "And I'd keep the physics tick rate at 60: doubling it doubles the physics cost of every body.", []string{"no. 1.4 is frozen"},
+			"And I'd keep the physics tick rate at 60: doubling it doubles the physics cost of every body."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,9 +180,12 @@ func TestOverruledByUser(t *testing.T) {
 			for i, p := range tt.prompts {
 				said = append(said, lined{text: p, line: 20 + 10*i})
 			}
-			var asked []int
-			if strings.Contains(tt.name, "question") {
-				asked = []int{15}
+			var asked questions
+			switch {
+			case strings.Contains(tt.name, "answers a question asked since"):
+				asked = questions{{Kind: ledger.Question, By: ledger.ByAssistant, Line: 15}}
+			case strings.Contains(tt.name, "answers a question asked before"):
+				asked = questions{{Kind: ledger.Question, By: ledger.ByAssistant, Line: 5, Closed: &ledger.Closure{By: ledger.ClosedByAnswer, Line: 20}}}
 			}
 			got := overruledByUser([]transcript.Note{{Line: 10, Text: tt.decision}}, said, asked)
 			if got[0].Text != tt.want {
