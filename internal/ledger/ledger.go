@@ -566,6 +566,18 @@ func (l *Ledger) names(said string, i int) bool {
 	return textTerms(said).shares(l.Items[i].terms())
 }
 
+// latestList is the line of the latest list of questions the assistant
+// asked before line (the last line with listed questions), -1 for none.
+func (l *Ledger) latestList(line int) int {
+	last := -1
+	for _, it := range l.Items {
+		if it.Listed && it.Kind == Question && it.By == ByAssistant && it.Line < line {
+			last = max(last, it.Line)
+		}
+	}
+	return last
+}
+
 // answerByNumber answers the latest list of questions from a reply in
 // numbered parts ("1 yes 2 no, keep v1 3 later 4 staging only", "1) yes
 // 2) no", one per line): each part answers the question of its number,
@@ -576,12 +588,7 @@ func (l *Ledger) answerByNumber(turn, line int, t time.Time, said string) bool {
 	if len(parts) < 2 {
 		return false
 	}
-	last := -1
-	for _, it := range l.Items {
-		if it.Listed && it.Kind == Question && it.By == ByAssistant && it.Line < line {
-			last = max(last, it.Line)
-		}
-	}
+	last := l.latestList(line)
 	if last < 0 {
 		return false
 	}
@@ -798,13 +805,7 @@ func (l *Ledger) pointAt(line int, q string) bool {
 	if len(nums) == 0 {
 		return false
 	}
-	// The latest list: the listed questions of the last line that has any.
-	last := -1
-	for _, it := range l.Items {
-		if it.Listed && it.Kind == Question && it.By == ByAssistant && it.Line < line {
-			last = max(last, it.Line)
-		}
-	}
+	last := l.latestList(line)
 	if last < 0 {
 		return false
 	}
