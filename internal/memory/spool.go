@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-agent/cairn/internal/filelock"
 	"github.com/cairn-agent/cairn/internal/sqlite"
+	"github.com/cairn-agent/cairn/internal/state"
 )
 
 // Spool keeps the observations a process could not store in time (a
@@ -154,7 +155,7 @@ func (sp Spool) claim() ([]string, error) {
 		return claims, err
 	}
 	mine := sp.Path + "." + strconv.Itoa(os.Getpid()) + ".draining"
-	if err := writeSynced(mine, b.Bytes()); err != nil {
+	if err := state.WriteAtomic(mine, b.Bytes(), true); err != nil {
 		return claims, fmt.Errorf("drain the spool: %w", err)
 	}
 	if err := f.Truncate(0); err != nil {
@@ -162,23 +163,6 @@ func (sp Spool) claim() ([]string, error) {
 		return claims, fmt.Errorf("drain the spool: %w", err)
 	}
 	return append(claims, mine), nil
-}
-
-// writeSynced writes data to a new file at path, on disk when it returns.
-func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // lockWait bounds a wait for the spool's lock, which a writer holds for
