@@ -425,7 +425,7 @@ func (c Command) short() string {
 	switch o := c.Outcome; {
 	case o != nil && o.Status == outcome.Failed && (o.Exit == nil || *o.Exit == 0):
 		return "failed"
-	case o != nil && o.Status == outcome.Unknown && o.Hidden != "" && outcome.Analysed(c.Command):
+	case o != nil && o.Status == outcome.Unknown && o.Hidden != "" && outcome.StatusHidden(c.Command):
 		return "status hidden"
 	case c.ExitCode == nil:
 		return "no exit code"

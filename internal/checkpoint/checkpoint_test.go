@@ -379,6 +379,11 @@ func TestEnded(t *testing.T) {
 		{"./ops/migrate.sh --dry-run 2>&1 | tee dry.log", "ERROR:  canceling statement due to lock timeout\n", "exit status hidden by the pipe; output shows an error: ERROR:  canceling statement due to lock timeout"},
 		{"ls -la | head -3", "total 8\n", "exit 0"},
 		{"./scripts/e2e.sh 2>&1 | tail -3", "done\n", "exit status hidden by the pipe"},
+		// A program Judge does not know, whose exit status is its verdict
+		// (a comparison that found differences), piped into a filter.
+		{"h5diff --delta=1e-9 run/a.h5 golden/a.h5 | tail -2", "37 differences found\n", "exit status hidden by the pipe"},
+		{"./bin/compare-snapshots old/ new/ 2>&1 | head -20", "snapshot users.json: 2 fields differ\n", "exit status hidden by the pipe"},
+		{"git log --oneline | head -5", "a1b2c3 fix\n", "exit 0"},
 		{"make smoke || true", "done\n", "exit status hidden by ||; output does not say"},
 		{"go test ./... 2>&1 | tail -3", "ok  \tx\t0.1s\n", "exit status hidden by the pipe; output shows no failure"},
 	} {

@@ -1088,10 +1088,11 @@ func (c Command) Ended() string {
 	switch o := c.Outcome; {
 	case o != nil && (o.Tool != "" || o.Status == outcome.Failed || o.Source == outcome.SourceBackground || o.Hidden != "" && len(o.Errors) > 0):
 		return o.Line()
-	case o != nil && o.Hidden != "" && o.Status == outcome.Unknown && outcome.Analysed(c.Command):
+	case o != nil && o.Hidden != "" && o.Status == outcome.Unknown && outcome.StatusHidden(c.Command):
 		// The exit code shown is the filter's or the fallback's ("| tail",
-		// "|| true"), not that of the script or tool it hid, which no one
-		// knows. (That of "ls | head" is as good as ls's.)
+		// "|| true"), not that of the script, tool or program it hid
+		// ("numdiff a b | tail -2"), which no one knows. (That of "ls |
+		// head" is as good as ls's.)
 		return strings.TrimSuffix(o.Line(), "; output does not say")
 	case c.ExitCode == nil:
 		return "no exit code (stopped or refused)"

@@ -275,6 +275,8 @@ func commandEnd(c checkpoint.Command) string {
 			s += " (" + o.Counts + ")"
 		}
 		return s
+	case o != nil && o.Hidden != "" && outcome.StatusHidden(c.Command):
+		return "status hidden by " + map[string]string{outcome.HiddenPipe: "a pipe", outcome.HiddenList: "a later command", outcome.HiddenOr: "||"}[o.Hidden]
 	case c.ExitCode != nil:
 		return fmt.Sprintf("exit %d", *c.ExitCode)
 	}

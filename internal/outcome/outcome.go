@@ -24,6 +24,7 @@ package outcome
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -249,6 +250,30 @@ func Analysed(command string) bool {
 	c := parseCommand(command)
 	return c.main >= 0 && c.works[c.main].kind != other
 }
+
+// StatusHidden says whether the exit status a command reports is not its
+// work's: a pipe into a filter, a later command in a list or a "||"
+// fallback set it, and the work is not one of the standard programs that
+// show data (ls, git, find: see utilities), whose failures say so in their
+// output. "numdiff -a 1e-10 a.dat b.dat | tail -2" reports tail's 0 whatever
+// numdiff found; "ls -la | head -3" reports as good as ls's.
+func StatusHidden(command string) bool {
+	c := parseCommand(command)
+	if c.hidden == "" || c.main < 0 {
+		return false
+	}
+	prog, _, _ := strings.Cut(c.works[c.main].key, " ")
+	return !slices.Contains(utilities, prog)
+}
+
+// utilities are the standard programs that list or show data: their exit
+// status is rarely what a reader needs and, when they fail, their output
+// says so ("ls: cannot access"), so a filter's status after them is as good
+// as theirs. Not diff or cmp, whose status is their verdict.
+var utilities = []string{"ls", "git", "find", "cat", "echo", "printf", "ps", "du", "df", "env", "printenv", "which",
+	"type", "stat", "file", "date", "uname", "id", "pwd", "tree", "whoami", "hostname", "history", "realpath",
+	"readlink", "basename", "dirname", "seq", "fd", "locate", "lsof", "netstat", "ss", "ip", "top",
+	"free", "uptime", "journalctl", "dmesg", "man"}
 
 // labelledErrors are the first lines of out (at most MaxErrors) that a
 // label opens as an error: "ERROR:", "error:", "Error ", "FATAL", "fatal:",
