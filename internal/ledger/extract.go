@@ -397,6 +397,13 @@ func (r *reader) prose(line string) {
 					r.add(statement{text: label + ": " + rest, kind: Question, sticky: true, elsewhere: true})
 					continue
 				}
+				if reportsProblem(label) {
+					// "It does not match: numdiff finds 14 differences,
+					// max error 3.2e-09": a sentence about what is
+					// wrong, and its explanation, not a list of work.
+					r.add(statement{text: label + ": " + rest, kind: Problem, sticky: true})
+					continue
+				}
 				n := len(r.out)
 				r.emitPieces(rest, h.item, true)
 				r.named = -1
@@ -783,6 +790,28 @@ func splitLabel(s string) (label, rest string, ok bool) {
 		return "", "", false
 	}
 	return label, strings.TrimLeft(t[i+1:], "*_ "), true
+}
+
+// reportsProblem says a label is a clause reporting what is wrong, with a
+// subject pointing back and a negated or failing verb ("It does not
+// match", "This still fails", "That doesn't build"), rather than a
+// heading over items ("Not done", "Still open").
+func reportsProblem(label string) bool {
+	ws := strings.Fields(strings.ToLower(label))
+	if len(ws) < 2 {
+		return false
+	}
+	switch ws[0] {
+	case "it", "this", "that", "they", "these", "those", "he", "she", "there":
+	default:
+		return false
+	}
+	for _, w := range ws[1:] {
+		if wordCue([]byte(strings.Trim(w, ",.;")))&(cNeg|cProblem) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // putTo says a label puts its question to someone other than the

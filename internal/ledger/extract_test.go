@@ -169,3 +169,16 @@ func dump(sts []statement) string {
 	}
 	return b.String()
 }
+
+// A label that is a clause reporting what is wrong ("It does not match:")
+// heads no list: what follows explains the problem, one item, not pieces.
+func TestProblemReportedUnderALabel(t *testing.T) {
+	got := extract("This still fails: pg_dump exits 1, 3 tables skipped, schema public locked.", false)
+	if len(got) != 1 || got[0].kind != Problem || !strings.Contains(got[0].text, "3 tables skipped") {
+		t.Fatalf("want one problem holding the whole explanation, got %+v", got)
+	}
+	got = extract("Still open: the changelog, the docs and the release notes.", false)
+	if len(got) != 3 {
+		t.Fatalf("a heading over items still splits them: %+v", got)
+	}
+}
