@@ -25,7 +25,10 @@ package outcome
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/cairn-agent/cairn/internal/text"
 )
 
 // Status is the verdict on a command.
@@ -188,6 +191,16 @@ func Judge(command, output string, exit *int) Outcome {
 			o.Errors = r.errors()
 			return o
 		}
+		if line, ok := reportsFailedStatus(output); ok {
+			// The program said in its last lines that what it ran
+			// failed ("pdflatex: Command for 'pdflatex' gave return code
+			// 1", "Command failed with exit code 2").
+			o.Status, o.Source = Failed, SourceOutput
+			if o.Errors = labelledErrors(output); len(o.Errors) == 0 {
+				o.Errors = []string{text.ClipLine(strings.TrimSpace(line), MaxErrorBytes)}
+			}
+			return o
+		}
 	}
 	if !analysed && exitSays != Failed {
 		if exitSays == Passed {
@@ -197,10 +210,19 @@ func Judge(command, output string, exit *int) Outcome {
 	}
 	r := read(output, cmd)
 	outSays, strong := Unknown, false
+	var statusLine string
 	if analysed {
 		outSays, strong = r.verdict()
 		if o.Tool == "" {
 			o.Tool = r.tool
+		}
+		if outSays == Unknown && exitSays == Unknown {
+			// A script's runner that told no verdict of a tool, but
+			// said what it ran ended badly ("Command failed with exit
+			// code 2").
+			if l, ok := reportsFailedStatus(output); ok {
+				outSays, strong, statusLine = Failed, true, l
+			}
 		}
 	}
 	switch {
@@ -230,6 +252,9 @@ func Judge(command, output string, exit *int) Outcome {
 			}
 		}
 		o.Errors = r.errors()
+		if len(o.Errors) == 0 && statusLine != "" {
+			o.Errors = []string{text.ClipLine(strings.TrimSpace(statusLine), MaxErrorBytes)}
+		}
 	case analysed:
 		o.Counts = r.passCounts
 		if o.Status == Unknown && o.Hidden != "" {
@@ -274,6 +299,42 @@ var utilities = []string{"ls", "git", "find", "cat", "echo", "printf", "ps", "du
 	"type", "stat", "file", "date", "uname", "id", "pwd", "tree", "whoami", "hostname", "history", "realpath",
 	"readlink", "basename", "dirname", "seq", "fd", "locate", "lsof", "netstat", "ss", "ip", "top",
 	"free", "uptime", "journalctl", "dmesg", "man"}
+
+// reportsFailedStatus finds, among the last statusLines lines of out, one
+// that reports a non-zero status of what the program ran: "return code
+// 1", "exit code 2", "exit status 127", "exited with code 1" (a number
+// right after "code" or "status" that follows "return", "exit" or
+// "exited"). It returns that line.
+func reportsFailedStatus(out string) (string, bool) {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > statusLines {
+		lines = lines[len(lines)-statusLines:]
+	}
+	for _, l := range lines {
+		ws := strings.Fields(strings.ToLower(stripANSI(l)))
+		for i := 1; i+1 < len(ws); i++ {
+			if ws[i] != "code" && ws[i] != "status" {
+				continue
+			}
+			lead := ws[i-1]
+			if lead == "with" && i >= 2 {
+				lead = ws[i-2]
+			}
+			if lead != "return" && lead != "exit" && lead != "exited" && lead != "returned" {
+				continue
+			}
+			n, err := strconv.Atoi(strings.TrimRight(ws[i+1], ".,;:)"))
+			if err == nil && n > 0 && n < 256 {
+				return l, true
+			}
+		}
+	}
+	return "", false
+}
+
+// statusLines is how many of the last lines of an output may report the
+// status of what a program ran: a run ends with it.
+const statusLines = 8
 
 // labelledErrors are the first lines of out (at most MaxErrors) that a
 // label opens as an error: "ERROR:", "error:", "Error ", "FATAL", "fatal:",

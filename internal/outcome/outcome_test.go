@@ -1566,3 +1566,27 @@ LINE 1: ...orders.status, orders.created_at, orders.fulfilled_at FROM orders...`
 		},
 	})
 }
+
+// A program Judge does not know, piped into a filter, that says in its
+// last lines that what it ran ended with a non-zero status, failed; the
+// same words with status 0, or deep in a long log, do not decide.
+func TestPipedReportedStatus(t *testing.T) {
+	zero := 0
+	for _, tt := range []struct {
+		command, output string
+		want            Status
+	}{
+		{"latexmk -pdf report.tex 2>&1 | tail -n 5", "chapters/two.tex:88: Undefined control sequence.\nLatexmk: Errors, so I did not complete making targets\n  lualatex: Command for 'lualatex' gave return code 1\n", Failed},
+		{"./tools/render-site --all 2>&1 | tail -3", "rendering 41 pages\nCommand failed with exit code 2.\n", Failed},
+		{"./tools/render-site --all 2>&1 | tail -3", "rendering 41 pages\nworker exited with code 0\n", Unknown},
+		{"sphinx-build docs out | tail -2", "build succeeded.\n", Unknown},
+	} {
+		o := Judge(tt.command, tt.output, &zero)
+		if o.Status != tt.want {
+			t.Errorf("%s with %q: %v, want %v (%+v)", tt.command, tt.output, o.Status, tt.want, o)
+		}
+		if tt.want == Failed && len(o.Errors) == 0 {
+			t.Errorf("%s: a failure without its error line: %+v", tt.command, o)
+		}
+	}
+}
