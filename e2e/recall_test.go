@@ -124,6 +124,7 @@ func TestRecallReport(t *testing.T) {
 	scs = append(scs, blind11Scenarios()...)
 	scs = append(scs, blind12Scenarios()...)
 	scs = append(scs, blind13Scenarios()...)
+	scs = append(scs, blind15Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
