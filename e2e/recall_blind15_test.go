@@ -331,7 +331,10 @@ func b15Clojure() scenario {
 				notRx(`(?i)\[ \][^\n]{0,20}changelog|changelog[^\n]{0,40}\b(pending|in_progress|open|to do)\b`),
 			rx("question answered: 429 body is json {\"error\":\"rate_limited\"}", `rate_limited`).from(3),
 			rx("owned by someone else: ana's nginx limit_req, don't touch deploy/nginx", `(?i)\bana\b`, `(?i)nginx|limit_req`).from(3),
-			pipedFailed("piped command: lein test | tail hides the retry-after-header failure (\"7/2\")", `lein test`, `(?i)retry-after-header|7/2|ratio`).from(3),
+			// The contradiction names the piped command: the bare `lein test`
+			// really did pass before it (14 and 16 tests), and a restore may
+			// say so.
+			pipedFailed("piped command: lein test | tail hides the retry-after-header failure (\"7/2\")", `lein test 2>&1 \| tail`, `(?i)retry-after-header|7/2|ratio`).from(3),
 			rx("open thread: round Retry-After up to whole seconds (Math/ceil), not done yet", `(?i)ceil|round(ed|ing)? up|whole seconds`).from(3),
 		},
 	}
