@@ -125,6 +125,7 @@ func TestRecallReport(t *testing.T) {
 	scs = append(scs, blind12Scenarios()...)
 	scs = append(scs, blind13Scenarios()...)
 	scs = append(scs, blind14Scenarios()...)
+	scs = append(scs, blind15Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
