@@ -232,6 +232,7 @@ func (l *Ledger) User(turn, line int, t time.Time, text string) {
 	}
 	l.movedOn(turn, line)
 	l.takeBack(turn, line, text) // before the answer closes the reply's question
+	l.declines(turn, line, text)
 	l.answer(turn, line, t, text)
 	l.Prompt, l.Replied = line, ""
 	if acknowledgement(text) {
@@ -272,6 +273,75 @@ func (l *Ledger) takeBack(turn, line int, text string) {
 			it.dirty = true
 		}
 	}
+}
+
+// declines closes what the assistant proposed to do in its reply when a
+// clause of the user's next prompt refuses that thing by name: "the
+// timeout thing no way, keep it at 600" for "Belt and braces: set the
+// timeout to -1 in that config". The clause negates ("no", "not",
+// "don't", "never"; not "don't forget") and shares a name or a content
+// word with the proposal, and with no other proposal of the reply more.
+// The proposal is then no work left open: the user said no to it.
+func (l *Ledger) declines(turn, line int, said string) {
+	if l.Prompt == 0 {
+		return
+	}
+	for _, sentence := range sentences(promptProse(said)) {
+		cs := dismissClauses(sentence)
+		for k, clause := range cs {
+			if !refuses(clause) {
+				continue
+			}
+			ct := textTerms(clause)
+			if len(ct.words) == 0 && len(ct.names) == 0 && k > 0 {
+				// "the memory limit, nope": the thing is named just
+				// before the no.
+				clause = cs[k-1] + ", " + clause
+				ct = textTerms(clause)
+			}
+			best, most, tie := -1, 0, false
+			for i := range l.Items {
+				it := &l.Items[i]
+				if it.Closed != nil || it.By != ByAssistant || it.Kind != Task || it.Line <= l.Prompt || it.Line >= line {
+					continue
+				}
+				n := sharedWords(it.terms().words, ct.words) + 2*sharedWords(it.terms().names, ct.names)
+				switch {
+				case n > most:
+					best, most, tie = i, n, false
+				case n == most && n > 0:
+					tie = true
+				}
+			}
+			if best >= 0 && !tie {
+				it := &l.Items[best]
+				it.Closed, it.dirty = &Closure{Turn: turn, Line: line, By: ClosedByAnswer, Evidence: text.ClipLine(strings.TrimSpace(clause), maxEvidence)}, true
+			}
+		}
+	}
+}
+
+// refuses says a clause of a prompt says no to something: a negation that
+// is not a reminder ("don't forget"), a postponement ("not yet", "not
+// now") or a politeness ("no worries"), and no question.
+func refuses(clause string) bool {
+	if strings.Contains(clause, "?") {
+		return false
+	}
+	ws := words(clause)
+	for i, w := range ws {
+		switch w {
+		case "no", "not", "don't", "dont", "never", "nope", "nah":
+			if i+1 < len(ws) {
+				switch ws[i+1] {
+				case "forget", "worries", "problem", "yet", "now", "sure", "idea", "rush":
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // movedOn closes the question that ended the user's previous prompt when

@@ -641,3 +641,30 @@ func TestNumberedParts(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclinedProposal: what the assistant proposed in its reply closes
+// when the user's next prompt says no to it by name; the other proposal,
+// not named, stays open, and "don't forget" is no refusal.
+func TestDeclinedProposal(t *testing.T) {
+	l := run([]step{{"u", "the import job for the warehouse keeps running out of memory on the big tenants"},
+		{"a", "Two changes I'd make:\n\n- Stream the CSV in chunks of 50k rows instead of loading it whole.\n- Raise the pod's memory limit to 8Gi in deploy/import.yaml as a safety margin.\n\nOK to go ahead?"},
+		{"u", "chunks sounds right. the memory limit, nope, ops caps us at 4Gi"}})
+	var streamOpen, limitClosed bool
+	for _, it := range l.Open() {
+		streamOpen = streamOpen || strings.Contains(it.Text, "Stream the CSV")
+	}
+	for _, it := range l.Closed() {
+		limitClosed = limitClosed || strings.Contains(it.Text, "memory limit") && it.Closed.By == ClosedByAnswer
+	}
+	if !streamOpen || !limitClosed {
+		t.Errorf("want the chunks open and the memory limit declined: open %+v, closed %+v", l.Open(), l.Closed())
+	}
+	l = run([]step{{"u", "the import job for the warehouse keeps running out of memory"},
+		{"a", "Next: raise the pod's memory limit to 8Gi in deploy/import.yaml."},
+		{"u", "sounds good, and don't forget the memory limit of the staging pod too"}})
+	for _, it := range l.Closed() {
+		if strings.Contains(it.Text, "memory limit") {
+			t.Errorf("a reminder declined the proposal: %+v", it)
+		}
+	}
+}
