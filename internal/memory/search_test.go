@@ -47,3 +47,88 @@ func TestCamelParts(t *testing.T) {
 		})
 	}
 }
+
+// A question names a project by a word of its directory's name, or of the
+// directory above it (a worktree's subdirectory).
+func TestInProject(t *testing.T) {
+	tests := []struct {
+		project string
+		terms   []string
+		want    float64
+	}{
+		{"/home/u/projects/spotter-worktrees/spotter-dov", []string{"happened", "dov", "work"}, 1},
+		{"/home/u/projects/spotter-worktrees/spotter-fum/assets", []string{"fum", "tests"}, 1},
+		{"/home/u/projects/spotter-worktrees/spotter-fum", []string{"dov", "commit"}, 0},
+		{"/home/u/projects/spotter", []string{"spot"}, 0},
+		{"", []string{"home"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.project, func(t *testing.T) {
+			if got := inProject(tt.project, tt.terms); got != tt.want {
+				t.Errorf("inProject(%q, %q) = %v, want %v", tt.project, tt.terms, got, tt.want)
+			}
+		})
+	}
+}
+
+// A number counts beside a term only next to it, in either order; the
+// question's own numbers are not looked for.
+func TestValueBeside(t *testing.T) {
+	tests := []struct {
+		text  string
+		terms []string
+		want  float64
+	}{
+		{"0.3s running 69 checks on 49 files", []string{"credo", "checks", "files"}, 2.0 / 3},
+		{"Upgraded: lazy_html 0.1.10", []string{"version", "lazy", "html"}, 1.0 / 3},
+		{"checks ran on the files in 2 batches", []string{"checks", "files"}, 0},
+		{"12 tests, 0 failures", []string{"12", "tests"}, 0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := valueBeside(words(tt.text), tt.terms); got != tt.want {
+				t.Errorf("valueBeside(%q, %q) = %v, want %v", tt.text, tt.terms, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAsksValue(t *testing.T) {
+	tests := []struct {
+		q    string
+		want bool
+	}{
+		{"how many checks over how many files?", true},
+		{"what version of lazy_html got resolved", true},
+		{"how long did the suite take", true},
+		{"which file fixed the error", false},
+	}
+	for _, tt := range tests {
+		if got := asksValue(tt.q); got != tt.want {
+			t.Errorf("asksValue(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+// What the user said is asked with the user (or I) and a verb of saying;
+// a tool that "said" something asks for no answer of the user's. A reason
+// is asked for of decisions and findings.
+func TestIntents(t *testing.T) {
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"How did the user reply when asked whether to bypass the hook?", []string{KindAnswer}},
+		{"What did I tell the agent after the first push?", []string{KindAnswer}},
+		{"credo said the code was too complex - which file?", nil},
+		{"Why did I delete the handler?", []string{KindDecision, KindFinding}},
+		{"which command runs the tests", []string{KindCommand}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q, func(t *testing.T) {
+			if got := intents(tt.q); !slices.Equal(got, tt.want) {
+				t.Errorf("intents(%q) = %q, want %q", tt.q, got, tt.want)
+			}
+		})
+	}
+}
