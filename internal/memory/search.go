@@ -85,6 +85,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		rerank(hits, intents(q.Text))
 		hits = distinct(hits, texts)
+		hits = ranOnce(hits)
 	}
 	hits = hits[:min(limit, len(hits))]
 	for i := range hits {
@@ -104,6 +105,33 @@ func distinct(hits []Hit, texts map[int64]string) []Hit {
 			continue
 		}
 		seen[texts[h.ID]] = true
+		out = append(out, h)
+	}
+	return out
+}
+
+// ranOnce drops a command's hit when a better hit says what the same run
+// printed or how it ended (its output, a count, an error and its fix: of
+// the same session, at the same second, each naming the command in
+// full), so that one run does not take two places among the first
+// results.
+func ranOnce(hits []Hit) []Hit {
+	type moment struct {
+		session string
+		at      int64
+	}
+	said := make(map[moment]bool)
+	out := hits[:0]
+	for _, h := range hits {
+		m := moment{h.SessionID, h.Time.Unix()}
+		switch h.Kind {
+		case KindCommand:
+			if said[m] {
+				continue
+			}
+		case KindOutput, KindCount, KindErrorFix:
+			said[m] = true
+		}
 		out = append(out, h)
 	}
 	return out

@@ -3,6 +3,7 @@ package memory
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // A term counts as named when it is a part of a compound name (snake,
@@ -130,5 +131,28 @@ func TestIntents(t *testing.T) {
 				t.Errorf("intents(%q) = %q, want %q", tt.q, got, tt.want)
 			}
 		})
+	}
+}
+
+// A command's hit goes when a better one says what the same run printed
+// or how it ended; a command of another moment or session stays, and so
+// does one ranked above its output.
+func TestRanOnce(t *testing.T) {
+	at := time.Date(2026, 2, 11, 20, 58, 13, 0, time.UTC)
+	hits := []Hit{
+		{ID: 1, Kind: KindOutput, SessionID: "a", Time: at},
+		{ID: 2, Kind: KindEdit, SessionID: "a", Time: at.Add(time.Second)},
+		{ID: 3, Kind: KindCommand, SessionID: "a", Time: at},
+		{ID: 4, Kind: KindCommand, SessionID: "b", Time: at},
+		{ID: 5, Kind: KindCommand, SessionID: "a", Time: at.Add(time.Second)},
+		{ID: 6, Kind: KindCommand, SessionID: "c", Time: at},
+		{ID: 7, Kind: KindCount, SessionID: "c", Time: at},
+	}
+	var got []int64
+	for _, h := range ranOnce(hits) {
+		got = append(got, h.ID)
+	}
+	if want := []int64{1, 2, 4, 5, 6, 7}; !slices.Equal(got, want) {
+		t.Errorf("ranOnce kept %v, want %v", got, want)
 	}
 }
