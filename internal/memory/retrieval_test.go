@@ -125,9 +125,10 @@ func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
 // run; on the eighth round's file reads, which never saw it, 38 and 53.
 // The ninth round ("Retrieval, ninth round": a project the question names,
 // numbers beside its words, the user's answers and findings asked for,
-// one place for a command and its output) moved them to: dev 56 and 61,
-// held out 28 and 34, blind 21 and 28, blind 3 38 and 47, blind 4 42 and
-// 65, blind 5 49 and 64, blind 6 46 and 70, blind 7 41 and 56. Each floor leaves room for ties that reorder.
+// a command line that holds its words, one place for a command and its
+// output) moved them to: dev 56 and 61, held out 28 and 34, blind 21 and
+// 28, blind 3 38 and 47, blind 4 44 and 65, blind 5 49 and 64, blind 6 46
+// and 70, blind 7 41 and 56. Each floor leaves room for ties that reorder.
 const (
 	minHitAt1 = 53
 	minHitAt5 = 58
@@ -141,7 +142,7 @@ const (
 	minBlind3At1 = 35
 	minBlind3At5 = 44
 
-	minBlind4At1 = 39
+	minBlind4At1 = 41
 	minBlind4At5 = 62
 
 	minBlind5At1 = 46

@@ -34,9 +34,10 @@ type Query struct {
 // candidates by BM25 over title, body and files (any of the words may
 // match, rarer ones count more), then the kinds the question asks about
 // (a "fix" question, a "decided" one) go first among near equals, as do
-// hits in a project the question names and, for a question asking for a
-// number, hits with numbers beside its words. Without words it lists the
-// newest that pass the filters.
+// hits in a project the question names, for a question asking for a
+// number hits with numbers beside its words, and for one asking for a
+// command hits whose command line holds its words. Without words it lists
+// the newest that pass the filters.
 func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	limit := q.Limit
 	if limit <= 0 {
@@ -75,12 +76,17 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	if !s.plainRanking {
 		value := asksValue(q.Text)
+		qw := words(q.Text)
+		asksCommand := slices.Contains(qw, "command") || slices.Contains(qw, "commands")
 		for i := range hits {
 			ws := words(texts[hits[i].ID])
 			hits[i].Score *= math.Pow(coverage(ws, ts), coverageExp) * (1 + proximity(ws, ts)) *
 				(1 + namedWeight*named(texts[hits[i].ID], ts)) * (1 + projectWeight*inProject(hits[i].Project, ts))
 			if value {
 				hits[i].Score *= 1 + valueWeight*valueBeside(ws, ts)
+			}
+			if asksCommand {
+				hits[i].Score *= 1 + commandWeight*inCommand(texts[hits[i].ID], ts)
 			}
 		}
 		rerank(hits, intents(q.Text))
@@ -397,6 +403,31 @@ func valueBeside(ws, ts []string) float64 {
 				found++
 				break
 			}
+		}
+	}
+	return float64(found) / float64(len(ts))
+}
+
+// commandWeight is how much more a hit counts, for a question that asks
+// for a command by that word, when its command line holds the question's
+// words ("command that installed syntax highlighting": `npm install
+// highlight.js`), not merely what was said or written around the run.
+const commandWeight = 0.3
+
+// inCommand is the share of the terms found in the text's first span
+// between backquotes: the command line, in a command's, an output's or a
+// count's observation.
+func inCommand(text string, ts []string) float64 {
+	_, rest, ok := strings.Cut(text, "`")
+	if !ok {
+		return 0
+	}
+	line, _, _ := strings.Cut(rest, "`")
+	ws := words(line)
+	found := 0
+	for _, t := range ts {
+		if slices.ContainsFunc(ws, func(w string) bool { return sameWord(w, t) }) {
+			found++
 		}
 	}
 	return float64(found) / float64(len(ts))

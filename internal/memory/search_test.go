@@ -156,3 +156,25 @@ func TestRanOnce(t *testing.T) {
 		t.Errorf("ranOnce kept %v, want %v", got, want)
 	}
 }
+
+// The command line is the text's first span between backquotes; words
+// elsewhere in the text do not count.
+func TestInCommand(t *testing.T) {
+	tests := []struct {
+		text  string
+		terms []string
+		want  float64
+	}{
+		{"Install highlight.js: `cd assets && npm install highlight.js` exit 0", []string{"installed", "highlight", "assets"}, 1},
+		{"Show fum.3: `bd show spotter-fum.3` printed: Integrate highlight.js", []string{"highlight", "show"}, 0.5},
+		{"Edited app.js: highlightTranscriptCode, highlight.js", []string{"highlight"}, 0},
+		{"an unclosed `quote with highlight", []string{"highlight"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := inCommand(tt.text, tt.terms); got != tt.want {
+				t.Errorf("inCommand(%q, %q) = %v, want %v", tt.text, tt.terms, got, tt.want)
+			}
+		})
+	}
+}
