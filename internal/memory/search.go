@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -32,8 +33,11 @@ type Query struct {
 // Search finds observations, best first: the full-text index ranks the
 // candidates by BM25 over title, body and files (any of the words may
 // match, rarer ones count more), then the kinds the question asks about
-// (a "fix" question, a "decided" one) go first among near equals. Without
-// words it lists the newest that pass the filters.
+// (a "fix" question, a "decided" one) go first among near equals, as do
+// hits in a project the question names, for a question asking for a
+// number hits with numbers beside its words, and for one asking for a
+// command hits whose command line holds its words. Without words it lists
+// the newest that pass the filters.
 func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	limit := q.Limit
 	if limit <= 0 {
@@ -71,13 +75,23 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, err
 	}
 	if !s.plainRanking {
+		value := asksValue(q.Text)
+		qw := words(q.Text)
+		asksCommand := slices.Contains(qw, "command") || slices.Contains(qw, "commands")
 		for i := range hits {
 			ws := words(texts[hits[i].ID])
 			hits[i].Score *= math.Pow(coverage(ws, ts), coverageExp) * (1 + proximity(ws, ts)) *
-				(1 + namedWeight*named(texts[hits[i].ID], ts))
+				(1 + namedWeight*named(texts[hits[i].ID], ts)) * (1 + projectWeight*inProject(hits[i].Project, ts))
+			if value {
+				hits[i].Score *= 1 + valueWeight*valueBeside(ws, ts)
+			}
+			if asksCommand {
+				hits[i].Score *= 1 + commandWeight*inCommand(texts[hits[i].ID], ts)
+			}
 		}
 		rerank(hits, intents(q.Text))
 		hits = distinct(hits, texts)
+		hits = ranOnce(hits)
 	}
 	hits = hits[:min(limit, len(hits))]
 	for i := range hits {
@@ -97,6 +111,33 @@ func distinct(hits []Hit, texts map[int64]string) []Hit {
 			continue
 		}
 		seen[texts[h.ID]] = true
+		out = append(out, h)
+	}
+	return out
+}
+
+// ranOnce drops a command's hit when a better hit says what the same run
+// printed or how it ended (its output, a count, an error and its fix: of
+// the same session, at the same second, each naming the command in
+// full), so that one run does not take two places among the first
+// results.
+func ranOnce(hits []Hit) []Hit {
+	type moment struct {
+		session string
+		at      int64
+	}
+	said := make(map[moment]bool)
+	out := hits[:0]
+	for _, h := range hits {
+		m := moment{h.SessionID, h.Time.Unix()}
+		switch h.Kind {
+		case KindCommand:
+			if said[m] {
+				continue
+			}
+		case KindOutput, KindCount, KindErrorFix:
+			said[m] = true
+		}
 		out = append(out, h)
 	}
 	return out
@@ -308,6 +349,103 @@ func camelParts(w string) []string {
 	return append(out, string(rs[start:]))
 }
 
+// projectWeight is how much more a hit counts when the question names its
+// project ("in the dov work" of .../spotter-dov): the words of a
+// repository's or worktree's directory are in few observations' text, so
+// BM25 alone does not prefer what was done there.
+const projectWeight = 0.2
+
+// inProject is 1 when one of the terms is a word of the project's
+// directory or of the directory that holds it (spotter-worktrees/
+// spotter-fum/assets: "fum" and "assets"), 0 otherwise.
+func inProject(project string, ts []string) float64 {
+	if project == "" {
+		return 0
+	}
+	ws := words(filepath.Base(filepath.Dir(project)) + " " + filepath.Base(project))
+	for _, t := range ts {
+		if slices.Contains(ws, t) {
+			return 1
+		}
+	}
+	return 0
+}
+
+// valueWeight is how much more a hit counts, for a question asking for a
+// number, when its numbers stand beside the question's words ("how many
+// checks over how many files": "69 checks on 49 files"), not merely
+// somewhere in it.
+const valueWeight = 0.6
+
+// asksValue says whether a question asks for a number: a count, a size,
+// a version, a total.
+func asksValue(q string) bool {
+	for _, w := range words(q) {
+		switch w {
+		case "many", "much", "long", "version", "size", "big", "number", "numbers", "count", "total":
+			return true
+		}
+	}
+	return false
+}
+
+// valueBeside is the share of the terms (numbers aside) that the words
+// hold with a number right before or after ("69 checks", "lazy_html
+// 0.1.10", the tokenizer's "lazy html 0 1 10").
+func valueBeside(ws, ts []string) float64 {
+	found := 0
+	for _, t := range ts {
+		if digits(t) {
+			continue
+		}
+		for j, w := range ws {
+			if sameWord(w, t) && (j > 0 && digits(ws[j-1]) || j+1 < len(ws) && digits(ws[j+1])) {
+				found++
+				break
+			}
+		}
+	}
+	return float64(found) / float64(len(ts))
+}
+
+// commandWeight is how much more a hit counts, for a question that asks
+// for a command by that word, when its command line holds the question's
+// words ("command that installed syntax highlighting": `npm install
+// highlight.js`), not merely what was said or written around the run.
+const commandWeight = 0.3
+
+// inCommand is the share of the terms found in the text's first span
+// between backquotes: the command line, in a command's, an output's or a
+// count's observation.
+func inCommand(text string, ts []string) float64 {
+	_, rest, ok := strings.Cut(text, "`")
+	if !ok {
+		return 0
+	}
+	line, _, _ := strings.Cut(rest, "`")
+	ws := words(line)
+	found := 0
+	for _, t := range ts {
+		if slices.ContainsFunc(ws, func(w string) bool { return sameWord(w, t) }) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(ts))
+}
+
+// digits says whether w is a run of ASCII digits.
+func digits(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // candidates is how many hits the index ranks for the reranking at least.
 const candidates = 40
 
@@ -393,6 +531,9 @@ var cues = []struct {
 	kind  string
 	words []string
 }{
+	// A reason is asked for: the agent's findings say why as often as
+	// its decisions do ("X auto-generates the handler", "fails because").
+	{KindFinding, []string{"why"}},
 	{KindDecision, []string{"decide", "decided", "decision", "decisions", "chose", "choose", "chosen", "choice", "why", "approach", "instead", "prefer", "preferred", "rationale"}},
 	{KindErrorFix, []string{"fix", "fixed", "fixes", "fixing", "error", "errors", "fail", "failed", "failing", "failure", "failures", "broke", "broken", "crash", "crashed", "bug", "exception", "resolve", "resolved", "solved"}},
 	{KindCommand, []string{"command", "commands", "run", "runs", "running", "invoke", "script"}},
@@ -407,15 +548,26 @@ var cues = []struct {
 		"called", "class", "component", "variable", "field"}},
 }
 
+// speech are verbs of saying: with the user (or "I") in the question, what
+// the user said is asked for, and the user's answer to a question of the
+// agent's is where it is said with what it answered.
+var speech = []string{"say", "said", "tell", "told", "answer", "answered", "reply", "replied", "type", "typed",
+	"ask", "asked", "want", "wanted"}
+
 // intents are the kinds a question's cue words ask about.
 func intents(q string) []string {
 	var out []string
-	for _, w := range words(q) {
+	ws := words(q)
+	for _, w := range ws {
 		for _, c := range cues {
 			if slices.Contains(c.words, w) && !slices.Contains(out, c.kind) {
 				out = append(out, c.kind)
 			}
 		}
+	}
+	if (slices.Contains(ws, "user") || slices.Contains(ws, "i")) && !slices.Contains(out, KindAnswer) &&
+		slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(speech, w) }) {
+		out = append(out, KindAnswer)
 	}
 	slices.Sort(out)
 	return out
