@@ -123,6 +123,10 @@ func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
 // The seventh blind set (heldout7.tsv, written the same way after the
 // seventh round, on main at 15ab9ac) answered 37 of 84 and 51 on its first
 // run; on the eighth round's file reads, which never saw it, 38 and 53.
+// The eighth blind set (heldout8.tsv, written the same way on 2026-11-25
+// on main at b126c5a, before the next ranking change, leaning on fixes,
+// decisions, commands and what was left open) has floors of 0 until its
+// first run is measured.
 // Each floor leaves room for ties that reorder.
 const (
 	minHitAt1 = 51
@@ -148,6 +152,9 @@ const (
 
 	minBlind7At1 = 35
 	minBlind7At5 = 50
+
+	minBlind8At1 = 0
+	minBlind8At5 = 0
 )
 
 // TestRetrieval answers the labelled questions of testdata/questions.tsv
@@ -168,6 +175,7 @@ func TestRetrieval(t *testing.T) {
 		{"blind 5", "heldout5.tsv", "written without reading the memory code or its observations", 50, minBlind5At1, minBlind5At5, nil},
 		{"blind 6", "heldout6.tsv", "written without reading the memory code or its observations", 50, minBlind6At1, minBlind6At5, nil},
 		{"blind 7", "heldout7.tsv", "written without reading the memory code or its observations", 50, minBlind7At1, minBlind7At5, nil},
+		{"blind 8", "heldout8.tsv", "written without reading the memory code or its observations", 50, minBlind8At1, minBlind8At5, nil},
 	}
 	for k := range sets {
 		set := &sets[k]
