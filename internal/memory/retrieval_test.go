@@ -128,7 +128,12 @@ func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
 // a command line that holds its words, one place for a command and its
 // output) moved them to: dev 56 and 61, held out 28 and 34, blind 21 and
 // 28, blind 3 38 and 47, blind 4 44 and 65, blind 5 49 and 64, blind 6 46
-// and 70, blind 7 41 and 56. Each floor leaves room for ties that reorder.
+// and 70, blind 7 41 and 56.
+// The eighth blind set (heldout8.tsv, written the same way on 2026-11-25
+// on main at b126c5a, before the next ranking change, leaning on fixes,
+// decisions, commands and what was left open) answered 33 of 97 and 59 on
+// its first run.
+// Each floor leaves room for ties that reorder.
 const (
 	minHitAt1 = 53
 	minHitAt5 = 58
@@ -153,6 +158,9 @@ const (
 
 	minBlind7At1 = 38
 	minBlind7At5 = 53
+
+	minBlind8At1 = 30
+	minBlind8At5 = 56
 )
 
 // TestRetrieval answers the labelled questions of testdata/questions.tsv
@@ -173,6 +181,7 @@ func TestRetrieval(t *testing.T) {
 		{"blind 5", "heldout5.tsv", "written without reading the memory code or its observations", 50, minBlind5At1, minBlind5At5, nil},
 		{"blind 6", "heldout6.tsv", "written without reading the memory code or its observations", 50, minBlind6At1, minBlind6At5, nil},
 		{"blind 7", "heldout7.tsv", "written without reading the memory code or its observations", 50, minBlind7At1, minBlind7At5, nil},
+		{"blind 8", "heldout8.tsv", "written without reading the memory code or its observations", 50, minBlind8At1, minBlind8At5, nil},
 	}
 	for k := range sets {
 		set := &sets[k]
