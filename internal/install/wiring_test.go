@@ -1,15 +1,18 @@
 package install
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/shell"
+	"github.com/cairn-agent/cairn/internal/sqlite"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -96,6 +99,22 @@ func TestInstallUpgradesOneCPU(t *testing.T) {
 	if strings.Contains(installedOld, "GOMAXPROCS") {
 		t.Fatalf("the old install has the new commands:\n%s", installedOld)
 	}
+	// cairn doctor tells the user to run install again.
+	d := Doctor{Setup: s, StateDir: filepath.Join(s.DataDir, "state"), Fallback: filepath.Join(s.DataDir, "tmp"), DBPath: filepath.Join(s.DataDir, "cairn.db"),
+		DB:  func(context.Context) (*sqlite.DB, error) { return nil, os.ErrNotExist },
+		Now: time.Now, Loc: time.UTC}
+	wiringFinding := func(status string) string {
+		var b strings.Builder
+		for _, f := range d.Check(context.Background()).Findings {
+			if f.Agent == "claude-code" && f.Section == Wiring && f.Status == status && strings.Contains(f.Text, local) {
+				b.WriteString(f.Text + "\n")
+			}
+		}
+		return b.String()
+	}
+	if p := wiringFinding(Problem); !strings.Contains(p, "UserPromptSubmit runs") || !strings.Contains(p, "PostToolUse runs") || strings.Contains(p, "PreCompact runs") {
+		t.Errorf("doctor on the old install:\n%s", p)
+	}
 
 	out.Reset()
 	if err := s.Install(false, false); err != nil {
@@ -125,6 +144,9 @@ func TestInstallUpgradesOneCPU(t *testing.T) {
 		}
 	}
 
+	if ok := wiringFinding(OK); !strings.Contains(ok, "wired to "+s.Exe) {
+		t.Errorf("doctor on the upgraded install: %q, problems %q", ok, wiringFinding(Problem))
+	}
 	out.Reset()
 	if err := s.Install(false, false); err != nil || !strings.Contains(out.String(), "nothing changed") {
 		t.Errorf("a second install after the upgrade: %v\n%s", err, out)
