@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-agent/cairn/internal/claudecode"
+	"github.com/cairn-agent/cairn/internal/hookevent"
 )
 
 // hookBench is one project with a copy of the 100 MB transcript whose state
@@ -66,7 +69,7 @@ func (h *hookBench) run(event string, extra map[string]any) []byte {
 	}
 	payload, _ := json.Marshal(p)
 	cmd := exec.Command(work.cairn, "hook", event)
-	cmd.Env = h.env
+	cmd.Env = hookEnv(h.env, event)
 	cmd.Stdin = bytes.NewReader(payload)
 	out, err := cmd.Output()
 	if err != nil {
@@ -76,6 +79,18 @@ func (h *hookBench) run(event string, extra map[string]any) []byte {
 		h.b.Fatalf("cairn hook %s logged: %s", event, log)
 	}
 	return out
+}
+
+// hookEnv is env with what the event's command line sets, as cairn
+// install wires it (hookevent.Event.Env: GOMAXPROCS=1 for the hooks of
+// every turn). With CAIRN_BENCH_BARE_HOOKS=1 in the benchmark's
+// environment it is env alone, as installs before perf/hot9 wired every
+// hook: the same binary measured both ways.
+func hookEnv(env []string, event string) []string {
+	if ev, ok := claudecode.Events.Lookup(event); ok && ev.OneCPU && os.Getenv("CAIRN_BENCH_BARE_HOOKS") != "1" {
+		return append(slices.Clip(env), hookevent.OneCPUEnv)
+	}
+	return env
 }
 
 // settled waits for the jobs the hooks started (the checkpoint's copy in

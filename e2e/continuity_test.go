@@ -391,7 +391,9 @@ func installRoundTrip(t *testing.T, files map[string]string, userLog string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{built.bin + " hook PreCompact", built.bin + " hook SessionStart", built.bin + " statusline"} {
+	// The hooks of every turn run with one CPU (hookevent.Event.OneCPU),
+	// through the shell Claude Code runs a hook's command with.
+	for _, want := range []string{built.bin + " hook PreCompact", built.bin + " hook SessionStart", built.bin + " statusline", "GOMAXPROCS=1 " + built.bin + " hook UserPromptSubmit", "GOMAXPROCS=1 " + built.bin + " hook PostToolUse"} {
 		if !bytes.Contains(installed, []byte(want)) {
 			t.Errorf("installed settings.local.json lacks %q:\n%s", want, installed)
 		}

@@ -9,6 +9,10 @@
 //
 //	go run ./bench/hookcmp -n 200 -event PostToolUse main=/tmp/cairn-main new=/tmp/cairn-new
 //
+// A binary given as BIN+KEY=VALUE (more +KEY=VALUE may follow) runs with
+// those variables in its environment and no other's, as a hook command
+// line that starts with them would (main1=/tmp/cairn-main+GOMAXPROCS=1).
+//
 // -turn FILE appends FILE's lines instead of bench/'s turn (tool results
 // mostly), e.g. a turn of long replies. -start measures the process alone
 // instead of a hook: each binary runs `cairn version`, with no project.
@@ -86,17 +90,26 @@ func run(rounds int, event, turnFile string, start bool, bins []string) error {
 		if !ok {
 			name, bin = fmt.Sprintf("cairn%d", i+1), arg
 		}
+		// BIN+KEY=VALUE sets KEY in that binary's environment only, as a
+		// hook command line that starts with it does.
+		bin, extra, _ := strings.Cut(bin, "+")
 		t := &target{name: name, bin: filepath.Join(dir, fmt.Sprintf("bin%d", i))}
 		if err := copyFile(bin, t.bin); err != nil {
 			return err
 		}
 		if start {
 			t.args = []string{"version"}
+			if extra != "" {
+				t.env = append(os.Environ(), strings.Split(extra, "+")...)
+			}
 			targets = append(targets, t)
 			continue
 		}
 		if err := t.setUp(filepath.Join(dir, fmt.Sprintf("p%d", i)), big); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if extra != "" {
+			t.env = append(t.env, strings.Split(extra, "+")...)
 		}
 		targets = append(targets, t)
 	}
@@ -203,6 +216,7 @@ func (t *target) measure(event string, turn []byte) error {
 	var cmd *exec.Cmd
 	if t.dir == "" {
 		cmd = exec.Command(t.bin, t.args...)
+		cmd.Env = t.env // nil: this process's
 		cmd.Stdin = bytes.NewReader(bytes.Repeat([]byte("x"), 256))
 	} else {
 		f, err := os.OpenFile(t.transcript(), os.O_APPEND|os.O_WRONLY, 0)

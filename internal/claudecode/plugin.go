@@ -65,7 +65,7 @@ func pluginHooks() map[string]any {
 		hooks[e.Name] = []any{map[string]any{
 			"hooks": []any{map[string]any{
 				"type":    "command",
-				"command": Program + " hook " + e.Name,
+				"command": e.Env() + Program + " hook " + e.Name,
 				"timeout": e.Timeout,
 			}},
 		}}
@@ -120,4 +120,4 @@ func Marketplace(source, version string) []byte {
 // PluginVersion is the version of the plugin the repository ships. Raise
 // it with a change to the plugin's files: Claude Code updates an installed
 // plugin only when its version changes.
-const PluginVersion = "0.2.0"
+const PluginVersion = "0.2.1"

@@ -61,8 +61,9 @@ func TestPluginHooksMatchEvents(t *testing.T) {
 			t.Fatalf("%s: %d groups, want one with one hook", e.Name, len(groups))
 		}
 		h := groups[0].Hooks[0]
-		if h.Type != "command" || h.Command != "cairn hook "+e.Name || h.Timeout != e.Timeout {
-			t.Errorf("%s: %+v, want command %q timeout %d", e.Name, h, "cairn hook "+e.Name, e.Timeout)
+		want := e.Env() + "cairn hook " + e.Name
+		if h.Type != "command" || h.Command != want || h.Timeout != e.Timeout {
+			t.Errorf("%s: %+v, want command %q timeout %d", e.Name, h, want, e.Timeout)
 		}
 	}
 	if len(hooks.Hooks) != len(Events) {

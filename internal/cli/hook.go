@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/continuity"
 	"github.com/cairn-agent/cairn/internal/hook"
+	"github.com/cairn-agent/cairn/internal/hookevent"
 	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/tracker"
 )
@@ -63,6 +65,7 @@ func (a *App) hook(ctx context.Context, ag hook.Agent, event string) {
 		// No home to keep state in: keep it, and say why, in the fallback.
 		k = &continuity.Keeper{State: state.Store{Dir: fallback}, DBPath: filepath.Join(fallback, "cairn.db"), Now: a.Now}
 	}
+	env := a.jobEnv(ag, event)
 	r := &hook.Runner{Keeper: k, Stdin: a.Stdin, Stdout: a.Stdout, Stderr: a.Stderr, Getenv: a.Getenv, Now: a.Now,
 		Dir: k.State.Dir, Fallback: fallback, Agent: ag,
 		StartDrainer: func() error {
@@ -70,7 +73,7 @@ func (a *App) hook(ctx context.Context, ag hook.Agent, event string) {
 			if err != nil {
 				return err
 			}
-			return tracker.StartDrainer(exe, nil)
+			return tracker.StartDrainer(exe, env)
 		}}
 	if kerr == nil && k.State.Dir != fallback {
 		k.OtherStateDirs = []string{fallback}
@@ -86,7 +89,24 @@ func (a *App) hook(ctx context.Context, ag hook.Agent, event string) {
 	k.State.Warn = k.Warn
 	k.Stored = storedFor(k.State.Dir, k.Warn)
 	if a.Executable != nil {
-		k.Detach = detacher(a.Executable, ag.Name, k)
+		k.Detach = detacher(a.Executable, ag.Name, k, env)
 	}
 	r.Run(ctx, event)
+}
+
+// jobEnv is the environment of the processes a hook for event starts (its
+// jobs, the tracker's drainer): nil, this process's, but for a OneCPU
+// event's hook started as its command line starts it, whose OneCPUEnv was
+// meant for the hook alone. A job may read a whole transcript, which it
+// does in parallel.
+func (a *App) jobEnv(ag hook.Agent, event string) []string {
+	ev, ok := ag.Events.Lookup(event)
+	if !ok || !ev.OneCPU || a.Environ == nil {
+		return nil
+	}
+	all := a.Environ()
+	if !slices.Contains(all, hookevent.OneCPUEnv) {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(all), func(kv string) bool { return kv == hookevent.OneCPUEnv })
 }

@@ -62,10 +62,11 @@ func settleCmd() command {
 
 // detacher starts a job as a process of its own, in a session of its own
 // (the agent's end or a signal to its group does not end it), with no
-// standard streams, holding the settling lock it inherits. The process is
-// cairn itself: exe, named "cairn" (a test binary standing in for cairn
-// dispatches on that name).
-func detacher(executable func() (string, error), agent string, k *continuity.Keeper) func(continuity.Job) error {
+// standard streams, holding the settling lock it inherits, with env as
+// its environment (nil: this process's). The process is cairn itself:
+// exe, named "cairn" (a test binary standing in for cairn dispatches on
+// that name).
+func detacher(executable func() (string, error), agent string, k *continuity.Keeper, env []string) func(continuity.Job) error {
 	return func(j continuity.Job) error {
 		exe, err := executable()
 		if err != nil {
@@ -86,7 +87,7 @@ func detacher(executable func() (string, error), agent string, k *continuity.Kee
 			extra = append(extra, j.Lock)
 			args = append(args, "--locked")
 		}
-		cmd := &exec.Cmd{Path: exe, Args: append(args, j.Kind)}
+		cmd := &exec.Cmd{Path: exe, Args: append(args, j.Kind), Env: env}
 		cmd.ExtraFiles = extra
 		cmd.SysProcAttr = detached()
 		if err := cmd.Start(); err != nil {

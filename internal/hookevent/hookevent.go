@@ -5,7 +5,10 @@
 // the hook runner, install and doctor read it.
 package hookevent
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Event is one hook event cairn handles.
 type Event struct {
@@ -18,6 +21,37 @@ type Event struct {
 	// answers before the client gives up on it (each table says how
 	// much).
 	Timeout int
+	// OneCPU is an event whose hook runs with one CPU: its command line
+	// starts with OneCPUEnv (Env). A hook that reads what a turn appended
+	// does a few milliseconds of work, and the Go runtime's second CPU
+	// costs it more than it gives (a thread woken for each hand-off between
+	// goroutines); the runtime reads GOMAXPROCS before any of cairn's code
+	// runs, so only the command line can set it (docs/benchmarks.md,
+	// issue 15, perf/hot9).
+	OneCPU bool
+}
+
+// OneCPUEnv is the environment a OneCPU event's command line sets.
+const OneCPUEnv = "GOMAXPROCS=1"
+
+// Env is what the event's hook command line starts with: OneCPUEnv and a
+// space for a OneCPU event, "" for the others.
+func (e Event) Env() string {
+	if e.OneCPU {
+		return OneCPUEnv + " "
+	}
+	return ""
+}
+
+// TrimEnv is command without the OneCPUEnv it may start with (Env), and
+// without surrounding white space: the rest is the program and its
+// arguments, which recognising a hook command of cairn's looks at.
+func TrimEnv(command string) string {
+	c := strings.TrimSpace(command)
+	if rest, ok := strings.CutPrefix(c, OneCPUEnv); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+		return strings.TrimSpace(rest)
+	}
+	return c
 }
 
 // Table is a client's events, in the order `cairn install` adds them.

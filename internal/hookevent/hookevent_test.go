@@ -7,7 +7,7 @@ import (
 )
 
 func TestTable(t *testing.T) {
-	tab := Table{{"SessionStart", 8 * time.Second, 20}, {"Stop", 2 * time.Second, 10}}
+	tab := Table{{Name: "SessionStart", Budget: 8 * time.Second, Timeout: 20}, {Name: "Stop", Budget: 2 * time.Second, Timeout: 10, OneCPU: true}}
 	tests := []struct {
 		name string
 		want Event
@@ -30,5 +30,30 @@ func TestTable(t *testing.T) {
 	}
 	if got := Table(nil).Names(); len(got) != 0 {
 		t.Errorf("an empty table has names %q", got)
+	}
+}
+
+// TestEnv: a OneCPU event's command line starts with OneCPUEnv, and
+// TrimEnv takes it off again, leaving any other command as it is.
+func TestEnv(t *testing.T) {
+	if got := (Event{Name: "Stop", OneCPU: true}).Env(); got != "GOMAXPROCS=1 " {
+		t.Errorf("a OneCPU event's Env is %q", got)
+	}
+	if got := (Event{Name: "Stop"}).Env(); got != "" {
+		t.Errorf("an event's Env is %q", got)
+	}
+	tests := map[string]string{
+		"GOMAXPROCS=1 /bin/cairn hook Stop":      "/bin/cairn hook Stop",
+		" GOMAXPROCS=1\t'/my bin/cairn' hook X ": "'/my bin/cairn' hook X",
+		"/bin/cairn hook Stop":                   "/bin/cairn hook Stop",
+		"GOMAXPROCS=12 /bin/cairn hook Stop":     "GOMAXPROCS=12 /bin/cairn hook Stop",
+		"GOMAXPROCS=1":                           "GOMAXPROCS=1",
+		"GOMAXPROCS=1;/bin/cairn hook Stop":      "GOMAXPROCS=1;/bin/cairn hook Stop",
+		"":                                       "",
+	}
+	for in, want := range tests {
+		if got := TrimEnv(in); got != want {
+			t.Errorf("TrimEnv(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -85,7 +85,7 @@ func oursFor(exe string) func(string) bool {
 		if isOurs(command) {
 			return true
 		}
-		word, rest := shell.FirstWord(strings.TrimSpace(command))
+		word, rest := shell.FirstWord(hookevent.TrimEnv(command))
 		f := strings.Fields(rest)
 		_, known := claudecode.Events.Lookup(lastOf(f))
 		return word == exe && len(f) == 2 && f[0] == "hook" && known
@@ -110,9 +110,11 @@ func statusLineOurs(exe string) func(string) bool {
 
 // isOurs recognises cairn's hook commands whatever the binary's path
 // (quoted when it has spaces): "<…/cairn…> hook EVENT" for an event cairn
-// handles.
+// handles, with or without the environment a OneCPU event's command sets
+// (hookevent.Event.Env): an install of either form is cairn's, and
+// install brings it to the form the event has now.
 func isOurs(command string) bool {
-	exe, rest := shell.FirstWord(strings.TrimSpace(command))
+	exe, rest := shell.FirstWord(hookevent.TrimEnv(command))
 	f := strings.Fields(rest)
 	if len(f) != 2 || f[0] != "hook" {
 		return false
@@ -127,7 +129,7 @@ func isOurs(command string) bool {
 func wanted(exe string) []settings.Hook {
 	var hs []settings.Hook
 	for _, ev := range claudecode.Events {
-		hs = append(hs, settings.Hook{Event: ev.Name, Command: shell.Quote(exe) + " hook " + ev.Name, Timeout: ev.Timeout})
+		hs = append(hs, settings.Hook{Event: ev.Name, Command: ev.Env() + shell.Quote(exe) + " hook " + ev.Name, Timeout: ev.Timeout})
 	}
 	return hs
 }

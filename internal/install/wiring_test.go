@@ -1,26 +1,38 @@
 package install
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
 	"github.com/cairn-agent/cairn/internal/shell"
+	"github.com/cairn-agent/cairn/internal/sqlite"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestIsOurs(t *testing.T) {
 	tests := map[string]bool{
-		"/usr/local/bin/cairn hook PreCompact":                true,
-		shell.Quote("/home/me/my tools/cairn") + " hook Stop": true,
-		shell.Quote("/it's/cairn") + " hook SessionEnd":       true,
-		"cairn hook UserPromptSubmit":                         true,
-		"/bin/cairn hook Frobnicate":                          false,
-		"/bin/cairn status":                                   false,
-		"/bin/other hook PreCompact":                          false,
-		"/bin/cairn hook PreCompact && rm -rf /":              false,
-		"":                                                    false,
-		"'unterminated/cairn hook PreCompact":                 false,
+		"/usr/local/bin/cairn hook PreCompact":                 true,
+		shell.Quote("/home/me/my tools/cairn") + " hook Stop":  true,
+		shell.Quote("/it's/cairn") + " hook SessionEnd":        true,
+		"cairn hook UserPromptSubmit":                          true,
+		"/bin/cairn hook Frobnicate":                           false,
+		"/bin/cairn status":                                    false,
+		"/bin/other hook PreCompact":                           false,
+		"/bin/cairn hook PreCompact && rm -rf /":               false,
+		"":                                                     false,
+		"'unterminated/cairn hook PreCompact":                  false,
+		"GOMAXPROCS=1 /usr/local/bin/cairn hook PostToolUse":   true,
+		"GOMAXPROCS=1 cairn hook PreCompact":                   true,
+		"GOMAXPROCS=1 /bin/other hook PostToolUse":             false,
+		"GOMAXPROCS=1 /bin/cairn hook PostToolUse && rm -rf /": false,
+		"GOMAXPROCS=2 /bin/cairn hook PostToolUse":             false,
 	}
 	for cmd, want := range tests {
 		if got := isOurs(cmd); got != want {
@@ -43,9 +55,107 @@ func TestWiredEvents(t *testing.T) {
 		t.Fatalf("install wires %d events, cairn handles %d", len(hs), len(claudecode.Events))
 	}
 	for i, h := range hs {
-		if ev := claudecode.Events[i]; h.Event != ev.Name || h.Timeout != ev.Timeout || h.Command != "/usr/local/bin/cairn hook "+ev.Name {
+		if ev := claudecode.Events[i]; h.Event != ev.Name || h.Timeout != ev.Timeout || h.Command != ev.Env()+"/usr/local/bin/cairn hook "+ev.Name {
 			t.Errorf("wired %+v for %+v", h, ev)
 		}
+	}
+	// The hooks of every turn run with one CPU, the others as the
+	// runtime chooses (PreCompact's first run reads in parallel).
+	for _, name := range []string{"UserPromptSubmit", "PostToolUse"} {
+		if ev, _ := claudecode.Events.Lookup(name); !ev.OneCPU {
+			t.Errorf("%s does not run with one CPU", name)
+		}
+	}
+	for _, name := range []string{"PreCompact", "SessionStart"} {
+		if ev, _ := claudecode.Events.Lookup(name); ev.OneCPU {
+			t.Errorf("%s runs with one CPU", name)
+		}
+	}
+}
+
+// TestInstallUpgradesOneCPU: an install made before the hooks of every
+// turn ran with one CPU is brought to the new commands in place (the
+// same entries, none added), oursFor recognises both forms for the
+// running binary, and uninstall still gives the files back byte for byte
+// as they were before the first install.
+func TestInstallUpgradesOneCPU(t *testing.T) {
+	s, out := testSetup(t)
+	local := filepath.Join(s.Root, ".claude", "settings.local.json")
+	write(t, local, "{\n\t\"permissions\": {\"allow\": [\"Read\"]}\n}")
+	before := files(t, s.Root)
+
+	events := claudecode.Events
+	t.Cleanup(func() { claudecode.Events = events })
+	old := slices.Clone(events)
+	for i := range old {
+		old[i].OneCPU = false
+	}
+	claudecode.Events = old
+	if err := s.Install(false, false); err != nil {
+		t.Fatal(err)
+	}
+	installedOld := readString(t, local)
+	claudecode.Events = events
+	if strings.Contains(installedOld, "GOMAXPROCS") {
+		t.Fatalf("the old install has the new commands:\n%s", installedOld)
+	}
+	// cairn doctor tells the user to run install again.
+	d := Doctor{Setup: s, StateDir: filepath.Join(s.DataDir, "state"), Fallback: filepath.Join(s.DataDir, "tmp"), DBPath: filepath.Join(s.DataDir, "cairn.db"),
+		DB:  func(context.Context) (*sqlite.DB, error) { return nil, os.ErrNotExist },
+		Now: time.Now, Loc: time.UTC}
+	wiringFinding := func(status string) string {
+		var b strings.Builder
+		for _, f := range d.Check(context.Background()).Findings {
+			if f.Agent == "claude-code" && f.Section == Wiring && f.Status == status && strings.Contains(f.Text, local) {
+				b.WriteString(f.Text + "\n")
+			}
+		}
+		return b.String()
+	}
+	if p := wiringFinding(Problem); !strings.Contains(p, "UserPromptSubmit runs") || !strings.Contains(p, "PostToolUse runs") || strings.Contains(p, "PreCompact runs") {
+		t.Errorf("doctor on the old install:\n%s", p)
+	}
+
+	out.Reset()
+	if err := s.Install(false, false); err != nil {
+		t.Fatal(err)
+	}
+	upgraded := readString(t, local)
+	for _, ev := range events {
+		cmd := strconv.Quote(ev.Env() + shell.Quote(s.Exe) + " hook " + ev.Name)
+		if n := strings.Count(upgraded, cmd); n != 1 {
+			t.Errorf("%s: %d entries run %s:\n%s", ev.Name, n, cmd, upgraded)
+		}
+	}
+	// In place: the file is the old one with the hot hooks' commands
+	// prefixed, and nothing else changed.
+	want := installedOld
+	for _, name := range []string{"UserPromptSubmit", "PostToolUse"} {
+		cmd := shell.Quote(s.Exe) + " hook " + name
+		want = strings.Replace(want, strconv.Quote(cmd), strconv.Quote("GOMAXPROCS=1 "+cmd), 1)
+	}
+	if upgraded != want {
+		t.Errorf("the upgrade did more than prefix the commands:\n%s\nwant\n%s", upgraded, want)
+	}
+	ours := oursFor(s.Exe)
+	for _, c := range []string{shell.Quote(s.Exe) + " hook PostToolUse", "GOMAXPROCS=1 " + shell.Quote(s.Exe) + " hook PostToolUse"} {
+		if !ours(c) {
+			t.Errorf("oursFor(%q) does not recognise %q", s.Exe, c)
+		}
+	}
+
+	if ok := wiringFinding(OK); !strings.Contains(ok, "wired to "+s.Exe) {
+		t.Errorf("doctor on the upgraded install: %q, problems %q", ok, wiringFinding(Problem))
+	}
+	out.Reset()
+	if err := s.Install(false, false); err != nil || !strings.Contains(out.String(), "nothing changed") {
+		t.Errorf("a second install after the upgrade: %v\n%s", err, out)
+	}
+	if err := s.Uninstall(false); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, files(t, s.Root)); diff != "" {
+		t.Errorf("the project after install, upgrade and uninstall (-before +after):\n%s", diff)
 	}
 }
 

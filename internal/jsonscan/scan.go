@@ -236,14 +236,8 @@ func (s *Scanner) Skip() {
 	switch s.Peek() {
 	case '"':
 		s.RawString()
-	case '{':
-		for s.Object(); s.Key() != nil; {
-			s.Skip()
-		}
-	case '[':
-		for s.Array(); s.More(); {
-			s.Skip()
-		}
+	case '{', '[':
+		s.skipNested()
 	case 't':
 		s.literal("true")
 	case 'f':
@@ -252,6 +246,153 @@ func (s *Scanner) Skip() {
 		s.literal("null")
 	default:
 		s.number()
+	}
+}
+
+// skipNested consumes the object or array at s.i, checking it as Object,
+// Key, Array, More and Skip would, to the same end and failing on the same
+// inputs. It is one loop with a stack of its own instead of a call per
+// token: a skipped value (a tool's input, a tool result's blocks) is
+// mostly short keys and values, where the calls cost more than the bytes
+// (docs/benchmarks.md, issue 15, perf/hot9).
+func (s *Scanner) skipNested() {
+	b, i := s.b, s.i
+	// obj is the open containers innermost last, true for an object;
+	// most values nest a few deep, within the array.
+	var inline [32]bool
+	obj := inline[:0]
+	outer := len(s.stack)
+	for {
+		// A value starts at b[i] (after white space).
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			s.fail()
+			return
+		}
+		switch c := b[i]; c {
+		case '{', '[':
+			if outer+len(obj) >= maxDepth {
+				s.fail()
+				return
+			}
+			isObj := c == '{'
+			obj = append(obj, isObj)
+			i = skipSpace(b, i+1)
+			if i < len(b) && (isObj && b[i] == '}' || !isObj && b[i] == ']') {
+				obj = obj[:len(obj)-1]
+				i++
+				break
+			}
+			if isObj {
+				if i = memberKey(b, i); i < 0 {
+					s.fail()
+					return
+				}
+			}
+			continue
+		case '"':
+			if i = stringEnd(b, i+1); i < 0 {
+				s.fail()
+				return
+			}
+		case 't', 'f', 'n':
+			lit := "null"
+			if c == 't' {
+				lit = "true"
+			} else if c == 'f' {
+				lit = "false"
+			}
+			if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+				s.fail()
+				return
+			}
+			i += len(lit)
+		default:
+			s.i = i
+			s.number()
+			if s.bad {
+				return
+			}
+			i = s.i
+		}
+		// A value ended: a separator or the closing of its container
+		// follows, and of the containers that close with it.
+		for {
+			if len(obj) == 0 {
+				s.i = i
+				return
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				s.fail()
+				return
+			}
+			top := obj[len(obj)-1]
+			if c := b[i]; c == ',' {
+				i++
+				if top {
+					if i = memberKey(b, i); i < 0 {
+						s.fail()
+						return
+					}
+				}
+				break
+			} else if top && c == '}' || !top && c == ']' {
+				obj = obj[:len(obj)-1]
+				i++
+				continue
+			}
+			s.fail()
+			return
+		}
+	}
+}
+
+// skipSpace returns the index of the first byte from b[i] on that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// memberKey consumes a member's key and its colon from b[i] on (white space
+// first) and returns the index past the colon, or -1.
+func memberKey(b []byte, i int) int {
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if i = stringEnd(b, i+1); i < 0 {
+		return -1
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return i + 1
+}
+
+// stringEnd returns the index past the quote that ends the string whose
+// body starts at b[j] (the first quote an even run of backslashes
+// precedes, as RawString finds it), or -1 when none does.
+func stringEnd(b []byte, j int) int {
+	start := j
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for p := j - 1; p >= start && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
 	}
 }
 

@@ -219,3 +219,50 @@ func BenchmarkWalk(b *testing.B) {
 		}
 	}
 }
+
+// skipByCalls is Skip as it was before skipNested: a call per token
+// through Object, Key, Array and More, the walk the callers' own loops
+// do. FuzzSkipNested holds skipNested to it.
+func skipByCalls(s *Scanner) {
+	switch s.Peek() {
+	case '{':
+		for s.Object(); s.Key() != nil; {
+			skipByCalls(s)
+		}
+	case '[':
+		for s.Array(); s.More(); {
+			skipByCalls(s)
+		}
+	default:
+		s.Skip()
+	}
+}
+
+// FuzzSkipNested: Skip of a nested value fails on the same inputs as the
+// walk by calls and ends at the same byte, at any depth the caller is
+// already at (a value skipped inside an object the caller walks).
+func FuzzSkipNested(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":[1,2,{"b":"c\u00e9"}]}`, `[1,]`, `{"a":1,}`, `{,}`, `[,1]`, `{"a" 1}`, `{"a":tru}`, `[1 2]`, `{"a":"x\"}"} `, `[[],{},[{}]] 1`, `{"\\":"\\\\\""}`, strings.Repeat("[", 40) + strings.Repeat("]", 40), "[\x01]", `[-0.5e+3,nul,false]`, `{"a":{"b":{"c":[]}}}x`, `[` + strings.Repeat(`{"k":[1,"s",true,null,{}],"t":"\\\"q"},`, 30) + `0]`} {
+		f.Add([]byte(s), uint16(0))
+	}
+	f.Add([]byte(strings.Repeat("[", 10001)+strings.Repeat("]", 10001)), uint16(0))
+	f.Add([]byte(`[[1]]`), uint16(9999))
+	f.Fuzz(func(t *testing.T, data []byte, depth uint16) {
+		depth %= maxDepth + 1
+		var a, b Scanner
+		a.Reset(data)
+		b.Reset(data)
+		for range depth {
+			a.stack = append(a.stack, false)
+			b.stack = append(b.stack, false)
+		}
+		a.Skip()
+		skipByCalls(&b)
+		if a.Failed() != b.Failed() || a.Pos() != b.Pos() {
+			t.Fatalf("%.60q at depth %d: Skip failed %v at %d, by calls %v at %d", data, depth, a.Failed(), a.Pos(), b.Failed(), b.Pos())
+		}
+		if !a.Failed() && len(a.stack) != int(depth) {
+			t.Fatalf("%.60q: the stack is %d deep after Skip, was %d", data, len(a.stack), depth)
+		}
+	})
+}

@@ -24,6 +24,7 @@ type claudeDecoder struct {
 	workers int
 	sc      jsonscan.Scanner
 	sub     jsonscan.Scanner
+	later   jsonscan.Scanner // contentBlocks'
 	e       entry
 	walked  int // how much of the last line scan looked at
 	// skip is what took the last line of a type cairn does not read
@@ -128,6 +129,9 @@ type message struct {
 	contentStr      []byte // content given as a plain string
 	isStr           bool
 	blocks          []block
+	// deferred is the content array a head read has walked but not
+	// decoded into blocks (contentBlocks does, when asked).
+	deferred []byte
 }
 
 type block struct {
@@ -377,13 +381,7 @@ func (p *claudeDecoder) attachment() {
 }
 
 // rawStr reads a string value, or skips a value of another kind.
-func (p *claudeDecoder) rawStr() []byte {
-	if !p.sc.IsString() {
-		p.sc.Skip()
-		return nil
-	}
-	return p.sc.RawString()
-}
+func (p *claudeDecoder) rawStr() []byte { return rawStr(&p.sc) }
 
 func (p *claudeDecoder) compactMeta() {
 	sc := &p.sc
@@ -440,14 +438,18 @@ func (p *claudeDecoder) message(m *message) {
 				m.isStr = true
 				m.contentStr = sc.RawString()
 			case '[':
-				for sc.Array(); sc.More(); {
-					if sc.Peek() != '{' {
-						sc.Skip()
-						continue
-					}
-					m.blocks = append(m.blocks, block{})
-					p.block(&m.blocks[len(m.blocks)-1])
+				if p.head && (!p.texts || string(m.role) != "assistant") {
+					// What a head read keeps of a message needs its
+					// blocks only now and then (a compaction's summary,
+					// the first prompt, the latest texts): they are
+					// checked here as the walk below would check them
+					// and decoded when asked for (contentBlocks).
+					start := sc.Pos()
+					sc.Skip()
+					m.deferred = sc.Input()[start:sc.Pos()]
+					continue
 				}
+				p.blocks(sc, m)
 			default:
 				sc.Skip()
 			}
@@ -457,26 +459,50 @@ func (p *claudeDecoder) message(m *message) {
 	}
 }
 
-func (p *claudeDecoder) block(b *block) {
-	sc := &p.sc
+// blocks decodes the content array at sc into m.blocks.
+func (p *claudeDecoder) blocks(sc *jsonscan.Scanner, m *message) {
+	for sc.Array(); sc.More(); {
+		if sc.Peek() != '{' {
+			sc.Skip()
+			continue
+		}
+		m.blocks = append(m.blocks, block{})
+		p.block(sc, &m.blocks[len(m.blocks)-1])
+	}
+}
+
+// contentBlocks decodes the blocks a head read left in m.deferred, which
+// the walk has already checked: the same blocks the walk would have
+// decoded.
+func (p *claudeDecoder) contentBlocks(m *message) {
+	if m.deferred == nil {
+		return
+	}
+	sc := &p.later
+	sc.Reset(m.deferred)
+	m.deferred = nil
+	p.blocks(sc, m)
+}
+
+func (p *claudeDecoder) block(sc *jsonscan.Scanner, b *block) {
 	sc.Object()
 	for k := sc.Key(); k != nil; k = sc.Key() {
 		switch string(k) {
 		case "type":
-			b.typ = p.rawStr()
+			b.typ = rawStr(sc)
 		case "text":
-			b.text = p.rawStr()
+			b.text = rawStr(sc)
 		case "id":
-			b.id = p.rawStr()
+			b.id = rawStr(sc)
 		case "name":
-			b.name = p.rawStr()
+			b.name = rawStr(sc)
 		case "tool_use_id":
-			b.toolUseID = p.rawStr()
+			b.toolUseID = rawStr(sc)
 		case "is_error":
 			b.isError = sc.Bool()
 		case "input":
 			if sc.Peek() == '{' {
-				p.input(&b.in)
+				p.input(sc, &b.in)
 			} else {
 				sc.Skip()
 			}
@@ -510,19 +536,18 @@ func (p *claudeDecoder) block(b *block) {
 	}
 }
 
-func (p *claudeDecoder) input(in *toolInput) {
-	sc := &p.sc
+func (p *claudeDecoder) input(sc *jsonscan.Scanner, in *toolInput) {
 	sc.Object()
 	for k := sc.Key(); k != nil; k = sc.Key() {
 		switch string(k) {
 		case "file_path":
-			in.filePath = p.rawStr()
+			in.filePath = rawStr(sc)
 		case "notebook_path":
-			in.notebookPath = p.rawStr()
+			in.notebookPath = rawStr(sc)
 		case "path":
-			in.path = p.rawStr()
+			in.path = rawStr(sc)
 		case "command":
-			in.command = p.rawStr()
+			in.command = rawStr(sc)
 		case "taskId", "task_id":
 			if sc.IsString() {
 				in.taskID = sc.RawString()
@@ -532,13 +557,13 @@ func (p *claudeDecoder) input(in *toolInput) {
 				in.taskID = bytes.TrimSpace(sc.Input()[start:sc.Pos()])
 			}
 		case "subject":
-			in.subject = p.rawStr()
+			in.subject = rawStr(sc)
 		case "status":
-			in.status = p.rawStr()
+			in.status = rawStr(sc)
 		case "activeForm":
-			in.activeForm = p.rawStr()
+			in.activeForm = rawStr(sc)
 		case "description":
-			in.description = p.rawStr()
+			in.description = rawStr(sc)
 		case "todos":
 			start := sc.Pos()
 			sc.Skip()
@@ -681,6 +706,7 @@ func (p *claudeDecoder) assistantHead(s *Session, ts time.Time, lineNo int) {
 	if !p.texts {
 		return
 	}
+	p.contentBlocks(m)
 	for i := range m.blocks {
 		if b := &m.blocks[i]; string(b.typ) == "text" && len(b.text) > 0 {
 			s.assistantText(jsonscan.Unescape(b.text), ts, lineNo, false)
@@ -694,12 +720,14 @@ func (p *claudeDecoder) assistantHead(s *Session, ts time.Time, lineNo int) {
 func (p *claudeDecoder) userHead(s *Session, ts time.Time, lineNo int) {
 	e := &p.e
 	if e.compactSummary {
+		p.contentBlocks(&e.msg)
 		s.compactSummary(p.text())
 		return
 	}
 	if len(s.Prompts) > 0 || e.sidechain || e.meta || e.visibleOnly {
 		return
 	}
+	p.contentBlocks(&e.msg)
 	if typed, ok := promptText(p.text(), &e.msg); ok {
 		s.prompt(typed, ts, lineNo, false)
 	}

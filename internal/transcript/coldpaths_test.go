@@ -17,7 +17,9 @@ import (
 // skipped line), replies without message.id (split over two lines with
 // the same usage, then another), skipped lines whose shared members
 // differ from the lines around them (the memo's misses), one cut after
-// its type, and a sidechain reply.
+// its type, a sidechain reply, and a compaction whose summary is given
+// in blocks, with isCompactSummary after the message (a head read decodes
+// the blocks it deferred).
 var oddLines = []string{
 	`{not json`,
 	``,
@@ -29,6 +31,8 @@ var oddLines = []string{
 	`{"parentUuid":"x","isSidechain":false,"type":"assistant","timestamp":"2030-01-01T00:00:01Z","message":{"model":"claude-opus-4-6","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}],"usage":{"input_tokens":5,"cache_read_input_tokens":1000,"output_tokens":7}}}`,
 	`{"parentUuid":"x","isSidechain":false,"type":"assistant","timestamp":"2030-01-01T00:00:02Z","message":{"model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"no id again"}],"usage":{"input_tokens":5,"cache_read_input_tokens":2000,"output_tokens":9}}}`,
 	`{"parentUuid":"x","isSidechain":true,"type":"assistant","timestamp":"2030-01-01T00:00:03Z","message":{"id":"side","model":"claude-opus-4-6","role":"assistant","content":[],"usage":{"input_tokens":1}}}`,
+	`{"parentUuid":"x","isSidechain":false,"type":"system","subtype":"compact_boundary","timestamp":"2030-01-01T00:00:04Z","compactMetadata":{"trigger":"manual","preTokens":90000}}`,
+	`{"parentUuid":"x","isSidechain":false,"type":"user","timestamp":"2030-01-01T00:00:05Z","message":{"role":"user","content":[{"type":"text","text":"This session is being continued from a previous conversation. Summary in blocks, \"quoted\"."},{"type":"text","text":"More of it."}]},"isCompactSummary":true}`,
 }
 
 // oddTranscript writes the fixture name repeated past the size from which
