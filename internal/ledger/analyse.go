@@ -85,7 +85,7 @@ func (it *wordIter) next() (w []byte, start, end int, ok bool) {
 				case isUpper(b):
 					b += 'a' - 'A'
 				case isLower(b) || isDigit(b):
-				case (b == '\'' || b == '-') && j > i && j+1 < len(text) && isAlnum(text[j+1]):
+				case (b == '\'' || b == '-' || b == '_') && j > i && j+1 < len(text) && isAlnum(text[j+1]):
 				default:
 					break scan
 				}
@@ -137,14 +137,15 @@ func (it *wordIter) next() (w []byte, start, end int, ok bool) {
 	return nil, 0, 0, false
 }
 
-// wordByte: letters, digits, inner apostrophes and hyphens, and the bytes
-// of non-ASCII runes other than punctuation.
+// wordByte: letters, digits, inner apostrophes, hyphens and underscores
+// (a snake_case name is one word: NEXT_PUBLIC_KEY says no "next"), and
+// the bytes of non-ASCII runes other than punctuation.
 func wordByte(s string, i int) bool {
 	c := s[i]
 	switch {
 	case isAlnum(c):
 		return true
-	case c == '\'' || c == '-':
+	case c == '\'' || c == '-' || c == '_':
 		return i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1])
 	case c < 0x80:
 		return false

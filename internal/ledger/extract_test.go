@@ -133,6 +133,8 @@ func TestExtract(t *testing.T) {
 		{name: "user acknowledgement", user: true, text: "ok"},
 		{name: "user constraint only", user: true, text: "never touch the migrations folder"},
 		{name: "user pasted code", user: true, text: "here's the error:\n```\nTODO still failing? next\n```"},
+		{name: "user pasted settings", user: true, text: "the staging values:\nNEXT_SYNC_WINDOW=15m\nSTILL_PENDING_MAX=40"},
+		{name: "snake_case names in prose", text: "The scheduler reads next_retry_at and todo_queue_depth from the same row."},
 		{name: "user quoting the summary", user: true, text: "> Next: deploy to staging\n\nthat's from yesterday's notes."},
 		{name: "user long prompt", user: true, text: strings.Repeat("Some background about the billing system that matters. ", 6) +
 			"Add a retry to the webhook sender. Make sure the header row is always written. Also document the new flag in the README.",
