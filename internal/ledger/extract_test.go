@@ -41,6 +41,9 @@ func TestExtract(t *testing.T) {
 		// A choice not to do something for now is a decision, not work left.
 		{name: "choosing not to, yet", text: "I'm not turning on the write-ahead cache yet, so that the numbers stay comparable with last week's run.", want: nil},
 		{name: "not done, yet", text: "I haven't turned on the write-ahead cache yet.", want: []want{{Task, "write-ahead cache"}}},
+		{name: "leaving out, with its reason", text: "I'm leaving the `--prune` flag out of the deploy script: the runners pin an old rsync that doesn't know it yet, and an option it can't parse would break every deploy.", want: nil},
+		{name: "skipping, with its reason", text: "We are skipping the arm64 image because the base layer isn't published for it yet.", want: nil},
+		{name: "leaving for later is put off", text: "I'm leaving the `--prune` flag for later.", want: []want{{Deferred, "--prune"}}},
 		{name: "bold heading and bullets", text: "**Still to do**\n- wire the CLI flag\n- update the README",
 			want: []want{{Task, "CLI flag"}, {Task, "README"}}},
 		{name: "markdown heading and numbers", text: "I finished the parser.\n\n## Next steps\n\n1. Add the header test\n2. Document the `--export` flag",
