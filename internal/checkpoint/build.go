@@ -151,20 +151,29 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	c.Errors = last(c.Errors, maxErrors)
 	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said, m)
 	asked := agentAsked(s.Ledger.Items)
-	for _, d := range overruledByUser(decided, said, asked) {
+	for k, d := range overruledByUser(decided, said, asked) {
 		d.Text = withUserRefusal(d.Text, d.Text, d.Line, said)
+		if d.Text == decided[k].Text {
+			if no := rejected(d.Text, d.Line, said, asked); no != "" {
+				d.Text = withRejection(d.Text, no)
+			}
+		}
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
 		}
 		c.Decisions = append(c.Decisions, d.Text)
 	}
 	c.Decisions = last(c.Decisions, maxDecisions)
-	for _, f := range overruledPlans(s.Findings, said, asked) {
+	for k, f := range overruledPlans(s.Findings, said, asked) {
 		if i := slices.Index(c.Findings, f.Text); i >= 0 {
 			c.Findings = slices.Delete(c.Findings, i, i+1)
 		}
 		t := clip(f.Text)
-		t = withUserRefusal(t, f.Text, f.Line, said)
+		if u := withUserRefusal(t, f.Text, f.Line, said); u != t {
+			t = u
+		} else if no := rejected(f.Text, f.Line, said, asked); no != "" && f.Text == s.Findings[k].Text {
+			t = withRejection(t, no)
+		}
 		c.Findings = append(c.Findings, t)
 	}
 	c.Findings = last(c.Findings, maxFindings)

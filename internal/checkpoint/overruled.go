@@ -673,3 +673,62 @@ func ownDoing(s string) bool {
 		return len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed")
 	}
 }
+
+// A theory or a plan the user answers with a flat "no" ("no. the
+// deadline isn't the bug, the unsubscribe path is") names nothing the
+// refusals above look for: no value to put in its place, no word it
+// turns down. Listed as it was, the rejected guess reads as what was
+// found.
+
+// rejected is the user's next prompt after line when it opens with a
+// flat no and s is a guess or a plan the agent put forward there,
+// asking nothing with it ("no" would answer the question); "" otherwise.
+func rejected(s string, line int, prompts []lined, asked questions) string {
+	if !proposes(s) && !guesses(s) {
+		return ""
+	}
+	for _, p := range prompts {
+		if p.line <= line {
+			continue
+		}
+		if asked.between(line-1, p.line) || !saysNo(p.text) {
+			return ""
+		}
+		return p.text
+	}
+	return ""
+}
+
+// guesses says a statement puts forward what the speaker believes
+// rather than what was shown: "My guess is the deadline is too tight",
+// "it looks timing-related", "probably a stale cache".
+func guesses(s string) bool {
+	l := " " + strings.ToLower(strings.ReplaceAll(s, "’", "'")) + " "
+	for _, c := range []string{" my guess", " i guess ", " i think ", " i suspect ", " i believe ", " my theory", " my bet ",
+		" probably ", " likely ", " looks like ", " seems ", " might be ", " must be ", " presumably "} {
+		if strings.Contains(l, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// saysNo says a prompt opens with a flat refusal: its first clause is
+// "no", "nope", "wrong", "not quite", "that's not it"...
+func saysNo(prompt string) bool {
+	first := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(prompt), "’", "'"))
+	if i := strings.IndexAny(first, ".,;:!—\n"); i >= 0 {
+		first = first[:i]
+	}
+	switch strings.TrimSpace(first) {
+	case "no", "nope", "nah", "wrong", "incorrect", "not quite", "not really", "that's wrong", "that's not it", "not it":
+		return true
+	}
+	return false
+}
+
+// withRejection shows a statement with the flat no the user answered it
+// with.
+func withRejection(s, no string) string {
+	return strings.TrimRight(s, " ") + " (the user said no to this: “" + text.ClipLine(no, 160) + "”)"
+}

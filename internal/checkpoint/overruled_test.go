@@ -271,3 +271,35 @@ func TestTakenBackStep(t *testing.T) {
 		})
 	}
 }
+
+// TestRejectedGuess: a guess or a plan the user's next prompt answers
+// with a flat no is shown with that no; a no that answers a question
+// asked with it, a report of what was measured, or a prompt that does
+// not refuse leave it as it was.
+func TestRejectedGuess(t *testing.T) {
+	const guess = "The export drops 12 rows; I suspect the CSV writer's quoting of embedded newlines is the cause."
+	const no = "nope, quoting is fine, the rows never reach the writer. check the filter"
+	tests := []struct {
+		name, statement, prompt string
+		asked                   questions
+		want                    string
+	}{
+		{"a guess answered no", guess, no, nil, guess + " (the user said no to this: “" + no + "”)"},
+		{"a plan answered no", "I'd bump the pool to 40 connections.", "wrong. the pool isn't the bottleneck", nil,
+			"I'd bump the pool to 40 connections. (the user said no to this: “wrong. the pool isn't the bottleneck”)"},
+		{"a measurement", "The export drops 12 rows out of 4,000.", no, nil, "The export drops 12 rows out of 4,000."},
+		{"a no to the question asked with it", guess, no, questions{{Text: "Shall I patch the writer?", Line: 10}}, guess},
+		{"not a refusal", guess, "nobody reads those rows anyway, move on", nil, guess},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.statement
+			if r := rejected(tt.statement, 10, []lined{{text: tt.prompt, line: 20}}, tt.asked); r != "" {
+				got = withRejection(got, r)
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
