@@ -605,9 +605,13 @@ func saidAfter(s *transcript.Session, e Error, at int, m *Memo) string {
 		}
 	}
 	about := m.words(e.Subject + "\n" + e.Message)
+	asked := agentAsked(s.Ledger.Items)
 	for _, f := range s.Findings {
 		if f.Line <= calls[at].Line || f.Line >= end {
 			continue
+		}
+		if asked.leanOn(f.Line) {
+			return "" // what it said sets up the question it asked next
 		}
 		for w := range m.words(f.Text) {
 			if about[w] && strings.ContainsAny(w, "_./") {

@@ -491,6 +491,12 @@ func TestFixOfError(t *testing.T) {
 		{name: "about something else", after: []step{{text: "The export module still writes 3 columns in the header row."}}},
 		{name: "after more work", after: []step{edit, {result: "The file has been updated"}, {text: fixed}}},
 		{name: "after the user spoke", after: []step{{user: "and now?"}, {text: fixed}}},
+		// A question asked at the end of the report leans on the
+		// sentence before it, which sets it up: that is no fix.
+		{name: "the premise of the next question", after: []step{bash("./manage.py test contacts.tests.test_split"), {result: "Ran 9 tests\n\nOK"},
+			{text: "All 9 pass. Before I go on: `contacts/models.py` declares `last_name` as a CharField, the migration adds it as a TextField. Which of the two should win?"}}},
+		{name: "a report, then a question of its own", after: []step{bash("./manage.py test contacts.tests.test_split"), {result: "Ran 9 tests\n\nOK"},
+			{text: fixed + " Want me to add a regression test for the null case?"}}, fix: fixed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -415,6 +415,35 @@ func (qs questions) between(from, to int) bool {
 	})
 }
 
+// leanOn says the agent asked, in the text at line, a question that
+// leans on what it said before it: one that names next to nothing of
+// its own ("Which one is right?", "OK to go ahead?"), so the sentences
+// before it are its premise ("the docs say it returns a NamedTuple, the
+// code builds a struct"), not a report of the work done.
+func (qs questions) leanOn(line int) bool {
+	return slices.ContainsFunc(qs, func(q ledger.Item) bool {
+		if q.Line != line && q.FirstLine != line {
+			return false
+		}
+		own := 0
+		for _, w := range fields(q.Text) {
+			if content(w) && !asking(w) {
+				own++
+			}
+		}
+		return own <= 1 && !strings.ContainsAny(q.Text, "`_/0123456789")
+	})
+}
+
+// asking: a word that only makes a question of a sentence.
+func asking(w string) bool {
+	switch w {
+	case "where", "whose", "whom", "shall", "might", "okay", "fine", "ahead", "instead", "rather", "prefer", "either":
+		return true
+	}
+	return false
+}
+
 // answeredBefore says the prompt at line answered a question the agent
 // asked before line before: "no. 1.4 is frozen" answers "cherry-pick it
 // onto release/1.4?", not the choice of 60 ticks stated after it.
