@@ -861,6 +861,14 @@ func revision(question, answer string, answered int, said []lined) (string, bool
 		if len(ws) == 0 || !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
 			continue
 		}
+		if obj := takenBackObject(p.text); len(obj) > 0 && !slices.ContainsFunc(obj, func(w string) bool {
+			return containsStem(qw, w) || containsStem(fields(answer), w)
+		}) {
+			// "actually, forget the no-deps rule" takes back what it
+			// names, not this answer: a name both share ("Jonas") does
+			// not make it one.
+			continue
+		}
 		if len(named) > 0 {
 			for _, w := range named {
 				if containsStem(ws, w) {
@@ -876,6 +884,49 @@ func revision(question, answer string, answered int, said []lined) (string, bool
 		}
 	}
 	return "", false
+}
+
+// takenBackObject is what a prompt says it takes back, as its content
+// words: the words after its first verb of taking back, to the end of
+// the clause ("forget the no-deps rule, ..." gives deps, rule). None
+// when it names nothing of its own ("scratch that", "forget what I
+// said").
+func takenBackObject(prompt string) []string {
+	ws := strings.Fields(strings.ToLower(prompt))
+	for i, w := range ws {
+		switch strings.Trim(w, ",.;:!?") {
+		case "forget", "scratch", "scrap", "drop", "ignore", "undo", "cancel", "revert", "disregard":
+		default:
+			continue
+		}
+		if strings.ContainsAny(w, ",.;:!?") {
+			return nil // "scratch that." or "forget it,": nothing named
+		}
+		var obj []string
+		for _, x := range ws[i+1:] {
+			end := strings.ContainsAny(x, ",.;:!?—")
+			for _, f := range fields(x) {
+				if content(f) && !pointsBack(f) {
+					obj = append(obj, f)
+				}
+			}
+			if end || x == "—" || x == "and" || x == "but" {
+				break
+			}
+		}
+		return obj
+	}
+	return nil
+}
+
+// pointsBack: a word that names what was said rather than a thing.
+func pointsBack(w string) bool {
+	switch w {
+	case "said", "wrote", "told", "earlier", "before", "last", "previous", "answer", "reply", "message", "point", "idea",
+		"thing", "part", "bit", "mine", "above", "those", "these":
+		return true
+	}
+	return false
 }
 
 // affirms: a word that agrees or refuses, naming nothing.

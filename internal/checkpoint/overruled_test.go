@@ -125,6 +125,23 @@ func TestRevision(t *testing.T) {
 	if got, _ := revision("Which database does the orders service run on?", "postgres", 10, fw); got != "" {
 		t.Errorf("a revision of another answer revised it: %q", got)
 	}
+	// A take-back that names what it takes back, none of it this
+	// question's or this answer's, is not this answer's revision,
+	// whatever name the two share; one that names nothing, or names
+	// the answer, is.
+	hand := "not my call, ask Ravi, he owns the schema. park it. meanwhile the import is slow, profile it"
+	ravi := []lined{{hand, 10}, {"hmm actually scrap the one-file rule, Ravi says splitting is fine", 20}}
+	if got, _ := revision("Keep the audit columns or drop them?", hand, 10, ravi); got != "" {
+		t.Errorf("a take-back of a rule revised the answer: %q", got)
+	}
+	ravi[1].text = "hmm actually scrap the audit columns, Ravi says nobody reads them"
+	if got, _ := revision("Keep the audit columns or drop them?", hand, 10, ravi); got != ravi[1].text {
+		t.Errorf("a take-back that names the question's columns = %q", got)
+	}
+	ravi[1].text = "actually forget what I said, Ravi says keep them"
+	if got, _ := revision("Keep the audit columns or drop them?", hand, 10, ravi); got != ravi[1].text {
+		t.Errorf("a take-back that names nothing = %q", got)
+	}
 	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}
 	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "→ the user first: “yes”, then took it back: “wait. breakglass keeps passwords.”") {
 		t.Errorf("restore:\n%s", r)
