@@ -417,12 +417,58 @@ func commands(calls []transcript.ToolCall) []Command {
 		if i := slices.IndexFunc(out, func(c Command) bool { return c.Command == cmd }); i >= 0 {
 			prev := out[i]
 			c.Runs += prev.Runs
+			c.Others = prev.Others
 			c.Earlier = last(append(prev.Earlier, prev.short()), maxEarlier)
+			out = slices.Delete(out, i, i+1)
+		} else if i := slices.IndexFunc(out, func(o Command) bool { return sameButQuoted(o, c) }); i >= 0 {
+			// The same command with other quoted arguments (a post to
+			// the same hook with another message), ended the same way:
+			// counted with the latest, so that it does not push the
+			// session's other commands out of the list.
+			c.Others = out[i].Others + out[i].Runs
 			out = slices.Delete(out, i, i+1)
 		}
 		out = append(out, c)
 	}
 	return last(out, maxCommands)
+}
+
+// sameButQuoted says two commands differ only in what their quoted
+// arguments say, and every run of both ended the same way: "curl -X POST
+// --data '{...}' URL" twice with two messages. A run that ended another
+// way is kept apart: its end is news.
+func sameButQuoted(a, b Command) bool {
+	sa, sb := withoutQuoted(a.Command), withoutQuoted(b.Command)
+	if sa != sb || sa == a.Command || sb == b.Command || a.short() != b.short() {
+		return false
+	}
+	for _, e := range a.Earlier {
+		if e != b.short() {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutQuoted is a command with the text inside its quotes left out.
+func withoutQuoted(cmd string) string {
+	var b strings.Builder
+	var q byte
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case q != 0 && c == q:
+			q = 0
+			b.WriteByte(c)
+		case q != 0:
+		case c == '\'' || c == '"':
+			q = c
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // maxEarlier bounds the earlier runs a command remembers.
