@@ -417,18 +417,23 @@ func commands(calls []transcript.ToolCall) []Command {
 		if i := slices.IndexFunc(out, func(c Command) bool { return c.Command == cmd }); i >= 0 {
 			prev := out[i]
 			c.Runs += prev.Runs
-			c.Others = prev.Others
 			c.Earlier = last(append(prev.Earlier, prev.short()), maxEarlier)
-			out = slices.Delete(out, i, i+1)
-		} else if i := slices.IndexFunc(out, func(o Command) bool { return sameButQuoted(o, c) }); i >= 0 {
-			// The same command with other quoted arguments (a post to
-			// the same hook with another message), ended the same way:
-			// counted with the latest, so that it does not push the
-			// session's other commands out of the list.
-			c.Others = out[i].Others + out[i].Runs
 			out = slices.Delete(out, i, i+1)
 		}
 		out = append(out, c)
+	}
+	// More than the list holds: the same command with other quoted
+	// arguments (a post to the same hook with another message), ended
+	// the same way, is counted with its latest run rather than push the
+	// session's other commands out of the list.
+	for i := len(out) - 1; i > 0 && len(out) > maxCommands; i-- {
+		for j := i - 1; j >= 0 && len(out) > maxCommands; j-- {
+			if sameButQuoted(out[j], out[i]) {
+				out[i].Others += out[j].Others + out[j].Runs
+				out = slices.Delete(out, j, j+1)
+				i--
+			}
+		}
 	}
 	return last(out, maxCommands)
 }

@@ -857,10 +857,12 @@ func TestDeferredTicket(t *testing.T) {
 	}
 }
 
-// TestSameButQuoted: the same command with other quoted arguments, ended
-// the same way (three notes posted to one chat hook), is one line that
-// counts the others, so the session's other steps stay in the list; one
-// that ended another way, or a command with nothing quoted, stays apart.
+// TestSameButQuoted: when the session ran more commands than the list
+// holds, the same command with other quoted arguments, ended the same way
+// (notes posted to one chat hook), is one line that counts the others, so
+// the session's other steps stay in the list; one that ended another way,
+// or a command with nothing quoted, stays apart. A list with room keeps
+// every command.
 func TestSameButQuoted(t *testing.T) {
 	run := func(cmd, result string, isError bool) []step {
 		return []step{{tool: "Bash", input: map[string]any{"command": cmd}}, {result: result, isError: isError}}
@@ -868,34 +870,55 @@ func TestSameButQuoted(t *testing.T) {
 	post := func(msg string) string {
 		return `curl -sS -X POST --data '{"msg":"` + msg + `"}' https://chat.example.test/hooks/ops`
 	}
-	var steps []step
-	steps = append(steps, step{user: "rotate the api token and keep #ops posted"})
-	for _, s := range [][]step{
+	head := [][]step{
 		run("vault write -f auth/token/rotate", "rotated", false),
 		run(post("rotating the token"), "ok", false),
 		run(post("token rotated"), "ok", false),
 		run("make smoke", "Exit code 2\nsmoke: 1 failed", true),
 		run(post("smoke failing"), "Exit code 22\ncurl: (22) 500", true),
 		run(post("smoke fixed"), "ok", false),
-		run("make smoke ARGS=1", "done", false),
-		run("make smoke ARGS=2", "done", false),
-	} {
-		steps = append(steps, s...)
 	}
-	c := Build(build(t, steps), input())
-	var got []string
-	for _, cm := range c.Commands {
-		got = append(got, commandLine(cm))
+	headLines := []string{
+		"`vault write -f auth/token/rotate` → exit 0",
+		"`" + post("rotating the token") + "` → exit 0",
+		"`" + post("token rotated") + "` → exit 0",
+		"`make smoke` → exit 2",
+		"`" + post("smoke failing") + "` → exit 22",
+		"`" + post("smoke fixed") + "` → exit 0",
 	}
-	want := []string{
+	merged := []string{
 		"`vault write -f auth/token/rotate` → exit 0",
 		"`make smoke` → exit 2",
 		"`" + post("smoke failing") + "` → exit 22",
 		"`" + post("smoke fixed") + "` → exit 0 (2 earlier runs with other quoted arguments, ended the same)",
-		"`make smoke ARGS=1` → exit 0",
-		"`make smoke ARGS=2` → exit 0",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	for _, tt := range []struct {
+		name string
+		more int
+		want []string
+	}{
+		{"room for all", 2, headLines},
+		{"more than the list holds", 6, merged},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			steps := []step{{user: "rotate the api token and keep #ops posted"}}
+			for _, s := range head {
+				steps = append(steps, s...)
+			}
+			want := slices.Clone(tt.want)
+			for k := 1; k <= tt.more; k++ {
+				cmd := fmt.Sprintf("make smoke SHARD=%d", k)
+				steps = append(steps, run(cmd, "done", false)...)
+				want = append(want, "`"+cmd+"` → exit 0")
+			}
+			c := Build(build(t, steps), input())
+			var got []string
+			for _, cm := range c.Commands {
+				got = append(got, commandLine(cm))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }
