@@ -101,6 +101,9 @@ func constraintsIn(sent string) []string {
 	}
 	if !question {
 		for i, c := range cs {
+			if quotation(sent[c.from:c.to]) {
+				continue // "No such payment_intent": what something said
+			}
 			if bindsWork(sent[c.from:c.to]) && !slices.Contains(at, i) {
 				at = append(at, i)
 			}
@@ -184,6 +187,14 @@ func userClauses(s string) []span {
 	}
 	cut(len(s), len(s))
 	return out
+}
+
+// quotation says a clause opens with a quotation mark: it gives what a
+// program or someone said (an error's "No such payment_intent"), not the
+// user's rule.
+func quotation(clause string) bool {
+	c := strings.TrimSpace(clause)
+	return strings.HasPrefix(c, "\"") || strings.HasPrefix(c, "“") || strings.HasPrefix(c, "'") || strings.HasPrefix(c, "`")
 }
 
 // bindsWork reports whether a clause binds the work in the shapes the
