@@ -444,6 +444,13 @@ func asking(w string) bool {
 	return false
 }
 
+// answeredAt says the prompt at line answered a question of the agent's.
+func (qs questions) answeredAt(line int) bool {
+	return slices.ContainsFunc(qs, func(q ledger.Item) bool {
+		return q.Closed != nil && q.Closed.By == ledger.ClosedByAnswer && q.Closed.Line == line
+	})
+}
+
 // answeredBefore says the prompt at line answered a question the agent
 // asked before line before: "no. 1.4 is frozen" answers "cherry-pick it
 // onto release/1.4?", not the choice of 60 ticks stated after it.
@@ -720,8 +727,8 @@ func rejected(s string, line int, prompts []lined, asked questions) string {
 		if p.line <= line {
 			continue
 		}
-		if asked.between(line-1, p.line) || !saysNo(p.text) {
-			return ""
+		if asked.between(line-1, p.line) || asked.answeredAt(p.line) || !saysNo(p.text) {
+			return "" // "no. 1.4 is frozen" answers "cherry-pick it onto 1.4?"
 		}
 		return p.text
 	}

@@ -307,6 +307,8 @@ func TestRejectedGuess(t *testing.T) {
 		{"a measurement", "The export drops 12 rows out of 4,000.", no, nil, "The export drops 12 rows out of 4,000."},
 		{"a no to the question asked with it", guess, no, questions{{Text: "Shall I patch the writer?", Line: 10}}, guess},
 		{"not a refusal", guess, "nobody reads those rows anyway, move on", nil, guess},
+		{"a no to a question asked before it", guess, no,
+			questions{{Text: "Want the fix on the 2.x branch too?", Line: 5, Closed: &ledger.Closure{By: ledger.ClosedByAnswer, Line: 20}}}, guess},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
