@@ -151,20 +151,29 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	c.Errors = last(c.Errors, maxErrors)
 	decided := superseded(s.Decisions, func(n transcript.Note) string { return n.Text }, func(n transcript.Note) int { return n.Line }, said, m)
 	asked := agentAsked(s.Ledger.Items)
-	for _, d := range overruledByUser(decided, said, asked) {
+	for k, d := range overruledByUser(decided, said, asked) {
 		d.Text = withUserRefusal(d.Text, d.Text, d.Line, said)
+		if d.Text == decided[k].Text {
+			if no := rejected(d.Text, d.Line, said, asked); no != "" {
+				d.Text = withRejection(d.Text, no)
+			}
+		}
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
 			c.Decisions = slices.Delete(c.Decisions, i, i+1)
 		}
 		c.Decisions = append(c.Decisions, d.Text)
 	}
 	c.Decisions = last(c.Decisions, maxDecisions)
-	for _, f := range overruledPlans(s.Findings, said, asked) {
+	for k, f := range overruledPlans(s.Findings, said, asked) {
 		if i := slices.Index(c.Findings, f.Text); i >= 0 {
 			c.Findings = slices.Delete(c.Findings, i, i+1)
 		}
 		t := clip(f.Text)
-		t = withUserRefusal(t, f.Text, f.Line, said)
+		if u := withUserRefusal(t, f.Text, f.Line, said); u != t {
+			t = u
+		} else if no := rejected(f.Text, f.Line, said, asked); no != "" && f.Text == s.Findings[k].Text {
+			t = withRejection(t, no)
+		}
 		c.Findings = append(c.Findings, t)
 	}
 	c.Findings = last(c.Findings, maxFindings)
@@ -413,7 +422,58 @@ func commands(calls []transcript.ToolCall) []Command {
 		}
 		out = append(out, c)
 	}
+	// More than the list holds: the same command with other quoted
+	// arguments (a post to the same hook with another message), ended
+	// the same way, is counted with its latest run rather than push the
+	// session's other commands out of the list.
+	for i := len(out) - 1; i > 0 && len(out) > maxCommands; i-- {
+		for j := i - 1; j >= 0 && len(out) > maxCommands; j-- {
+			if sameButQuoted(out[j], out[i]) {
+				out[i].Others += out[j].Others + out[j].Runs
+				out = slices.Delete(out, j, j+1)
+				i--
+			}
+		}
+	}
 	return last(out, maxCommands)
+}
+
+// sameButQuoted says two commands differ only in what their quoted
+// arguments say, and every run of both ended the same way: "curl -X POST
+// --data '{...}' URL" twice with two messages. A run that ended another
+// way is kept apart: its end is news.
+func sameButQuoted(a, b Command) bool {
+	sa, sb := withoutQuoted(a.Command), withoutQuoted(b.Command)
+	if sa != sb || sa == a.Command || sb == b.Command || a.short() != b.short() {
+		return false
+	}
+	for _, e := range a.Earlier {
+		if e != b.short() {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutQuoted is a command with the text inside its quotes left out.
+func withoutQuoted(cmd string) string {
+	var b strings.Builder
+	var q byte
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case q != 0 && c == q:
+			q = 0
+			b.WriteByte(c)
+		case q != 0:
+		case c == '\'' || c == '"':
+			q = c
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // maxEarlier bounds the earlier runs a command remembers.
@@ -596,9 +656,13 @@ func saidAfter(s *transcript.Session, e Error, at int, m *Memo) string {
 		}
 	}
 	about := m.words(e.Subject + "\n" + e.Message)
+	asked := agentAsked(s.Ledger.Items)
 	for _, f := range s.Findings {
 		if f.Line <= calls[at].Line || f.Line >= end {
 			continue
+		}
+		if asked.leanOn(f.Line) {
+			return "" // what it said sets up the question it asked next
 		}
 		for w := range m.words(f.Text) {
 			if about[w] && strings.ContainsAny(w, "_./") {
@@ -848,6 +912,14 @@ func revision(question, answer string, answered int, said []lined) (string, bool
 		if len(ws) == 0 || !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
 			continue
 		}
+		if obj := takenBackObject(p.text); len(obj) > 0 && !slices.ContainsFunc(obj, func(w string) bool {
+			return containsStem(qw, w) || containsStem(fields(answer), w)
+		}) {
+			// "actually, forget the no-deps rule" takes back what it
+			// names, not this answer: a name both share ("Jonas") does
+			// not make it one.
+			continue
+		}
 		if len(named) > 0 {
 			for _, w := range named {
 				if containsStem(ws, w) {
@@ -863,6 +935,49 @@ func revision(question, answer string, answered int, said []lined) (string, bool
 		}
 	}
 	return "", false
+}
+
+// takenBackObject is what a prompt says it takes back, as its content
+// words: the words after its first verb of taking back, to the end of
+// the clause ("forget the no-deps rule, ..." gives deps, rule). None
+// when it names nothing of its own ("scratch that", "forget what I
+// said").
+func takenBackObject(prompt string) []string {
+	ws := strings.Fields(strings.ToLower(prompt))
+	for i, w := range ws {
+		switch strings.Trim(w, ",.;:!?") {
+		case "forget", "scratch", "scrap", "drop", "ignore", "undo", "cancel", "revert", "disregard":
+		default:
+			continue
+		}
+		if strings.ContainsAny(w, ",.;:!?") {
+			return nil // "scratch that." or "forget it,": nothing named
+		}
+		var obj []string
+		for _, x := range ws[i+1:] {
+			end := strings.ContainsAny(x, ",.;:!?—")
+			for _, f := range fields(x) {
+				if content(f) && !pointsBack(f) {
+					obj = append(obj, f)
+				}
+			}
+			if end || x == "—" || x == "and" || x == "but" {
+				break
+			}
+		}
+		return obj
+	}
+	return nil
+}
+
+// pointsBack: a word that names what was said rather than a thing.
+func pointsBack(w string) bool {
+	switch w {
+	case "said", "wrote", "told", "earlier", "before", "last", "previous", "answer", "reply", "message", "point", "idea",
+		"thing", "part", "bit", "mine", "above", "those", "these":
+		return true
+	}
+	return false
 }
 
 // affirms: a word that agrees or refuses, naming nothing.

@@ -176,6 +176,9 @@ type Command struct {
 	// most maxEarlier of them: "exit 1", "failed" (its output said so),
 	// "exit 0". A run that failed then passed is not a run that passed.
 	Earlier []string `json:"earlier,omitempty"`
+	// Others counts the earlier runs of the same command with other
+	// quoted arguments that ended as this one did (sameButQuoted).
+	Others int `json:"others,omitempty"`
 }
 
 // Error is a failed tool call, or a command whose output says it failed,

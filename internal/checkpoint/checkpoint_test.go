@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -496,6 +497,12 @@ func TestFixOfError(t *testing.T) {
 		{name: "about something else", after: []step{{text: "The export module still writes 3 columns in the header row."}}},
 		{name: "after more work", after: []step{edit, {result: "The file has been updated"}, {text: fixed}}},
 		{name: "after the user spoke", after: []step{{user: "and now?"}, {text: fixed}}},
+		// A question asked at the end of the report leans on the
+		// sentence before it, which sets it up: that is no fix.
+		{name: "the premise of the next question", after: []step{bash("./manage.py test contacts.tests.test_split"), {result: "Ran 9 tests\n\nOK"},
+			{text: "All 9 pass. Before I go on: `contacts/models.py` declares `last_name` as a CharField, the migration adds it as a TextField. Which of the two should win?"}}},
+		{name: "a report, then a question of its own", after: []step{bash("./manage.py test contacts.tests.test_split"), {result: "Ran 9 tests\n\nOK"},
+			{text: fixed + " Want me to add a regression test for the null case?"}}, fix: fixed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -850,6 +857,72 @@ func TestDeferredTicket(t *testing.T) {
 			}
 			if got := tickets(s, nil); !cmp.Equal(got, tt.want, cmpopts.EquateEmpty()) {
 				t.Errorf("tickets = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSameButQuoted: when the session ran more commands than the list
+// holds, the same command with other quoted arguments, ended the same way
+// (notes posted to one chat hook), is one line that counts the others, so
+// the session's other steps stay in the list; one that ended another way,
+// or a command with nothing quoted, stays apart. A list with room keeps
+// every command.
+func TestSameButQuoted(t *testing.T) {
+	run := func(cmd, result string, isError bool) []step {
+		return []step{{tool: "Bash", input: map[string]any{"command": cmd}}, {result: result, isError: isError}}
+	}
+	post := func(msg string) string {
+		return `curl -sS -X POST --data '{"msg":"` + msg + `"}' https://chat.example.test/hooks/ops`
+	}
+	head := [][]step{
+		run("vault write -f auth/token/rotate", "rotated", false),
+		run(post("rotating the token"), "ok", false),
+		run(post("token rotated"), "ok", false),
+		run("make smoke", "Exit code 2\nsmoke: 1 failed", true),
+		run(post("smoke failing"), "Exit code 22\ncurl: (22) 500", true),
+		run(post("smoke fixed"), "ok", false),
+	}
+	headLines := []string{
+		"`vault write -f auth/token/rotate` → exit 0",
+		"`" + post("rotating the token") + "` → exit 0",
+		"`" + post("token rotated") + "` → exit 0",
+		"`make smoke` → exit 2",
+		"`" + post("smoke failing") + "` → exit 22",
+		"`" + post("smoke fixed") + "` → exit 0",
+	}
+	merged := []string{
+		"`vault write -f auth/token/rotate` → exit 0",
+		"`make smoke` → exit 2",
+		"`" + post("smoke failing") + "` → exit 22",
+		"`" + post("smoke fixed") + "` → exit 0 (2 earlier runs with other quoted arguments, ended the same)",
+	}
+	for _, tt := range []struct {
+		name string
+		more int
+		want []string
+	}{
+		{"room for all", 2, headLines},
+		{"more than the list holds", 6, merged},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			steps := []step{{user: "rotate the api token and keep #ops posted"}}
+			for _, s := range head {
+				steps = append(steps, s...)
+			}
+			want := slices.Clone(tt.want)
+			for k := 1; k <= tt.more; k++ {
+				cmd := fmt.Sprintf("make smoke SHARD=%d", k)
+				steps = append(steps, run(cmd, "done", false)...)
+				want = append(want, "`"+cmd+"` → exit 0")
+			}
+			c := Build(build(t, steps), input())
+			var got []string
+			for _, cm := range c.Commands {
+				got = append(got, commandLine(cm))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
 	}

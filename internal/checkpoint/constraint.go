@@ -101,6 +101,9 @@ func constraintsIn(sent string) []string {
 	}
 	if !question {
 		for i, c := range cs {
+			if quotation(sent[c.from:c.to]) {
+				continue // "No such payment_intent": what something said
+			}
 			if bindsWork(sent[c.from:c.to]) && !slices.Contains(at, i) {
 				at = append(at, i)
 			}
@@ -186,6 +189,14 @@ func userClauses(s string) []span {
 	return out
 }
 
+// quotation says a clause opens with a quotation mark: it gives what a
+// program or someone said (an error's "No such payment_intent"), not the
+// user's rule.
+func quotation(clause string) bool {
+	c := strings.TrimSpace(clause)
+	return strings.HasPrefix(c, "\"") || strings.HasPrefix(c, "“") || strings.HasPrefix(c, "'") || strings.HasPrefix(c, "`")
+}
+
 // bindsWork reports whether a clause binds the work in the shapes the
 // cue words of isConstraint do not catch: "we can't …", "it has to …",
 // and a clause that opens with "no …", "keep …", "leave …" or "only …",
@@ -231,7 +242,7 @@ func bindsWork(clause string) bool {
 	case "keep":
 		return ws[1] != "going" && ws[1] != "up" && ws[1] != "on"
 	case "leave":
-		return true
+		return !putsOff(ws[1:])
 	case "only":
 		return true
 	}
@@ -239,6 +250,35 @@ func bindsWork(clause string) bool {
 		return true
 	}
 	return ws[len(ws)-1] == "only" && len(ws) <= 6
+}
+
+// putsOff says the words after "leave" put the thing off rather than
+// bind it: an object and a time, with nothing said of the state it is
+// to be left in ("leave it for now", "leave the docs question until
+// Monday"), where "leave that test failing for now", "leave it alone
+// for now" or "leave it out for now" say how it is to stay.
+func putsOff(ws []string) bool {
+	for i, w := range ws {
+		if i > 4 {
+			return false
+		}
+		switch w {
+		case "until", "till", "til":
+			return i > 0
+		case "for":
+			if i > 0 && i+1 < len(ws) {
+				switch ws[i+1] {
+				case "now", "later", "the", "a", "another", "tomorrow", "today", "next", "monday", "after":
+					return true
+				}
+			}
+			return false
+		case "alone", "as", "out", "off", "on", "in", "be", "untouched", "unchanged", "there", "failing", "broken", "red",
+			"disabled", "enabled", "open", "closed", "commented", "skipped", "pinned", "empty", "blank":
+			return false
+		}
+	}
+	return false
 }
 
 // bound says words open with a limit: a comparison and a number

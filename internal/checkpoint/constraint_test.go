@@ -40,6 +40,9 @@ func TestConstraints(t *testing.T) {
 		{"a question", "leak = harness only? can we keep it?", nil},
 		{"a thing named, then waived", "Do the two bug fixes first. The tooltip wording is bikeshedding, ignore it.",
 			[]string{"The tooltip wording is bikeshedding, ignore it."}},
+		{"put off, not bound", "not sure, ask Priya. leave that one for now. leave the schema question until the review. and leave the flaky test skipped for now.",
+			[]string{"and leave the flaky test skipped for now."}},
+		{"an error quoted", "urgent, the nightly importer dies with a 500: \"No such bucket\". and the worker log ends in 'no retries left, giving up'.", nil},
 		{"only as a fact", "The CI runner has only 4 GB memory. it's only a one-off. I only changed the tests. no hurry.", nil},
 	}
 	for _, tt := range tests {

@@ -415,6 +415,42 @@ func (qs questions) between(from, to int) bool {
 	})
 }
 
+// leanOn says the agent asked, in the text at line, a question that
+// leans on what it said before it: one that names next to nothing of
+// its own ("Which one is right?", "OK to go ahead?"), so the sentences
+// before it are its premise ("the docs say it returns a NamedTuple, the
+// code builds a struct"), not a report of the work done.
+func (qs questions) leanOn(line int) bool {
+	return slices.ContainsFunc(qs, func(q ledger.Item) bool {
+		if q.Line != line && q.FirstLine != line {
+			return false
+		}
+		own := 0
+		for _, w := range fields(q.Text) {
+			if content(w) && !asking(w) {
+				own++
+			}
+		}
+		return own <= 1 && !strings.ContainsAny(q.Text, "`_/0123456789")
+	})
+}
+
+// asking: a word that only makes a question of a sentence.
+func asking(w string) bool {
+	switch w {
+	case "where", "whose", "whom", "shall", "might", "okay", "fine", "ahead", "instead", "rather", "prefer", "either":
+		return true
+	}
+	return false
+}
+
+// answeredAt says the prompt at line answered a question of the agent's.
+func (qs questions) answeredAt(line int) bool {
+	return slices.ContainsFunc(qs, func(q ledger.Item) bool {
+		return q.Closed != nil && q.Closed.By == ledger.ClosedByAnswer && q.Closed.Line == line
+	})
+}
+
 // answeredBefore says the prompt at line answered a question the agent
 // asked before line before: "no. 1.4 is frozen" answers "cherry-pick it
 // onto release/1.4?", not the choice of 60 ticks stated after it.
@@ -672,4 +708,63 @@ func ownDoing(s string) bool {
 	default:
 		return len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed")
 	}
+}
+
+// A theory or a plan the user answers with a flat "no" ("no. the
+// deadline isn't the bug, the unsubscribe path is") names nothing the
+// refusals above look for: no value to put in its place, no word it
+// turns down. Listed as it was, the rejected guess reads as what was
+// found.
+
+// rejected is the user's next prompt after line when it opens with a
+// flat no and s is a guess or a plan the agent put forward there,
+// asking nothing with it ("no" would answer the question); "" otherwise.
+func rejected(s string, line int, prompts []lined, asked questions) string {
+	if !proposes(s) && !guesses(s) {
+		return ""
+	}
+	for _, p := range prompts {
+		if p.line <= line {
+			continue
+		}
+		if asked.between(line-1, p.line) || asked.answeredAt(p.line) || !saysNo(p.text) {
+			return "" // "no. 1.4 is frozen" answers "cherry-pick it onto 1.4?"
+		}
+		return p.text
+	}
+	return ""
+}
+
+// guesses says a statement puts forward what the speaker believes
+// rather than what was shown: "My guess is the deadline is too tight",
+// "it looks timing-related", "probably a stale cache".
+func guesses(s string) bool {
+	l := " " + strings.ToLower(strings.ReplaceAll(s, "’", "'")) + " "
+	for _, c := range []string{" my guess", " i guess ", " i think ", " i suspect ", " i believe ", " my theory", " my bet ",
+		" probably ", " likely ", " looks like ", " seems ", " might be ", " must be ", " presumably "} {
+		if strings.Contains(l, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// saysNo says a prompt opens with a flat refusal: its first clause is
+// "no", "nope", "wrong", "not quite", "that's not it"...
+func saysNo(prompt string) bool {
+	first := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(prompt), "’", "'"))
+	if i := strings.IndexAny(first, ".,;:!—\n"); i >= 0 {
+		first = first[:i]
+	}
+	switch strings.TrimSpace(first) {
+	case "no", "nope", "nah", "wrong", "incorrect", "not quite", "not really", "that's wrong", "that's not it", "not it":
+		return true
+	}
+	return false
+}
+
+// withRejection shows a statement with the flat no the user answered it
+// with.
+func withRejection(s, no string) string {
+	return strings.TrimRight(s, " ") + " (the user said no to this: “" + text.ClipLine(no, 160) + "”)"
 }

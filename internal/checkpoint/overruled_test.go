@@ -125,6 +125,23 @@ func TestRevision(t *testing.T) {
 	if got, _ := revision("Which database does the orders service run on?", "postgres", 10, fw); got != "" {
 		t.Errorf("a revision of another answer revised it: %q", got)
 	}
+	// A take-back that names what it takes back, none of it this
+	// question's or this answer's, is not this answer's revision,
+	// whatever name the two share; one that names nothing, or names
+	// the answer, is.
+	hand := "not my call, ask Ravi, he owns the schema. park it. meanwhile the import is slow, profile it"
+	ravi := []lined{{hand, 10}, {"hmm actually scrap the one-file rule, Ravi says splitting is fine", 20}}
+	if got, _ := revision("Keep the audit columns or drop them?", hand, 10, ravi); got != "" {
+		t.Errorf("a take-back of a rule revised the answer: %q", got)
+	}
+	ravi[1].text = "hmm actually scrap the audit columns, Ravi says nobody reads them"
+	if got, _ := revision("Keep the audit columns or drop them?", hand, 10, ravi); got != ravi[1].text {
+		t.Errorf("a take-back that names the question's columns = %q", got)
+	}
+	ravi[1].text = "actually forget what I said, Ravi says keep them"
+	if got, _ := revision("Keep the audit columns or drop them?", hand, 10, ravi); got != ravi[1].text {
+		t.Errorf("a take-back that names nothing = %q", got)
+	}
 	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}
 	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "→ the user first: “yes”, then took it back: “wait. breakglass keeps passwords.”") {
 		t.Errorf("restore:\n%s", r)
@@ -266,6 +283,40 @@ func TestTakenBackStep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := withUserRefusal(tt.statement, tt.statement, 10, []lined{{text: tt.prompt, line: 20}}); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRejectedGuess: a guess or a plan the user's next prompt answers
+// with a flat no is shown with that no; a no that answers a question
+// asked with it, a report of what was measured, or a prompt that does
+// not refuse leave it as it was.
+func TestRejectedGuess(t *testing.T) {
+	const guess = "The export drops 12 rows; I suspect the CSV writer's quoting of embedded newlines is the cause."
+	const no = "nope, quoting is fine, the rows never reach the writer. check the filter"
+	tests := []struct {
+		name, statement, prompt string
+		asked                   questions
+		want                    string
+	}{
+		{"a guess answered no", guess, no, nil, guess + " (the user said no to this: “" + no + "”)"},
+		{"a plan answered no", "I'd bump the pool to 40 connections.", "wrong. the pool isn't the bottleneck", nil,
+			"I'd bump the pool to 40 connections. (the user said no to this: “wrong. the pool isn't the bottleneck”)"},
+		{"a measurement", "The export drops 12 rows out of 4,000.", no, nil, "The export drops 12 rows out of 4,000."},
+		{"a no to the question asked with it", guess, no, questions{{Text: "Shall I patch the writer?", Line: 10}}, guess},
+		{"not a refusal", guess, "nobody reads those rows anyway, move on", nil, guess},
+		{"a no to a question asked before it", guess, no,
+			questions{{Text: "Want the fix on the 2.x branch too?", Line: 5, Closed: &ledger.Closure{By: ledger.ClosedByAnswer, Line: 20}}}, guess},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.statement
+			if r := rejected(tt.statement, 10, []lined{{text: tt.prompt, line: 20}}, tt.asked); r != "" {
+				got = withRejection(got, r)
+			}
+			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})

@@ -1043,7 +1043,11 @@ func (f File) Notes() []string {
 }
 
 func commandLine(c Command) string {
-	return "`" + text.ClipMiddle(c.Command, 160) + "` → " + c.History()
+	line := "`" + text.ClipMiddle(c.Command, 160) + "` → " + c.History()
+	if c.Others > 0 {
+		line += " (" + plural(c.Others, "earlier run") + " with other quoted arguments, ended the same)"
+	}
+	return line
 }
 
 // History says how the command's runs ended, oldest first, the last in full

@@ -85,7 +85,7 @@ func (it *wordIter) next() (w []byte, start, end int, ok bool) {
 				case isUpper(b):
 					b += 'a' - 'A'
 				case isLower(b) || isDigit(b):
-				case (b == '\'' || b == '-') && j > i && j+1 < len(text) && isAlnum(text[j+1]):
+				case (b == '\'' || b == '-' || b == '_') && j > i && j+1 < len(text) && isAlnum(text[j+1]):
 				default:
 					break scan
 				}
@@ -137,14 +137,15 @@ func (it *wordIter) next() (w []byte, start, end int, ok bool) {
 	return nil, 0, 0, false
 }
 
-// wordByte: letters, digits, inner apostrophes and hyphens, and the bytes
+// wordByte: letters, digits, inner apostrophes, hyphens and underscores
+// (a snake_case name is one word: NEXT_PUBLIC_KEY is no "next"), and the bytes
 // of non-ASCII runes other than punctuation.
 func wordByte(s string, i int) bool {
 	c := s[i]
 	switch {
 	case isAlnum(c):
 		return true
-	case c == '\'' || c == '-':
+	case c == '\'' || c == '-' || c == '_':
 		return i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1])
 	case c < 0x80:
 		return false
@@ -406,6 +407,34 @@ func (cl clause) choosesNot(k int) bool {
 	return false
 }
 
+// declines says the clause opens with the speaker's choice to leave
+// something out ("I'm leaving the retry flag out of the script: ...",
+// "we're skipping the ARM job because ..."): what follows is the
+// choice's reason, and a negation in it ("a runner that doesn't have
+// it yet") is no work left undone. "I'm leaving it for later" puts
+// work off, and says so with its own words.
+func (cl clause) declines() bool {
+	a := cl.a
+	k := cl.from
+	switch {
+	case a.is(k, "i'm", "we're", "im"):
+		k++
+	case a.is(k, "i", "we") && a.is(k+1, "am", "are"):
+		k += 2
+	default:
+		return false
+	}
+	if a.is(k, "leaving", "keeping") {
+		for j := k + 1; j < min(k+6, cl.to); j++ {
+			if a.is(j, "out") {
+				return true
+			}
+		}
+		return false
+	}
+	return a.is(k, "skipping", "omitting")
+}
+
 // classify says whether the clause states something open (and of which
 // kind) or a completion.
 func (cl clause) classify() (statement, bool) {
@@ -437,7 +466,7 @@ func (cl clause) classify() (statement, bool) {
 				}
 			}
 		case c&cYet != 0:
-			if (cl.negBefore(k) && !cl.choosesNot(k)) || (k+1 < cl.to && a.w[k+1].c&cTo != 0) {
+			if (cl.negBefore(k) && !cl.choosesNot(k) && !cl.declines()) || (k+1 < cl.to && a.w[k+1].c&cTo != 0) {
 				open = true
 			}
 		case c&cLeft != 0:
@@ -484,9 +513,10 @@ func (cl clause) classify() (statement, bool) {
 			if a.is(k+1, "now") && (cl.has(cNeg) || skipVerbIn(cl)) {
 				open, deferred = true, true
 			}
-		case c&cNeg != 0 && cl.reasonBefore(k):
+		case c&cNeg != 0 && (cl.reasonBefore(k) || cl.declines()):
 			// a negation in a reason is a fact, not a problem: "outside
-			// a transaction, since CONCURRENTLY can't run inside one"
+			// a transaction, since CONCURRENTLY can't run inside one";
+			// so is one in what follows a choice to leave something out
 		case c&cNeg != 0:
 			// present negation of working: "doesn't work", "won't compile"
 			if !a.is(k, "didn't", "didnt", "not", "never", "cannot", "wasn't", "weren't", "hadn't") || a.is(k, "not") && a.is(k-1, "is", "are", "does", "do") {

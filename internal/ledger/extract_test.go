@@ -41,6 +41,9 @@ func TestExtract(t *testing.T) {
 		// A choice not to do something for now is a decision, not work left.
 		{name: "choosing not to, yet", text: "I'm not turning on the write-ahead cache yet, so that the numbers stay comparable with last week's run.", want: nil},
 		{name: "not done, yet", text: "I haven't turned on the write-ahead cache yet.", want: []want{{Task, "write-ahead cache"}}},
+		{name: "leaving out, with its reason", text: "I'm leaving the `--prune` flag out of the deploy script: the runners pin an old rsync that doesn't know it yet, and an option it can't parse would break every deploy.", want: nil},
+		{name: "skipping, with its reason", text: "We are skipping the arm64 image because the base layer isn't published for it yet.", want: nil},
+		{name: "leaving for later is put off", text: "I'm leaving the `--prune` flag for later.", want: []want{{Deferred, "--prune"}}},
 		{name: "bold heading and bullets", text: "**Still to do**\n- wire the CLI flag\n- update the README",
 			want: []want{{Task, "CLI flag"}, {Task, "README"}}},
 		{name: "markdown heading and numbers", text: "I finished the parser.\n\n## Next steps\n\n1. Add the header test\n2. Document the `--export` flag",
@@ -133,6 +136,8 @@ func TestExtract(t *testing.T) {
 		{name: "user acknowledgement", user: true, text: "ok"},
 		{name: "user constraint only", user: true, text: "never touch the migrations folder"},
 		{name: "user pasted code", user: true, text: "here's the error:\n```\nTODO still failing? next\n```"},
+		{name: "user pasted settings", user: true, text: "the staging values:\nNEXT_SYNC_WINDOW=15m\nSTILL_PENDING_MAX=40"},
+		{name: "snake_case names in prose", text: "The scheduler reads next_retry_at and todo_queue_depth from the same row."},
 		{name: "user quoting the summary", user: true, text: "> Next: deploy to staging\n\nthat's from yesterday's notes."},
 		{name: "user long prompt", user: true, text: strings.Repeat("Some background about the billing system that matters. ", 6) +
 			"Add a retry to the webhook sender. Make sure the header row is always written. Also document the new flag in the README.",

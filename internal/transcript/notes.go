@@ -152,14 +152,43 @@ func listItem(sent string) (string, bool) {
 }
 
 // refuses says whether a sentence (lower case) opens with the speaker
-// not taking a course: "i did not go to 20.x", "we won't add a cache".
+// not taking a course: "i did not go to 20.x", "we won't add a cache",
+// "i'm leaving the hint out".
 func refuses(l string) bool {
 	t := strings.TrimLeft(l, "*#->0123456789.) ")
+	for _, who := range []string{"i'm ", "i’m ", "i am ", "we're ", "we’re ", "we are "} {
+		if rest, ok := strings.CutPrefix(t, who); ok && leavesOut(rest) {
+			return true
+		}
+	}
 	for _, who := range []string{"i ", "we "} {
 		if rest, ok := strings.CutPrefix(t, who); ok {
 			return hasPrefixAny(rest, []string{"did not ", "didn't ", "won't ", "will not ", "chose not ", "decided not ",
 				"decided against ", "am not going ", "are not going ", "kept away ", "stayed away ", "avoided "})
 		}
+	}
+	return false
+}
+
+// leavesOut says whether what follows "I'm" leaves something out:
+// "leaving the hint out of the query", "skipping the arm64 job", "not
+// adding a cache". "leaving it for later" puts work off; "not seeing
+// it" reports.
+func leavesOut(rest string) bool {
+	w, after, _ := strings.Cut(rest, " ")
+	switch w {
+	case "leaving", "keeping":
+		ws := strings.Fields(after)
+		for _, x := range ws[:min(len(ws), 5)] {
+			if strings.Trim(x, ".,;:") == "out" {
+				return true
+			}
+		}
+	case "skipping", "omitting":
+		return true
+	case "not":
+		v, _, _ := strings.Cut(after, " ")
+		return len(v) > 5 && strings.HasSuffix(v, "ing") && v != "seeing" && v != "getting" && v != "finding" && v != "sure"
 	}
 	return false
 }
@@ -261,7 +290,11 @@ var (
 	// refusalGate lets through the texts in which the speaker may turn a
 	// course down (refuses).
 	refusalGate = []string{"I did", "I didn", "We did", "We didn", "I won", "We won", "I will not", "We will not",
-		"I chose", "We chose", "I decided", "We decided", "I am not", "We are not", "I kept", "We kept", "I stayed", "We stayed", "I avoided", "We avoided"}
+		"I chose", "We chose", "I decided", "We decided", "I am not", "We are not", "I kept", "We kept", "I stayed", "We stayed", "I avoided", "We avoided",
+		"I'm leaving", "I'm keeping", "I'm skipping", "I'm omitting", "I'm not", "I’m leaving", "I’m keeping", "I’m skipping",
+		"I’m omitting", "I’m not", "We're leaving", "We're keeping", "We're skipping", "We're omitting", "We're not", "We’re leaving",
+		"We’re keeping", "We’re skipping", "We’re omitting", "We’re not", "I am leaving", "I am keeping", "I am skipping",
+		"I am omitting", "We are leaving", "We are keeping", "We are skipping", "We are omitting"}
 	// gateCues are lists, not one list appended together: that would be
 	// built in every cairn process at start, the hooks' included.
 	gateCues = [][]string{{"ecision", "Because", "Since ", "Rather than", "Instead of", "I'd ", "We'd ", "onsider", "Alternative", "Option"},

@@ -522,6 +522,12 @@ func TestDecisionShapes(t *testing.T) {
 			[]string{"I did not go to 3.x: from 3.0 the package needs Node 22, which CI does not have."}},
 		{"We won't cache the rates, because they change every second.", []string{"We won't cache the rates, because they change every second."}},
 		{"I did not change anything else.", nil},
+		// Something the speaker leaves out, with its reason.
+		{"I'm leaving the `--prune` flag out of the deploy script: the runners pin an old rsync that doesn't know it yet.",
+			[]string{"I'm leaving the `--prune` flag out of the deploy script: the runners pin an old rsync that doesn't know it yet."}},
+		{"We're skipping the arm64 image, because its base layer isn't published.", []string{"We're skipping the arm64 image, because its base layer isn't published."}},
+		{"I'm leaving the flag for later: it needs a review.", nil},
+		{"I'm not seeing the warning any more: the cache was stale.", nil},
 		// The items of a list its lead-in calls decisions.
 		{"Wrote the migration. Two decisions in it:\n\n- empty names stay NULL, so reports can tell them apart;\n- titles are kept in first_name.\n\nThe tests pass.",
 			[]string{"empty names stay NULL, so reports can tell them apart;", "titles are kept in first_name."}},
