@@ -404,7 +404,7 @@ func (l *Ledger) glossAnswers(line int, said string) {
 		if c == nil || c.By != ClosedByAnswer || c.Line != l.Prompt || c.Gloss != "" || c.Line >= line || len(strings.Fields(c.Evidence)) > maxGlossed && !hedged(c.Evidence) {
 			continue
 		}
-		if ft := textTerms(first); !ft.shares(textTerms(it.Text+"\n"+c.Evidence)) {
+		if ft := textTerms(first); !ft.shares(textTerms(it.Text + "\n" + c.Evidence)) {
 			// "fixed." to "fixed window or sliding log?", then "throttle
 			// tests pass now but ... gets 429": a reply about something
 			// else says nothing of how the answer was taken.
