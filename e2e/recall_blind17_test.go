@@ -546,7 +546,7 @@ func blind17Ada() scenario {
 						"(B) keep `subtype Index is Positive range 1 .. Capacity` and wrap explicitly with `if Head = Index'Last then Index'First else Head + 1`, as Pop already does. Spec untouched, a few more lines.\n\n"+
 						"I'd go with B, because it keeps the spec stable and matches the existing Pop. The cost is that gnatprove has to see that `Head + 1` cannot overflow in the else branch, which it usually does.", 22000),
 				}},
-				{Prompt: "- ok B\n- run the tests before you change anything, I want a baseline", Replies: []fakeapi.Reply{
+				{Prompt: "ok, B.\n- run the tests before you change anything, I want a baseline", Replies: []fakeapi.Reply{
 					reply("", 22500, bash("ad3", "gprbuild -P telemetry.gpr -q && ./bin/test_ring", "baseline tests")),
 					reply("", 22800, read("ad3b", adb)),
 					reply("", 23000, edit("ad4", adb, "      if B.Len = Capacity then\n         return; -- full: drop the new frame\n      end if;\n",
@@ -554,7 +554,7 @@ func blind17Ada() scenario {
 					reply("", 23500, bash("ad5", "gprbuild -P telemetry.gpr -q && ./bin/test_ring", "tests after approach B")),
 					reply("Baseline: 3 tests, 1 failure, Test_Overwrite_Oldest (it expected frame 65 at the tail and got 64). With B in Push: 3 tests, 0 failures.", 24000),
 				}},
-				{Prompt: "- proof?", Replies: []fakeapi.Reply{
+				{Prompt: "proof?", Replies: []fakeapi.Reply{
 					reply("", 24500, bash("ad6", "gnatprove -P telemetry.gpr --level=2 -u telemetry-ring.adb", "prove at silver")),
 					reply("", 25000, read("ad7", adb)),
 					reply("", 25500, edit("ad8", adb, "         else\n            B.Head := B.Head + 1;\n         end if;\n         B.Len := B.Len - 1;\n      end if;\n",
@@ -562,13 +562,13 @@ func blind17Ada() scenario {
 					reply("", 26000, bash("ad9", "gnatprove -P telemetry.gpr --level=2 -u telemetry-ring.adb", "prove again")),
 					reply("gnatprove --level=2 fails: 'overflow check might fail, cannot prove upper bound for B.Head + 1' at telemetry-ring.adb:13, and the same for B.Tail + 1 at line 20. I thought the prover would carry `B.Head /= Index'Last` from the if into the else branch and combine it with the subtype's range, but at level 2 it does not seem to relate the two for a record component that Push also writes. I added `pragma Assert (B.Head < Index'Last)` to give it the step; that only moves the problem: now 'assertion might fail' at line 10. A precondition on Push would have to talk about the private record, which spreads into every caller. I'm not happy with B any more.", 26500),
 				}},
-				{Prompt: "- what do other packages do? there's a ring somewhere in uplink, src/uplink-queue.adb I think\n- put a subagent on it, I want you on the proof\n- fyi the HIL run on the bench board is Marta's, she has the board booked until thursday, so not for us today", Replies: []fakeapi.Reply{
+				{Prompt: "hm.\n- what do other packages do? there's a ring somewhere in uplink, src/uplink-queue.adb I think\n- put a subagent on it, I want you on the proof\n- fyi the HIL run on the bench board is Marta's, she has the board booked until thursday, so not for us today", Replies: []fakeapi.Reply{
 					reply("", 27000, agentCall("ad10", "general-purpose", "inspect uplink queue indexing", subPrompt)),
 					{Text: "", Tools: []fakeapi.ToolUse{read("ad11", filepath.Join(dir, "src/uplink-queue.adb"))}, Usage: usageAt(9000), For: "tell me how that queue indexes its buffer"},
 					{Text: "src/uplink-queue.ads declares `type Slot is mod 64;` and indexes the command array by Slot. Put does `Q.Tail := Q.Tail + 1` with no branch: modular arithmetic wraps at 64. There is no pragma Annotate and no assumption anywhere; the comment says there is nothing to prove because the wrap cannot overflow. It is the modular-index approach.", Usage: usageAt(10000), For: "tell me how that queue indexes its buffer"},
 					reply("The subagent reports that src/uplink-queue.adb indexes by `type Slot is mod 64` and wraps with a plain `+ 1`, nothing to prove, no annotations. That is approach A from the first turn, the one I dropped to keep the spec. Noted that the HIL run waits for Marta and the bench board.", 27500),
 				}},
-				{Prompt: "- go back to A then\n- the spec change is fine, nobody outside telemetry uses Index; only the Frame layout matters to the ground", Replies: []fakeapi.Reply{
+				{Prompt: "ok then:\n- go back to A\n- the spec change is fine, nobody outside telemetry uses Index; only the Frame layout matters to the ground", Replies: []fakeapi.Reply{
 					reply("", 27800, read("ad12b", ads)),
 					reply("", 28000, read("ad12", adb)),
 					reply("", 28500, edit("ad13", ads, "   subtype Index is Positive range 1 .. Capacity;\n", "   type Index is mod Capacity;\n")),
@@ -583,7 +583,7 @@ func blind17Ada() scenario {
 				}},
 			}
 			after = []turn{
-				{Prompt: "- thanks\n- where are we, short version", Replies: []fakeapi.Reply{
+				{Prompt: "thanks.\n- where are we, short version", Replies: []fakeapi.Reply{
 					reply("Short version coming.", 23000),
 				}},
 			}
