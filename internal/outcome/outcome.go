@@ -216,10 +216,11 @@ func Judge(command, output string, exit *int) Outcome {
 		if o.Tool == "" {
 			o.Tool = r.tool
 		}
-		if outSays == Unknown && exitSays == Unknown {
-			// A script's runner that told no verdict of a tool, but
-			// said what it ran ended badly ("Command failed with exit
-			// code 2").
+		if exitSays == Unknown && (outSays == Unknown || outSays == Passed && !strong) {
+			// A script's runner that told no verdict of a tool, or a
+			// tool whose pass is only its silence, but said what it ran
+			// ended badly ("Command failed with exit code 2", "Script
+			// exited with non-zero exit status: 100").
 			if l, ok := reportsFailedStatus(output); ok {
 				outSays, strong, statusLine = Failed, true, l
 			}
@@ -312,6 +313,9 @@ func reportsFailedStatus(out string) (string, bool) {
 	}
 	for _, l := range lines {
 		ws := strings.Fields(strings.ToLower(stripANSI(l)))
+		for i := range ws {
+			ws[i] = strings.Trim(ws[i], ":;,.()[]")
+		}
 		for i := 1; i+1 < len(ws); i++ {
 			if ws[i] != "code" && ws[i] != "status" {
 				continue
@@ -323,7 +327,7 @@ func reportsFailedStatus(out string) (string, bool) {
 			if lead != "return" && lead != "exit" && lead != "exited" && lead != "returned" {
 				continue
 			}
-			n, err := strconv.Atoi(strings.TrimRight(ws[i+1], ".,;:)"))
+			n, err := strconv.Atoi(ws[i+1])
 			if err == nil && n > 0 && n < 256 {
 				return l, true
 			}

@@ -1579,6 +1579,7 @@ func TestPipedReportedStatus(t *testing.T) {
 		{"latexmk -pdf report.tex 2>&1 | tail -n 5", "chapters/two.tex:88: Undefined control sequence.\nLatexmk: Errors, so I did not complete making targets\n  lualatex: Command for 'lualatex' gave return code 1\n", Failed},
 		{"./tools/render-site --all 2>&1 | tail -3", "rendering 41 pages\nCommand failed with exit code 2.\n", Failed},
 		{"./tools/render-site --all 2>&1 | tail -3", "rendering 41 pages\nworker exited with code 0\n", Unknown},
+		{"packer build -var-file=ci.pkrvars.hcl . 2>&1 | tail -n 5", "==> virtualbox-iso.ubuntu: Provisioning with shell script: scripts/base.sh\nBuild 'virtualbox-iso.ubuntu' errored after 4 minutes 37 seconds: Script exited with non-zero exit status: 100\n", Failed},
 		{"sphinx-build docs out | tail -2", "build succeeded.\n", Unknown},
 	} {
 		o := Judge(tt.command, tt.output, &zero)
