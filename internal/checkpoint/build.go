@@ -125,7 +125,9 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		c.Closed = append(c.Closed, OpenItem{Text: clip(it.Text), Kind: string(it.Kind), By: it.By, Turn: it.Turn,
 			ClosedBy: it.Closed.By, Evidence: clip(it.Closed.Evidence)})
 	}
-	c.Constraints = constraints(s.Prompts)
+	var lifted []string
+	c.Constraints, lifted = constraints(s.Prompts)
+	c.Task.First = withoutLifted(c.Task.First, lifted)
 	for _, t := range s.Todos {
 		c.Todos = append(c.Todos, Todo{Content: clip(t.Content), Status: t.Status})
 	}

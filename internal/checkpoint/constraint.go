@@ -19,17 +19,29 @@ import (
 // constraint said deep in a long first prompt was cut with the rest.
 
 // constraints lists the user's constraints, each once, the latest
-// saying of each last.
-func constraints(prompts []transcript.Prompt) []string {
-	var out []string
+// saying of each last, and the rules a later sentence lifted.
+func constraints(prompts []transcript.Prompt) (out, lifted []string) {
 	for _, p := range prompts {
 		for _, sent := range transcript.Sentences(p.Text) {
 			if ws := lifts(sent); ws != nil {
 				// "macOS doesn't matter anymore": the rule it names goes,
 				// and the lifting stands in its place.
-				n := len(out)
-				out = slices.DeleteFunc(out, func(c string) bool { return namesAny(c, ws) })
-				if len(out) < n {
+				changed := false
+				kept := out[:0]
+				for _, c := range out {
+					if !namesAny(c, ws) {
+						kept = append(kept, c)
+						continue
+					}
+					changed = true
+					rest, gone := liftFrom(c, ws)
+					lifted = append(lifted, gone...)
+					if rest != "" {
+						kept = append(kept, rest)
+					}
+				}
+				out = kept
+				if changed {
 					out = append(out, clip(sent))
 				}
 				continue
@@ -43,7 +55,64 @@ func constraints(prompts []transcript.Prompt) []string {
 			}
 		}
 	}
-	return last(out, maxConstraints)
+	return last(out, maxConstraints), lifted
+}
+
+// liftFrom takes out of a constraint the clauses that name a lifted rule's
+// words: what is left, when a clause of it still binds the work ("never
+// force-push without asking me, and keep the public API as is" without
+// its first rule), and the clauses taken out.
+func liftFrom(c string, ws []string) (rest string, gone []string) {
+	var left []string
+	binds, prevGone := false, false
+	for _, sp := range userClauses(c) {
+		cl := c[sp.from:sp.to]
+		if namesAny(cl, ws) || prevGone && follows(cl) {
+			// "it has to build on Windows too, so no symlinks": what
+			// follows from the lifted rule goes with it.
+			gone, prevGone = append(gone, strings.TrimSpace(cl)), true
+			continue
+		}
+		prevGone = false
+		left = append(left, strings.TrimSpace(cl))
+		binds = binds || bindsWork(cl) || isConstraint(cl)
+	}
+	if !binds {
+		return "", []string{c}
+	}
+	return strings.Join(left, " "), gone
+}
+
+// follows says a clause follows from the one before it: its consequence
+// or its reason ("so no symlinks", "because the review takes weeks").
+func follows(clause string) bool {
+	ws := clauseWords(clause)
+	if len(ws) == 0 {
+		return false
+	}
+	switch ws[0] {
+	case "so", "because", "since", "hence", "therefore", "which", "as", "cause", "cuz":
+		return true
+	}
+	return false
+}
+
+// withoutLifted is a prompt quoted as the task with the rules since
+// lifted taken out of it, a mark in their place: the quote would tell the
+// agent a rule the user dropped ("don't run `dune promote` without asking
+// me first", then "promote is fine from now on").
+func withoutLifted(prompt string, lifted []string) string {
+	for _, l := range lifted {
+		core := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "-*•"))
+		core = strings.TrimRight(strings.TrimSuffix(core, "…"), ".;, ")
+		if len(core) < 12 {
+			continue
+		}
+		if i := strings.Index(prompt, core); i >= 0 {
+			prompt = prompt[:i] + "[a rule since lifted]" + prompt[i+len(core):]
+		}
+	}
+	return prompt
 }
 
 // lifts returns the words of a sentence that lifts a rule the user set
@@ -51,7 +120,7 @@ func constraints(prompts []transcript.Prompt) []string {
 // "the one-file rule no longer applies"), nil for any other sentence.
 func lifts(sent string) []string {
 	low := strings.ToLower(sent)
-	lifted := false
+	lifted := grants(clauseWords(low))
 	for _, p := range []string{"doesn't matter anymore", "doesn't matter any more", "does not matter anymore", "no longer matters",
 		"no longer applies", "no longer needed", "no longer a requirement", "not a requirement anymore", "isn't a concern anymore",
 		"is fine now", "are fine now", "is okay now", "is ok now", "are ok now", "don't care about", "no need to worry about"} {
@@ -64,21 +133,62 @@ func lifts(sent string) []string {
 		return nil
 	}
 	var ws []string
+	if label, rest, ok := strings.Cut(low, ":"); ok && len(strings.Fields(label)) <= 2 {
+		low = rest // "update: ...": a label, not what is lifted
+	}
+	if i := strings.IndexAny(low, ",;"); i > 0 && grants(clauseWords(low[:i])) {
+		low = low[:i] // "promote is fine from now on, no need to ask each time": the first clause names it
+	}
 	for _, w := range clauseWords(low) {
 		if len(w) >= 3 && !slices.Contains([]string{"actually", "anymore", "matter", "matters", "doesn't", "does", "not", "longer",
 			"applies", "needed", "requirement", "concern", "isn't", "fine", "now", "okay", "stuff", "the", "and", "btw", "any", "more",
-			"don't", "care", "about", "need", "worry", "are", "rule", "that", "this", "those", "all", "too", "also"}, w) {
-			ws = append(ws, w)
+			"don't", "care", "about", "need", "worry", "are", "rule", "that", "this", "those", "all", "too", "also",
+			"from", "each", "time", "ask", "again", "allowed", "permitted", "since"}, w) {
+			ws = append(ws, strings.FieldsFunc(w, func(r rune) bool { return r == '-' || r == '/' })...)
 		}
 	}
 	return ws
 }
 
+// grants says words allow from now on what a rule kept from being done:
+// a word of permission ("fine", "ok", "allowed") with one of time ("now",
+// "anymore", "again": "promote is fine from now on", "force-push is
+// allowed again"), or no need to ask any more ("no need to ask each
+// time").
+func grants(ws []string) bool {
+	permit := -1
+	for i, w := range ws {
+		switch w {
+		case "fine", "ok", "okay", "allowed", "permitted":
+			// A predicate ("promote is fine"), not an interjection
+			// ("ok so ...").
+			if i > 0 {
+				switch ws[i-1] {
+				case "is", "are", "be", "it's", "that's", "totally", "perfectly", "also", "all":
+					permit = i
+				}
+			}
+		case "now", "anymore", "again":
+			if permit >= 0 && i > permit {
+				return true
+			}
+		case "no":
+			if i+3 < len(ws) && ws[i+1] == "need" && ws[i+2] == "to" && (ws[i+3] == "ask" || ws[i+3] == "check") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // namesAny says a constraint names one of the words.
 func namesAny(c string, ws []string) bool {
 	cw := strings.FieldsFunc(strings.ToLower(c), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
-	return slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(cw, w) })
+	return slices.ContainsFunc(ws, func(w string) bool {
+		return slices.ContainsFunc(cw, func(x string) bool { return x == w || sameStem(x, w) })
+	})
 }
+
 
 // constraintsIn is the constraints a sentence states: the sentence
 // itself when it is short enough to be an item, else each run of

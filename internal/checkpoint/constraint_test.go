@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestConstraints(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := constraints([]transcript.Prompt{{Text: tt.prompt}})
+			got, _ := constraints([]transcript.Prompt{{Text: tt.prompt}})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("constraints (-want +got):\n%s", diff)
 			}
@@ -62,7 +63,7 @@ func TestConstraints(t *testing.T) {
 
 // The latest saying of a constraint is kept, once.
 func TestConstraintsOnce(t *testing.T) {
-	got := constraints([]transcript.Prompt{{Text: "no new deps."}, {Text: "keep 3"}, {Text: "no new deps."}})
+	got, _ := constraints([]transcript.Prompt{{Text: "no new deps."}, {Text: "keep 3"}, {Text: "no new deps."}})
 	if !cmp.Equal(got, []string{"keep 3", "no new deps."}) {
 		t.Errorf("constraints = %q", got)
 	}
@@ -96,7 +97,7 @@ func TestRestoreKeepsDeepConstraint(t *testing.T) {
 // takes the rule out; the lifting stands in its place. A sentence that
 // names nothing the rules name lifts none.
 func TestConstraintLifted(t *testing.T) {
-	got := constraints([]transcript.Prompt{
+	got, _ := constraints([]transcript.Prompt{
 		{Text: "ground rules: no new deps. it has to build on Windows too, so no symlinks in the repo."},
 		{Text: "go on"},
 		{Text: "oh and actually Windows doesn't matter anymore, we dropped that target last sprint."},
@@ -105,5 +106,32 @@ func TestConstraintLifted(t *testing.T) {
 	want := []string{"ground rules: no new deps.", "oh and actually Windows doesn't matter anymore, we dropped that target last sprint."}
 	if !cmp.Equal(got, want) {
 		t.Errorf("constraints = %q, want %q", got, want)
+	}
+}
+
+// A rule lifted in other words ("X is fine from now on, no need to ask")
+// leaves the constraints, and the first prompt quoted as the task no
+// longer states it.
+func TestConstraintLiftedFromNowOn(t *testing.T) {
+	first := "Fix the flaky upload retry in sync/upload.go. Rules: never force-push to the shared branch without asking me, and keep the public API as is."
+	got, lifted := constraints([]transcript.Prompt{
+		{Text: first},
+		{Text: "looks good"},
+		{Text: "update: force-pushing is okay again from now on, no need to ask each time. the API rule stays."},
+	})
+	for _, c := range got {
+		if strings.Contains(c, "never force-push") {
+			t.Errorf("the lifted rule is still a constraint: %q", got)
+		}
+	}
+	if !slices.ContainsFunc(got, func(c string) bool { return strings.Contains(c, "public API") }) {
+		t.Errorf("the rule not lifted went too: %q", got)
+	}
+	quoted := withoutLifted(first, lifted)
+	if strings.Contains(quoted, "never force-push") || !strings.Contains(quoted, "public API") || !strings.Contains(quoted, "since lifted") {
+		t.Errorf("the task's quote = %q", quoted)
+	}
+	if g, _ := constraints([]transcript.Prompt{{Text: "never force-push to main."}, {Text: "the build is fine, thanks"}}); len(g) != 1 {
+		t.Errorf("a remark that something is fine lifted a rule: %q", g)
 	}
 }
