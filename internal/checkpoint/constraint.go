@@ -189,7 +189,6 @@ func namesAny(c string, ws []string) bool {
 	})
 }
 
-
 // constraintsIn is the constraints a sentence states: the sentence
 // itself when it is short enough to be an item, else each run of
 // clauses from a clause that binds the work, with the clause before it
