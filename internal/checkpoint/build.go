@@ -328,9 +328,30 @@ func tickets(s *transcript.Session, extra []string) []string {
 			}
 		}
 	}
+	// A key the user typed in lower case ("fin-2291.") is one when the
+	// agent wrote it as one, in a commit or its notes ("FIN-2291: ...").
+	written := map[string]bool{}
+	for _, tc := range s.ToolCalls {
+		for _, m := range issueKeys(tc.Command) {
+			written[m] = true
+		}
+	}
+	for _, n := range s.Findings {
+		for _, m := range issueKeys(n.Text) {
+			written[m] = true
+		}
+	}
 	scan(s.GitBranch)
 	for _, p := range s.Prompts {
-		scan(withoutDeferrals(p.Text))
+		text := withoutDeferrals(p.Text)
+		if len(written) > 0 {
+			for _, w := range strings.Fields(text) {
+				if k := strings.ToUpper(strings.Trim(w, ".,;:()`\"'[]!?")); k != w && written[k] && strings.ToLower(k) == strings.Trim(w, ".,;:()`\"'[]!?") {
+					text = strings.Replace(text, strings.Trim(w, ".,;:()`\"'[]!?"), k, 1)
+				}
+			}
+		}
+		scan(text)
 	}
 	for _, tc := range s.ToolCalls {
 		if tc.Name == "Bash" && strings.Contains(tc.Command, "bd ") {
@@ -370,7 +391,11 @@ func defers(clause string) bool {
 	l := " " + strings.ToLower(strings.ReplaceAll(clause, "’", "'")) + " "
 	for _, c := range []string{" its own ", " their own ", " separate ", " follow-up", " followup", " follow up ", " later",
 		" eventually ", " next sprint", " backlog", " defer", " postpone", " park ", " parked ", "'s job", " out of scope",
-		" another pr", " another ticket", " punt"} {
+		" another pr", " another ticket", " punt",
+		// Another party's ticket: "they have INFRA-3321 for it, not ours",
+		// "blocked on SEC-2231".
+		" they have ", " they opened ", " they filed ", " they've ", " not ours", " theirs", " blocked on", " blocked by",
+		" waiting on", " wait for ", " owned by"} {
 		if strings.Contains(l, c) {
 			return true
 		}

@@ -927,3 +927,20 @@ func TestSameButQuoted(t *testing.T) {
 		})
 	}
 }
+
+// TestTicketsTyped: a key the user typed in lower case is the work's
+// ticket once the agent writes it as a key (its commit); another party's
+// ticket ("they have OPS-881 for it, not ours", "blocked on SEC-12") is
+// not.
+func TestTicketsTyped(t *testing.T) {
+	c := Build(build(t, []step{
+		{user: "pay-412. the refund rounding is off by a cent on partial refunds, fix it in refunds/round.go"},
+		{tool: "Bash", input: map[string]any{"command": "git commit -am 'PAY-412: round half to even on partial refunds'", "description": "Commit"}},
+		{result: "[main 1a2b3c4] PAY-412: round half to even on partial refunds"},
+		{user: "the staging db is the platform team's, they have OPS-881 for it. and publishing is blocked on SEC-12 anyway"},
+		{text: "Understood."},
+	}), input())
+	if got := c.Task.Tickets; !slices.Contains(got, "PAY-412") || slices.Contains(got, "OPS-881") || slices.Contains(got, "SEC-12") {
+		t.Errorf("tickets %v, want PAY-412 and neither OPS-881 nor SEC-12", got)
+	}
+}
