@@ -330,7 +330,7 @@ func callSentences(s string) []string {
 // refusal: the word a terse reply turns the choice down with.
 func refusal(w string) bool {
 	switch w {
-	case "no", "nope", "nah", "not", "actually", "instead":
+	case "no", "nope", "nah", "not", "actually", "instead", "non", "nein", "não", "nao", "nee", "nie", "nej", "niet", "нет":
 		return true
 	}
 	return false
@@ -758,6 +758,10 @@ func saysNo(prompt string) bool {
 	}
 	switch strings.TrimSpace(first) {
 	case "no", "nope", "nah", "wrong", "incorrect", "not quite", "not really", "that's wrong", "that's not it", "not it":
+		return true
+	case "non", "nein", "não", "nao", "nee", "nie", "nej", "niet", "нет":
+		// The same word of users who mix in their own language
+		// ("non, pas de -Parallel", "Nein, kein alpine").
 		return true
 	}
 	return false

@@ -322,3 +322,18 @@ func TestRejectedGuess(t *testing.T) {
 		})
 	}
 }
+
+// A flat no in the user's own language ("non, ...", "Nein, ...") rejects
+// a plan as "no" does.
+func TestSaysNoInOtherLanguages(t *testing.T) {
+	for _, p := range []string{"non, pas de cache partagé, c'est trop risqué", "Nein, kein Redis hier.", "não. fica como está", "nee, laat maar"} {
+		if !saysNo(p) {
+			t.Errorf("saysNo(%q) = false", p)
+		}
+	}
+	for _, p := range []string{"nonetheless, go on", "nice, ship it"} {
+		if saysNo(p) {
+			t.Errorf("saysNo(%q) = true", p)
+		}
+	}
+}

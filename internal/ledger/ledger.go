@@ -331,7 +331,7 @@ func refuses(clause string) bool {
 	ws := words(clause)
 	for i, w := range ws {
 		switch w {
-		case "no", "not", "don't", "dont", "never", "nope", "nah":
+		case "no", "not", "don't", "dont", "never", "nope", "nah", "non", "nein", "não", "nao", "nee", "nie", "nej", "niet", "kein", "keine", "pas":
 			if i+1 < len(ws) {
 				switch ws[i+1] {
 				case "forget", "worries", "problem", "yet", "now", "sure", "idea", "rush":
