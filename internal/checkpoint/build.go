@@ -157,7 +157,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		d.Text = withUserRefusal(d.Text, d.Text, d.Line, said)
 		if d.Text == decided[k].Text {
 			if no := rejected(d.Text, d.Line, said, asked); no != "" {
-				d.Text = withRejection(d.Text, no)
+				d.Text = withRejection(d.Text, no, guessOnly(d.Text))
 			}
 		}
 		if i := slices.Index(c.Decisions, d.Text); i >= 0 {
@@ -174,7 +174,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 		if u := withUserRefusal(t, f.Text, f.Line, said); u != t {
 			t = u
 		} else if no := rejected(f.Text, f.Line, said, asked); no != "" && f.Text == s.Findings[k].Text {
-			t = withRejection(t, no)
+			t = withRejection(t, no, guessOnly(f.Text))
 		}
 		c.Findings = append(c.Findings, t)
 	}

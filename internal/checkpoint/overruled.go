@@ -768,7 +768,28 @@ func saysNo(prompt string) bool {
 }
 
 // withRejection shows a statement with the flat no the user answered it
-// with.
-func withRejection(s, no string) string {
+// with. A guess the user said no to is not restated: it was wrong, and
+// the no says what it was about ("no. not org. reporter is on 27.2"); a
+// plan is kept, with its no, so that it is not proposed again.
+func withRejection(s, no string, guess bool) string {
+	if guess {
+		return "A guess of yours the user ruled out: “" + text.ClipLine(no, 200) + "”"
+	}
 	return strings.TrimRight(s, " ") + " (the user said no to this: “" + text.ClipLine(no, 160) + "”)"
+}
+
+// guessOnly says a statement puts forward a cause it believes and
+// proposes nothing: "my guess is", "I suspect", "probably". "I think the
+// cleanest is a separate module" recommends: it is a plan.
+func guessOnly(s string) bool {
+	if proposes(s) {
+		return false
+	}
+	l := " " + strings.ToLower(strings.ReplaceAll(s, "’", "'")) + " "
+	for _, c := range []string{" my guess", " i suspect ", " my theory", " my bet ", " probably ", " presumably ", " might be ", " must be "} {
+		if strings.Contains(l, c) {
+			return true
+		}
+	}
+	return false
 }

@@ -290,7 +290,8 @@ func TestTakenBackStep(t *testing.T) {
 }
 
 // TestRejectedGuess: a guess or a plan the user's next prompt answers
-// with a flat no is shown with that no; a no that answers a question
+// with a flat no is shown with that no (a guess by the no alone: it was
+// wrong); a no that answers a question
 // asked with it, a report of what was measured, or a prompt that does
 // not refuse leave it as it was.
 func TestRejectedGuess(t *testing.T) {
@@ -301,7 +302,7 @@ func TestRejectedGuess(t *testing.T) {
 		asked                   questions
 		want                    string
 	}{
-		{"a guess answered no", guess, no, nil, guess + " (the user said no to this: “" + no + "”)"},
+		{"a guess answered no", guess, no, nil, "A guess of yours the user ruled out: “" + no + "”"},
 		{"a plan answered no", "I'd bump the pool to 40 connections.", "wrong. the pool isn't the bottleneck", nil,
 			"I'd bump the pool to 40 connections. (the user said no to this: “wrong. the pool isn't the bottleneck”)"},
 		{"a measurement", "The export drops 12 rows out of 4,000.", no, nil, "The export drops 12 rows out of 4,000."},
@@ -314,7 +315,7 @@ func TestRejectedGuess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := tt.statement
 			if r := rejected(tt.statement, 10, []lined{{text: tt.prompt, line: 20}}, tt.asked); r != "" {
-				got = withRejection(got, r)
+				got = withRejection(got, r, guessOnly(tt.statement))
 			}
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
