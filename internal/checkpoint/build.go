@@ -453,25 +453,52 @@ func commands(calls []transcript.ToolCall) []Command {
 	// arguments (a post to the same hook with another message), ended
 	// the same way, is counted with its latest run rather than push the
 	// session's other commands out of the list.
-	for i := len(out) - 1; i > 0 && len(out) > maxCommands; i-- {
-		for j := i - 1; j >= 0 && len(out) > maxCommands; j-- {
-			if sameButQuoted(out[j], out[i]) {
-				out[i].Others += out[j].Others + out[j].Runs
-				out = slices.Delete(out, j, j+1)
-				i--
+	// From the newest back, each command's quote-less form is taken once
+	// and compared with the few kept, not with every other command: a
+	// long session has thousands (a pairwise scan cost a mid-turn
+	// PreCompact's build tens of milliseconds).
+	if len(out) <= maxCommands {
+		return out
+	}
+	type keptCmd struct {
+		at       int
+		unquoted string
+	}
+	var kept []keptCmd // newest first
+	for i := len(out) - 1; i >= 0; i-- {
+		if len(kept) == maxCommands && !strings.ContainsAny(out[i].Command, `'"`) {
+			continue // the list is full: older runs only count with a line of it
+		}
+		u := withoutQuoted(out[i].Command)
+		merged := false
+		if u != out[i].Command {
+			for _, k := range kept {
+				if k.unquoted == u && sameEnds(out[i], out[k.at]) {
+					out[k.at].Others += out[i].Others + out[i].Runs
+					merged = true
+					break
+				}
 			}
 		}
+		if !merged && len(kept) < maxCommands {
+			kept = append(kept, keptCmd{i, u})
+		}
 	}
-	return last(out, maxCommands)
+	list := make([]Command, 0, len(kept))
+	for k := len(kept) - 1; k >= 0; k-- {
+		list = append(list, out[kept[k].at])
+	}
+	return list
 }
 
-// sameButQuoted says two commands differ only in what their quoted
-// arguments say, and every run of both ended the same way: "curl -X POST
-// --data '{...}' URL" twice with two messages. A run that ended another
-// way is kept apart: its end is news.
-func sameButQuoted(a, b Command) bool {
-	sa, sb := withoutQuoted(a.Command), withoutQuoted(b.Command)
-	if sa != sb || sa == a.Command || sb == b.Command || a.short() != b.short() {
+// Two commands that differ only in what their quoted arguments say ("curl
+// -X POST --data '{...}' URL" twice with two messages) are one line when
+// every run of both ended the same way; a run that ended another way is
+// kept apart: its end is news.
+
+// sameEnds says every run of a ended as b's last did.
+func sameEnds(a, b Command) bool {
+	if a.short() != b.short() {
 		return false
 	}
 	for _, e := range a.Earlier {

@@ -177,7 +177,7 @@ type Command struct {
 	// "exit 0". A run that failed then passed is not a run that passed.
 	Earlier []string `json:"earlier,omitempty"`
 	// Others counts the earlier runs of the same command with other
-	// quoted arguments that ended as this one did (sameButQuoted).
+	// quoted arguments that ended as this one did (see commands).
 	Others int `json:"others,omitempty"`
 }
 
