@@ -139,6 +139,10 @@ const (
 //     even with exit 0. Signs that also turn up in the logs of runs that
 //     pass (a traceback, an exception line, an indented "error:") count
 //     only when the exit status is hidden or unknown.
+//   - With the exit status hidden, an output whose last lines report a
+//     non-zero status of what it ran ("gave return code 1", "exited with
+//     non-zero exit status: 100") is Failed, unless the tool said it
+//     passed in so many words.
 //   - Exit 0 is Passed only when it is the work's status (not Hidden).
 //   - Otherwise an output in which the tool says the run passed is
 //     Passed, and so is the complete, diagnostic-free output of a
