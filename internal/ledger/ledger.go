@@ -334,7 +334,7 @@ func refuses(clause string) bool {
 		case "no", "not", "don't", "dont", "never", "nope", "nah", "non", "nein", "não", "nao", "nee", "nie", "nej", "niet", "kein", "keine", "pas":
 			if i+1 < len(ws) {
 				switch ws[i+1] {
-				case "forget", "worries", "problem", "yet", "now", "sure", "idea", "rush":
+				case "forget", "worries", "problem", "yet", "now", "sure", "idea", "rush", "bad", "doubt", "only", "just":
 					return false
 				}
 			}
