@@ -110,29 +110,32 @@ func (k *Keeper) keeping(path string) bool {
 // the caller's, once it changed. It sleeps until the directory is written
 // (dirwatch): looking every few milliseconds cost a hook about 0.15 ms
 // of CPU a look, and up to a look's pause of wall time.
-func (k *Keeper) waitKept(ctx context.Context, path string) bool {
+func (k *Keeper) waitKept(ctx context.Context, path string, since *keptStamp) bool {
 	f, err := os.Open(k.keepLockFile(path))
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	// Watched before the stamp is taken: a write after it wakes the wait.
+	// Watched before the stamp is compared: a write after it wakes the
+	// wait. The stamp to compare with is the caller's, taken before it
+	// last read the kept checkpoint: a write between that read and this
+	// wait is a change, not the state to wait past.
 	w := dirwatch.New(filepath.Dir(k.keptFile(path)), pollEvery)
 	defer w.Close()
-	stamp := func() (t time.Time, size int64) {
-		if fi, err := os.Stat(k.keptFile(path)); err == nil {
-			t, size = fi.ModTime(), fi.Size()
+	changed := func() bool {
+		now := k.stampKept(path)
+		if now == *since {
+			return false
 		}
-		return t, size
+		*since = now
+		return true
 	}
-	t0, n0 := stamp()
 	for {
 		if err := tryLock(f); !errors.Is(err, errBusy) {
 			// No job at work (taken: closing the file drops it).
-			t, n := stamp()
-			return !t.Equal(t0) || n != n0
+			return changed()
 		}
-		if t, n := stamp(); !t.Equal(t0) || n != n0 {
+		if changed() {
 			return true
 		}
 		if ctx.Err() != nil {
@@ -140,6 +143,22 @@ func (k *Keeper) waitKept(ctx context.Context, path string) bool {
 		}
 		w.Wait(ctx)
 	}
+}
+
+// keptStamp is the kept checkpoint's file as a wait compares it: its
+// modification time and size, zero when there is none.
+type keptStamp struct {
+	t    time.Time
+	size int64
+}
+
+// stampKept is the kept checkpoint's stamp now.
+func (k *Keeper) stampKept(path string) keptStamp {
+	var st keptStamp
+	if fi, err := os.Stat(k.keptFile(path)); err == nil {
+		st.t, st.size = fi.ModTime(), fi.Size()
+	}
+	return st
 }
 
 // keepAhead is JobKeep's work: under the session's keep lock (held for it

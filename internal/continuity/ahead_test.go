@@ -145,11 +145,11 @@ func TestKeepAheadAfterTool(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), keepWait)
 		defer cancel()
-		for k := f.hook; ; {
+		for k, since := f.hook, f.hook.stampKept(f.path); ; {
 			if _, _, ok := k.fromKept(f.path, f.project, "precompact-auto"); ok {
 				return true
 			}
-			if !k.waitKept(ctx, f.path) {
+			if !k.waitKept(ctx, f.path, &since) {
 				return false
 			}
 		}

@@ -376,13 +376,14 @@ func (k *Keeper) PreCompactWith(ctx context.Context, project, path, trigger, ins
 	// (GitDue). The checkpoint kept from the last build serves when
 	// nothing was appended since (kept.go); s stays nil then.
 	var s, light *transcript.Session
+	since := k.stampKept(path) // before the read: a write after it is waited for no longer
 	c, text, ok := k.fromKeptWith(path, project, "precompact-"+trigger, &light)
 	if !ok {
 		// A job may be building it ahead (ahead.go), with the lines
 		// appended last: it is done in milliseconds, a build here
 		// would take longer.
 		wctx, cancel := context.WithTimeout(ctx, keepWait)
-		for !ok && k.waitKept(wctx, path) {
+		for !ok && k.waitKept(wctx, path, &since) {
 			c, text, ok = k.fromKeptWith(path, project, "precompact-"+trigger, &light)
 		}
 		cancel()
