@@ -346,8 +346,9 @@ func tickets(s *transcript.Session, extra []string) []string {
 		text := withoutDeferrals(p.Text)
 		if len(written) > 0 {
 			for _, w := range strings.Fields(text) {
-				if k := strings.ToUpper(strings.Trim(w, ".,;:()`\"'[]!?")); k != w && written[k] && strings.ToLower(k) == strings.Trim(w, ".,;:()`\"'[]!?") {
-					text = strings.Replace(text, strings.Trim(w, ".,;:()`\"'[]!?"), k, 1)
+				w = strings.Trim(w, ".,;:()`\"'[]!?")
+				if k := strings.ToUpper(w); k != w && written[k] && strings.ToLower(k) == w {
+					text = strings.Replace(text, w, k, 1)
 				}
 			}
 		}

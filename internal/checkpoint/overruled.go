@@ -330,10 +330,10 @@ func callSentences(s string) []string {
 // refusal: the word a terse reply turns the choice down with.
 func refusal(w string) bool {
 	switch w {
-	case "no", "nope", "nah", "not", "actually", "instead", "non", "nein", "não", "nao", "nee", "nie", "nej", "niet", "нет":
+	case "not", "actually", "instead":
 		return true
 	}
-	return false
+	return ledger.FlatNo(w)
 }
 
 // withoutCallVerb drops the words that only ask for the value ("make
@@ -757,14 +757,12 @@ func saysNo(prompt string) bool {
 		first = first[:i]
 	}
 	switch strings.TrimSpace(first) {
-	case "no", "nope", "nah", "wrong", "incorrect", "not quite", "not really", "that's wrong", "that's not it", "not it":
-		return true
-	case "non", "nein", "não", "nao", "nee", "nie", "nej", "niet", "нет":
-		// The same word of users who mix in their own language
-		// ("non, pas de -Parallel", "Nein, kein alpine").
+	case "wrong", "incorrect", "not quite", "not really", "that's wrong", "that's not it", "not it":
 		return true
 	}
-	return false
+	// "no", or the same word of users who mix in their own language
+	// ("non, pas de -Parallel", "Nein, kein alpine").
+	return ledger.FlatNo(strings.TrimSpace(first))
 }
 
 // withRejection shows a statement with the flat no the user answered it

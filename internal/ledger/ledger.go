@@ -330,16 +330,35 @@ func refuses(clause string) bool {
 	}
 	ws := words(clause)
 	for i, w := range ws {
-		switch w {
-		case "no", "not", "don't", "dont", "never", "nope", "nah", "non", "nein", "não", "nao", "nee", "nie", "nej", "niet", "kein", "keine", "pas":
-			if i+1 < len(ws) {
-				switch ws[i+1] {
-				case "forget", "worries", "problem", "yet", "now", "sure", "idea", "rush", "bad", "doubt", "only", "just":
-					return false
-				}
-			}
-			return true
+		if !FlatNo(w) && !negates(w) {
+			continue
 		}
+		if i+1 < len(ws) {
+			switch ws[i+1] {
+			case "forget", "worries", "problem", "yet", "now", "sure", "idea", "rush", "bad", "doubt", "only", "just":
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// negates: a word that negates the verb or the thing it goes with.
+func negates(w string) bool {
+	switch w {
+	case "not", "don't", "dont", "never", "kein", "keine", "pas":
+		return true
+	}
+	return false
+}
+
+// FlatNo says a word is a flat "no", in English or in the language of a
+// user who mixes in their own ("non", "nein", "não"...).
+func FlatNo(w string) bool {
+	switch w {
+	case "no", "nope", "nah", "non", "nein", "não", "nao", "nee", "nie", "nej", "niet", "нет":
+		return true
 	}
 	return false
 }
