@@ -188,7 +188,8 @@ func (p *cxPlay) compactInTUI(t *testing.T, tn cxTurn) error {
 	pane := startTmux(t, tmux, p.s.Project, p.s.Environ(), 120, 40, nil, argv...)
 	defer pane.kill(t)
 	// The client may first offer a newer model, a moment after it shows
-	// its composer: keep the session's.
+	// its composer, unless config.toml marks the offer seen (codex.Config
+	// does for the models the tests use): keep the session's.
 	if _, err := pane.WaitScreen(time.Minute, "the composer", func(s string) bool {
 		return strings.Contains(s, "Ask Codex to do anything") || strings.Contains(s, "Use existing model")
 	}); err != nil {

@@ -33,7 +33,11 @@ type Session struct {
 }
 
 // Config is config.toml's text for a session against the fake at url:
-// compaction at limit tokens of a 200,000 window, the project trusted.
+// compaction at limit tokens of a 200,000 window, the project trusted,
+// and the offer of a newer model marked as seen for the models the tests
+// use (the TUI shows it a few seconds after its composer, late enough
+// under load to swallow what a test types next; "Use existing model"
+// writes the same entry).
 func Config(url, project string, limit int) string {
 	return fmt.Sprintf(`model = "gpt-5.1-codex"
 model_provider = "fake"
@@ -54,6 +58,10 @@ enabled = false
 
 [projects.%q]
 trust_level = "trusted"
+
+[notice.model_migrations]
+"gpt-5.1-codex" = "gpt-6-sol"
+"gpt-5.5" = "gpt-6-sol"
 `, limit, url, project)
 }
 
