@@ -135,8 +135,8 @@ func pct(a, b int) float64 { return 100 * float64(a) / float64(b) }
 // its first run.
 // The ninth blind set (heldout9.tsv, written the same way on 2026-11-25 on
 // main at d88bbaa, before the next ranking change, leaning on fixes,
-// decisions, commands, what was being done and what was left open) starts
-// at 0 until its first run.
+// decisions, commands, what was being done and what was left open)
+// answered 40 of 101 and 70 on its first run.
 // Each floor leaves room for ties that reorder.
 const (
 	minHitAt1 = 53
@@ -166,8 +166,8 @@ const (
 	minBlind8At1 = 30
 	minBlind8At5 = 56
 
-	minBlind9At1 = 0
-	minBlind9At5 = 0
+	minBlind9At1 = 37
+	minBlind9At5 = 67
 )
 
 // TestRetrieval answers the labelled questions of testdata/questions.tsv
