@@ -665,8 +665,7 @@ exit 1
 				{Prompt: "4096 bins is only used by the offline tool. Leave it broken for now, I opened PERF-1210 for it. Go on.", Replies: []fakeapi.Reply{
 					reply("", 17000, edit("c10", src, "constexpr int BLOCK = 256;", "constexpr int BLOCK = 512;")),
 					reply("", 18000, bash("c11", build, "time with 512 threads")),
-					reply("512 threads per block: 11.6 ms against 12.9 at 256, so BLOCK stays 512. From 41.7 ms that is 3.6x overall.", 19000),
-					full("Checking what the change touches before I write up the PR notes.", bash("c12", "git diff --stat", "what changed")),
+					full("512 threads per block: 11.6 ms against 12.9 at 256, so BLOCK stays 512. From 41.7 ms that is 3.6x overall. Checking what the change touches before I write up the PR notes.", bash("c12", "git diff --stat", "what changed")),
 					{Text: "Only src/hist.cu changed.", Usage: usageAt(24000), ToolResultFor: "c12"},
 				}},
 			}
