@@ -759,6 +759,7 @@ exit 1
 			"scripts/smoke.sh": checkScript("src/index.ts", "Vary", "FAIL /img/cat.jpg/300: expected header Vary: Accept, got none", 1),
 		},
 		Bins:           map[string]string{"wrangler": wrangler},
+		Env:            []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"},
 		PermissionMode: "acceptEdits",
 		AllowedTools:   blind18Permissions,
 		Script: func(dir string) (before, after []turn) {
@@ -923,6 +924,7 @@ exit 1
 			"info.rkt":               "#lang info\n(define collection \"knot\")\n(define deps '(\"base\"))\n",
 		},
 		Bins:           map[string]string{"raco": raco},
+		Env:            []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TASKS=0"},
 		PermissionMode: "acceptEdits",
 		AllowedTools:   blind18Permissions,
 		Script: func(dir string) (before, after []turn) {
