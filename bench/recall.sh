@@ -2,7 +2,7 @@
 # Recall benchmark: runs every scenario of e2e's recallScenarios
 # (e2e/scenarios_test.go, e2e/recall_scenarios_test.go), then the held-out
 # ones no one tuned cairn on (e2e/recall_heldout_test.go, and the blind ones
-# of e2e/recall_blind_test.go and recall_blind3..18_test.go, each measured
+# of e2e/recall_blind_test.go and recall_blind3..19_test.go, each measured
 # blind on its first run), on the real Claude
 # Code client against the fake API, with cairn installed and without, and
 # prints, per scenario and per compaction, the planted facts the first

@@ -129,6 +129,7 @@ func TestRecallReport(t *testing.T) {
 	scs = append(scs, blind16Scenarios()...)
 	scs = append(scs, blind17Scenarios()...)
 	scs = append(scs, blind18Scenarios()...)
+	scs = append(scs, blind19Scenarios()...)
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
