@@ -15,6 +15,9 @@ import (
 //	token := "..."  secret = '...'    code
 //	--password value  --token=value   command-line flags
 //	<password>...</password>          XML
+//	<add key="ApiKey" value="..."/>   a field naming the secret, the next
+//	- name: DB_PASSWORD               field holding it (XML attributes,
+//	  value: ...                      YAML and JSON lists, HCL): pairedValue
 //	Password=...;                     connection strings
 //
 // What a key must look like is in classifyKey. A value is kept when it is
@@ -183,6 +186,14 @@ func assignment(s string, keyStart, keyEnd int) (edit, bool, int) {
 			}
 		}
 	}
+	if sep == 0 && inString == "" && key[0] != '-' {
+		// The name is a field's value and the secret another field's:
+		// <add key="ClearTextPassword" value="..."/>, "- name:
+		// DB_PASSWORD / value: ...", {"name": "API_TOKEN", "value": ...}.
+		if e, found, end, ok := pairedValue(s, keyStart, keyEnd, pos, key); ok {
+			return e, found, end
+		}
+	}
 	if sep == 0 {
 		// A flag takes its value after a blank: --password hunter2. So
 		// does a .netrc password: machine h login bob password hunter2.
@@ -219,6 +230,109 @@ func assignment(s string, keyStart, keyEnd int) (edit, bool, int) {
 		return e, found, next
 	}
 	return value(s, sp, sep, valueContext{key: key, kind: kind, line: lineValued(lowerKey), quotedKey: quotedKey, inString: inString, keyStart: keyStart})
+}
+
+// pairedValue reads a secret given as a pair of fields, one naming it and
+// the next holding it: XML attributes (<add key="ClearTextPassword"
+// value="..."/>, <property name="db.password" value="..."/>), YAML
+// lists of variables (- name: DB_PASSWORD, then value: ... on the next
+// line), JSON ({"name": "API_TOKEN", "value": "..."}), HCL blocks. The
+// key s[keyStart:keyEnd] must be the value of a field called key or name;
+// the value is the first field called value after it, before the element,
+// object or list ends or another key or name field starts, within a few
+// lines. after is where reading after the key (and its closing quote)
+// starts. ok says whether the key was such a name with a value field
+// after it (if not, the other rules read it); if it was, the edit,
+// whether there is one and where to read on: after, since what lies
+// between the two fields may hold keys of its own (overlapping edits
+// merge).
+func pairedValue(s string, keyStart, keyEnd, after int, key string) (edit, bool, int, bool) {
+	// Backwards from the key: a quote, a separator, the field's name.
+	b := keyStart
+	if q := quoteBefore(s, b); q != "" {
+		b -= len(q)
+	}
+	for b > 0 && (s[b-1] == ' ' || s[b-1] == '\t') {
+		b--
+	}
+	if b == 0 || (s[b-1] != '=' && s[b-1] != ':') {
+		return edit{}, false, 0, false
+	}
+	b--
+	for b > 0 && (s[b-1] == ' ' || s[b-1] == '\t') {
+		b--
+	}
+	if q := quoteBefore(s, b); q != "" {
+		b -= len(q)
+	}
+	if !namingField(s, b) {
+		return edit{}, false, 0, false
+	}
+	lowerKey := lowerASCII(key)
+	kind, ok := classifyKey(key, lowerKey)
+	vendor := false
+	if !ok {
+		if !vendorKey(key, lowerKey) {
+			return edit{}, false, 0, false
+		}
+		kind, vendor = kindSecret, true
+	}
+	// Forwards: the value field.
+	limit := min(len(s), after+256)
+	lines := 0
+	for i := after; i < limit; i++ {
+		switch c := s[i]; {
+		case c == '>' || c == '}' || c == ']' || c == '<':
+			return edit{}, false, 0, false
+		case c == '\n':
+			if lines++; lines > 3 || (i+1 < len(s) && s[i+1] == '\n') {
+				return edit{}, false, 0, false
+			}
+			continue
+		case !isAlpha(c) || (i > 0 && isKeyByte(s[i-1])):
+			continue
+		}
+		j := i
+		for j < len(s) && isKeyByte(s[j]) {
+			j++
+		}
+		word := lowerASCII(s[i:j])
+		quoted := false
+		k := j
+		if q := quoteBefore(s, i); q != "" && strings.HasPrefix(s[j:], q) {
+			quoted, k = true, j+len(q)
+		}
+		k = skipBytes(s, k, " \t")
+		if k >= len(s) || (s[k] != '=' && s[k] != ':') || (k+1 < len(s) && (s[k+1] == '=' || s[k+1] == ':')) {
+			i = j
+			continue
+		}
+		switch word {
+		case "value":
+			sep := s[k]
+			e, found, _ := value(s, skipBytes(s, k+1, " \t"), sep, valueContext{key: key, kind: kind, quotedKey: quoted, keyStart: keyStart})
+			if found && vendor && !credentialShaped(s[e.start:e.end]) {
+				return edit{}, false, after, true
+			}
+			return e, found, after, true
+		case "key", "name":
+			return edit{}, false, 0, false
+		}
+		i = j
+	}
+	return edit{}, false, 0, false
+}
+
+// namingField reports whether the word ending at s[end] (before its
+// separator) is "key" or "name", a whole word.
+func namingField(s string, end int) bool {
+	for _, w := range [...]string{"key", "name"} {
+		start := end - len(w)
+		if start >= 0 && equalFoldAt(s, start, w) && (start == 0 || !isKeyByte(s[start-1])) {
+			return true
+		}
+	}
+	return false
 }
 
 // vendorKey reports whether key ends in the word "key" (or a word that
