@@ -374,15 +374,30 @@ func withoutDeferrals(prompt string) string {
 	}
 	var b strings.Builder
 	for _, sent := range transcript.Sentences(prompt) {
+		after := false // the clause before put something off
 		for _, cl := range strings.FieldsFunc(sent, func(r rune) bool { return r == ',' || r == ';' || r == '—' }) {
-			if !defers(cl) {
-				b.WriteString(cl)
-				b.WriteString(" ; ")
+			if defers(cl) || after && (appositive(cl) || refersBack(cl)) {
+				after = true
+				continue
 			}
+			after = false
+			b.WriteString(cl)
+			b.WriteString(" ; ")
 		}
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// appositive says a clause is a name set beside the one before it, a
+// word or two ("That's its own ticket, IMG-450, and ...").
+func appositive(clause string) bool { return len(strings.Fields(clause)) <= 2 }
+
+// refersBack says a clause refers to what the one before it named ("leave
+// it broken for now, I opened PERF-1210 for it").
+func refersBack(clause string) bool {
+	l := " " + strings.ToLower(strings.Trim(strings.TrimSpace(clause), ".!?")) + " "
+	return strings.Contains(l, " for it ") || strings.Contains(l, " for that ") || strings.Contains(l, " for this ")
 }
 
 // defers says a clause puts work off to another place or time: its own
@@ -392,7 +407,7 @@ func defers(clause string) bool {
 	l := " " + strings.ToLower(strings.ReplaceAll(clause, "’", "'")) + " "
 	for _, c := range []string{" its own ", " their own ", " separate ", " follow-up", " followup", " follow up ", " later",
 		" eventually ", " next sprint", " backlog", " defer", " postpone", " park ", " parked ", "'s job", " out of scope",
-		" another pr", " another ticket", " punt",
+		" another pr", " another ticket", " punt", " leave it ", " leave that ", " leave them ", " leave the ",
 		// Another party's ticket: "they have INFRA-3321 for it, not ours",
 		// "blocked on SEC-2231".
 		" they have ", " they opened ", " they filed ", " they've ", " not ours", " theirs", " blocked on", " blocked by",

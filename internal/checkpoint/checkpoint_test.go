@@ -848,6 +848,9 @@ func TestDeferredTicket(t *testing.T) {
 		{"the work's and a follow-up", []string{"PAY-12: the pager skips the last page. The cache goes in a follow-up (PAY-310), not this one."}, []string{"PAY-12"}},
 		{"put off for later", []string{"park the metrics question in OPS-9 for later", "then fix OPS-4 please"}, []string{"OPS-4"}},
 		{"named again for the work", []string{"the export bug is a separate ticket, DATA-77", "actually let's do DATA-77 right now"}, []string{"DATA-77"}},
+		{"named beside the clause that defers", []string{"Work on WEB-8 please.", "Skip the avif part! It has its own issue, WEB-31, keep it out of here."}, []string{"WEB-8"}},
+		{"filed for what is left", []string{"SRE-5 first", "leave the flaky retry test alone, I filed SRE-77 for that. carry on"}, []string{"SRE-5"}},
+		{"a clause after that does not point back", []string{"the docs are a separate change, and fix SRE-90 now"}, []string{"SRE-90"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
