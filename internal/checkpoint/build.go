@@ -126,7 +126,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 			ClosedBy: it.Closed.By, Evidence: clip(it.Closed.Evidence)})
 	}
 	var lifted []string
-	c.Constraints, lifted = constraints(s.Prompts)
+	c.Constraints, lifted = constraints(s.Prompts, s.ToolCalls)
 	c.Task.First = withoutLifted(c.Task.First, lifted)
 	for _, t := range s.Todos {
 		c.Todos = append(c.Todos, Todo{Content: clip(t.Content), Status: t.Status})

@@ -19,9 +19,12 @@ import (
 // constraint said deep in a long first prompt was cut with the rest.
 
 // constraints lists the user's constraints, each once, the latest
-// saying of each last, and the rules a later sentence lifted.
-func constraints(prompts []transcript.Prompt) (out, lifted []string) {
-	for _, p := range prompts {
+// saying of each last, and the rules a later sentence lifted, or that
+// held only for a while ("don't write code yet") and the agent has since
+// done, after another prompt of the user's (calls: the session's tool
+// calls).
+func constraints(prompts []transcript.Prompt, calls []transcript.ToolCall) (out, lifted []string) {
+	for pi, p := range prompts {
 		for _, sent := range transcript.Sentences(p.Text) {
 			if ws := lifts(sent); ws != nil {
 				// "macOS doesn't matter anymore": the rule it names goes,
@@ -47,6 +50,10 @@ func constraints(prompts []transcript.Prompt) (out, lifted []string) {
 				continue
 			}
 			for _, c := range constraintsIn(sent) {
+				if pi+1 < len(prompts) && forNow(c) && doneAfter(c, calls, prompts[pi+1].Line) {
+					lifted = append(lifted, c)
+					continue
+				}
 				c = clip(c)
 				if i := slices.Index(out, c); i >= 0 {
 					out = slices.Delete(out, i, i+1)
@@ -56,6 +63,69 @@ func constraints(prompts []transcript.Prompt) (out, lifted []string) {
 		}
 	}
 	return last(out, maxConstraints), lifted
+}
+
+// forNow says a rule holds only until a step the user has yet to allow:
+// "don't write code yet", "not yet", "hold off on pushing until I say
+// so", "no commits before I've seen the plan".
+func forNow(c string) bool {
+	ws := clauseWords(c)
+	neg := false
+	for i, w := range ws {
+		switch w {
+		case "don't", "dont", "do", "not", "no", "never", "hold", "wait":
+			neg = neg || w != "do" || i+1 < len(ws) && ws[i+1] == "not"
+		case "yet":
+			if neg {
+				return true
+			}
+		case "until", "before", "till":
+			if neg && i+1 < len(ws) && (ws[i+1] == "i" || ws[i+1] == "i've" || ws[i+1] == "we" || ws[i+1] == "you've") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// doneAfter says the agent did what a for-now rule held back in a call
+// at or after line (the user's next prompt): a file changed when the rule
+// was about code or changes, or a command holding one of the rule's
+// words ("push", "commit", "deploy").
+func doneAfter(c string, calls []transcript.ToolCall, line int) bool {
+	ws := clauseWords(c)
+	aboutCode := slices.ContainsFunc(ws, func(w string) bool {
+		switch w {
+		case "code", "coding", "implement", "implementing", "edit", "edits", "editing", "change", "changes", "changing", "touch", "write", "writing", "patch", "files":
+			return true
+		}
+		return false
+	})
+	for _, tc := range calls {
+		if tc.Line < line {
+			continue
+		}
+		if aboutCode && tc.FilePath != "" && (tc.Name == "Edit" || tc.Name == "Write" || tc.Name == "MultiEdit" || tc.Name == "NotebookEdit" || tc.Name == "apply_patch") {
+			return true
+		}
+		if tc.Command == "" {
+			continue
+		}
+		if aboutCode {
+			continue
+		}
+		cmd := clauseWords(tc.Command)
+		for _, w := range ws {
+			switch w {
+			case "yet", "until", "till", "before", "don't", "dont", "not", "hold", "wait", "the", "and", "any", "off", "for", "you", "say", "it's":
+				continue
+			}
+			if len(w) >= 3 && slices.Contains(cmd, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // liftFrom takes out of a constraint the clauses that name a lifted rule's

@@ -48,7 +48,7 @@ func TestConstraints(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _ := constraints([]transcript.Prompt{{Text: tt.prompt}})
+			got, _ := constraints([]transcript.Prompt{{Text: tt.prompt}}, nil)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("constraints (-want +got):\n%s", diff)
 			}
@@ -63,7 +63,7 @@ func TestConstraints(t *testing.T) {
 
 // The latest saying of a constraint is kept, once.
 func TestConstraintsOnce(t *testing.T) {
-	got, _ := constraints([]transcript.Prompt{{Text: "no new deps."}, {Text: "keep 3"}, {Text: "no new deps."}})
+	got, _ := constraints([]transcript.Prompt{{Text: "no new deps."}, {Text: "keep 3"}, {Text: "no new deps."}}, nil)
 	if !cmp.Equal(got, []string{"keep 3", "no new deps."}) {
 		t.Errorf("constraints = %q", got)
 	}
@@ -102,7 +102,7 @@ func TestConstraintLifted(t *testing.T) {
 		{Text: "go on"},
 		{Text: "oh and actually Windows doesn't matter anymore, we dropped that target last sprint."},
 		{Text: "the old flag is fine now too"},
-	})
+	}, nil)
 	want := []string{"ground rules: no new deps.", "oh and actually Windows doesn't matter anymore, we dropped that target last sprint."}
 	if !cmp.Equal(got, want) {
 		t.Errorf("constraints = %q, want %q", got, want)
@@ -118,7 +118,7 @@ func TestConstraintLiftedFromNowOn(t *testing.T) {
 		{Text: first},
 		{Text: "looks good"},
 		{Text: "update: force-pushing is okay again from now on, no need to ask each time. the API rule stays."},
-	})
+	}, nil)
 	for _, c := range got {
 		if strings.Contains(c, "never force-push") {
 			t.Errorf("the lifted rule is still a constraint: %q", got)
@@ -131,7 +131,41 @@ func TestConstraintLiftedFromNowOn(t *testing.T) {
 	if strings.Contains(quoted, "never force-push") || !strings.Contains(quoted, "public API") || !strings.Contains(quoted, "since lifted") {
 		t.Errorf("the task's quote = %q", quoted)
 	}
-	if g, _ := constraints([]transcript.Prompt{{Text: "never force-push to main."}, {Text: "the build is fine, thanks"}}); len(g) != 1 {
+	if g, _ := constraints([]transcript.Prompt{{Text: "never force-push to main."}, {Text: "the build is fine, thanks"}}, nil); len(g) != 1 {
 		t.Errorf("a remark that something is fine lifted a rule: %q", g)
+	}
+}
+
+// A rule that holds only for a while ("no edits until I've read the
+// plan", "don't tag it yet") leaves the constraints once the agent did the
+// thing after a later prompt of the user's; before that, or with nothing
+// done, it stays, and a standing rule stays whatever was done.
+func TestConstraintForNow(t *testing.T) {
+	prompts := []transcript.Prompt{
+		{Text: "Sketch how you'd split the parser first, no edits until I've read the plan. Never touch vendor/.", Line: 1},
+		{Text: "plan looks right, go with the second layout", Line: 10},
+	}
+	edit := transcript.ToolCall{Name: "Edit", FilePath: "/p/parser/split.go", Line: 12}
+	got, lifted := constraints(prompts, []transcript.ToolCall{edit})
+	if slices.ContainsFunc(got, func(c string) bool { return strings.Contains(c, "no edits") }) || len(lifted) == 0 {
+		t.Errorf("the for-now rule stayed after the edit it held back: %q (lifted %q)", got, lifted)
+	}
+	if !slices.ContainsFunc(got, func(c string) bool { return strings.Contains(c, "vendor/") }) {
+		t.Errorf("the standing rule went: %q", got)
+	}
+	early := edit
+	early.Line = 5 // before the user's go-ahead
+	if got, _ := constraints(prompts, []transcript.ToolCall{early}); !slices.ContainsFunc(got, func(c string) bool { return strings.Contains(c, "no edits") }) {
+		t.Errorf("an edit before the next prompt lifted the rule: %q", got)
+	}
+	tagged := []transcript.Prompt{{Text: "don't tag the release yet", Line: 1}, {Text: "ok CI is green", Line: 4}}
+	if got, _ := constraints(tagged, []transcript.ToolCall{{Name: "Bash", Command: "git tag v1.4.0 && git push --tags", Line: 6}}); len(got) != 0 {
+		t.Errorf("the tag rule stayed after git tag: %q", got)
+	}
+	if got, _ := constraints(tagged, []transcript.ToolCall{{Name: "Bash", Command: "go test ./...", Line: 6}}); len(got) != 1 {
+		t.Errorf("the tag rule went with nothing tagged: %q", got)
+	}
+	if forNow("never force-push to main") || forNow("we don't ship on Fridays") || !forNow("Don't write code yet.") || !forNow("hold off on the migration until I say so") {
+		t.Errorf("forNow misjudged a rule")
 	}
 }
