@@ -964,10 +964,20 @@ func revision(question, answer string, answered int, said []lined) (string, bool
 			continue
 		}
 		ws := fields(p.text)
-		if len(ws) == 0 || !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
+		if len(ws) == 0 {
 			continue
 		}
-		if obj := takenBackObject(p.text); len(obj) > 0 && !slices.ContainsFunc(obj, func(w string) bool {
+		back := p.text
+		if !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
+			// "promote is fine now, and forget what I said about the
+			// formatter: keep the comma": a later part of the prompt
+			// takes back, and speaks for itself.
+			if back = takingBackPart(p.text); back == "" {
+				continue
+			}
+			ws = fields(back)
+		}
+		if obj := takenBackObject(back); len(obj) > 0 && !slices.ContainsFunc(obj, func(w string) bool {
 			return containsStem(qw, w) || containsStem(fields(answer), w)
 		}) {
 			// "actually, forget the no-deps rule" takes back what it
@@ -978,14 +988,14 @@ func revision(question, answer string, answered int, said []lined) (string, bool
 		if len(named) > 0 {
 			for _, w := range named {
 				if containsStem(ws, w) {
-					return p.text, true
+					return back, true
 				}
 			}
 			continue
 		}
 		for _, w := range ws {
 			if len(w) >= 5 && content(w) && containsStem(qw, w) {
-				return p.text, false
+				return back, false
 			}
 		}
 	}
@@ -1023,6 +1033,47 @@ func takenBackObject(prompt string) []string {
 		return obj
 	}
 	return nil
+}
+
+// takingBackPart is the part of a prompt past its opening (a line, a
+// sentence, or a clause after a comma or "and") that opens, after a
+// lead-in ("and", "oh", "also"), with a verb of taking back followed by
+// what was said ("forget what I said about the formatter: keep the
+// comma", "and scratch my earlier answer"): the part to the end of the
+// prompt. "" when none does.
+func takingBackPart(prompt string) string {
+	cut := func(r rune) bool { return r == '\n' || r == '.' || r == ';' || r == ',' || r == '!' || r == '?' }
+	start := 0
+	for start < len(prompt) {
+		i := strings.IndexFunc(prompt[start:], cut)
+		if i < 0 {
+			break
+		}
+		start += i + 1
+		ws := fields(prompt[start:])
+		for len(ws) > 0 && (interjection(ws[0]) || ws[0] == "and" || ws[0] == "also" || ws[0] == "but" || ws[0] == "plus") {
+			ws = ws[1:]
+		}
+		if len(ws) < 2 || !takingBackVerb(ws[0]) {
+			continue
+		}
+		// What follows names what was said ("what I said", "my
+		// answer", "that"), not a thing to leave out of the work
+		// ("forget the cache").
+		if slices.ContainsFunc(ws[1:min(len(ws), 5)], pointsBack) || ws[1] == "that" || ws[1] == "it" {
+			return strings.TrimLeft(strings.TrimSpace(prompt[start:]), "-*• ")
+		}
+	}
+	return ""
+}
+
+// takingBackVerb: a verb that takes back what was said.
+func takingBackVerb(w string) bool {
+	switch w {
+	case "forget", "scratch", "scrap", "disregard", "ignore", "undo", "cancel", "revert":
+		return true
+	}
+	return false
 }
 
 // pointsBack: a word that names what was said rather than a thing.

@@ -142,6 +142,21 @@ func TestRevision(t *testing.T) {
 	if got, _ := revision("Keep the audit columns or drop them?", hand, 10, ravi); got != ravi[1].text {
 		t.Errorf("a take-back that names nothing = %q", got)
 	}
+	// The taking back may come in a later part of a longer prompt, and
+	// is that part; a later part that only leaves a thing out of the
+	// work ("ignore the flaky lint job") takes back no answer.
+	logs := []lined{{"rotate daily", 10}, {"deploy looks good, thanks. oh and disregard my earlier answer on the logs: rotate weekly, disk is cheap", 20}}
+	if got, _ := revision("Should the logs rotate daily or weekly?", "rotate daily", 10, logs); got != "oh and disregard my earlier answer on the logs: rotate weekly, disk is cheap" {
+		t.Errorf("a take-back in a later part = %q", got)
+	}
+	logs[1].text = "deploy looks good, thanks.\n- ignore the flaky lint job, it rotates daily anyway"
+	if got, _ := revision("Should the logs rotate daily or weekly?", "rotate daily", 10, logs); got != "" {
+		t.Errorf("a later part that leaves out a thing revised the answer: %q", got)
+	}
+	logs[1].text = "deploy looks good. and forget what I said about the staging banner, keep it"
+	if got, _ := revision("Should the logs rotate daily or weekly?", "rotate daily", 10, logs); got != "" {
+		t.Errorf("a later take-back of another matter revised the answer: %q", got)
+	}
 	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}
 	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "→ the user first: “yes”, then took it back: “wait. breakglass keeps passwords.”") {
 		t.Errorf("restore:\n%s", r)
