@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -137,7 +138,7 @@ func Build(s *transcript.Session, in Input) Checkpoint {
 	}
 	c.Files, c.KeyReads = files(s.Files, base)
 	c.Commands = commands(s.ToolCalls)
-	c.Errors = toolErrors(s.ToolCalls, base, func(e Error, at int) string { return saidAfter(s, e, at, m) }, m)
+	c.Errors = toolErrors(wantedExits(s.ToolCalls, said, agentAsks(s)), base, func(e Error, at int) string { return saidAfter(s, e, at, m) }, m)
 	// What subagents left failing: their own transcripts.
 	for _, a := range s.Subagents {
 		if a.Compact || a.Session == nil {
@@ -640,6 +641,121 @@ func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, 
 	return last(out, maxErrors)
 }
 
+// wantedExits is calls with each command that exited with the code the
+// user asked for passed: "should it end with RC=4 when there are
+// rejects?" answered "4", or a prompt's "exit 3 on a dry run is what we
+// want", before the run. Such a run did what it was meant to, and is no
+// error to fix.
+func wantedExits(calls []transcript.ToolCall, said, asked []lined) []transcript.ToolCall {
+	var out []transcript.ToolCall
+	for i, tc := range calls {
+		code := tc.ExitCode
+		if tc.Outcome != nil && tc.Outcome.Exit != nil {
+			code = tc.Outcome.Exit // "run; echo rc=$?" reports the run's
+		}
+		if tc.Name != "Bash" || code == nil || *code == 0 || !failed(tc) || !wantedExit(*code, tc.Line, said, asked) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(calls)
+		}
+		out[i].IsError = false
+		if tc.Outcome != nil {
+			o := *tc.Outcome
+			o.Status, o.Errors = outcome.Passed, nil
+			out[i].Outcome = &o
+		}
+	}
+	if out == nil {
+		return calls
+	}
+	return out
+}
+
+// wantedExit says the user named code as the exit code wanted before
+// line: in a prompt, or by saying it in the prompt right after the agent
+// asked about it (asked: the agent's questions and its notes that ask).
+func wantedExit(code, line int, said, asked []lined) bool {
+	n := strconv.Itoa(code)
+	for _, p := range said {
+		if p.line < line && namesExitCode(p.text, n) {
+			return true
+		}
+	}
+	for _, q := range asked {
+		if q.line >= line || !strings.Contains(q.text, "?") || !namesExitCode(q.text, n) {
+			continue
+		}
+		for _, p := range said {
+			if p.line > q.line {
+				if p.line < line && slices.Contains(fields(p.text), n) {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
+}
+
+// agentAsks is what the agent said that may ask the user something: its
+// questions in the ledger and its notes.
+func agentAsks(s *transcript.Session) []lined {
+	var out []lined
+	for _, it := range s.Ledger.Items {
+		if it.Kind == ledger.Question && it.By == ledger.ByAssistant {
+			out = append(out, lined{text: it.Text, line: it.Line})
+		}
+	}
+	for _, ns := range [][]transcript.Note{s.Findings, s.Decisions, s.LastTexts} {
+		for _, n := range ns {
+			out = append(out, lined{text: n.Text, line: n.Line})
+		}
+	}
+	return out
+}
+
+// namesExitCode says s names n as an exit code ("RC=4", "exit 3",
+// "return code 2", "end with status 4").
+func namesExitCode(s, n string) bool {
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], n)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(n)
+		if (j == 0 || !isDigit(s[j-1])) && (end == len(s) || !isDigit(s[end])) && exitCodeBefore(s[:j]) {
+			return true
+		}
+		i = end
+	}
+	return false
+}
+
+// exitCodeBefore says s ends with words that name an exit code, maybe
+// with a linking word: "exit", "RC=", "return code", "status of".
+func exitCodeBefore(s string) bool {
+	ws := fields(s[max(0, len(s)-32):])
+	if k := len(ws); k > 0 && (ws[k-1] == "of" || ws[k-1] == "with" || ws[k-1] == "is" || ws[k-1] == "to") {
+		ws = ws[:k-1]
+	}
+	k := len(ws)
+	if k > 1 && (ws[k-1] == "code" || ws[k-1] == "status") && exitWord(ws[k-2]) {
+		return true
+	}
+	return k > 0 && exitWord(ws[k-1])
+}
+
+// exitWord: a word that names a process's exit code.
+func exitWord(w string) bool {
+	switch w {
+	case "rc", "exit", "exits", "exited", "return", "returns", "returned", "status", "errorlevel":
+		return true
+	}
+	return false
+}
+
 // gotPast says whether a later run of the same work failed again, but on
 // other errors only: none of the failed run's error lines comes back. A
 // later run whose output names no error, or one the pipe cut short, says
@@ -979,10 +1095,20 @@ func revision(question, answer string, answered int, said []lined) (string, bool
 			continue
 		}
 		ws := fields(p.text)
-		if len(ws) == 0 || !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
+		if len(ws) == 0 {
 			continue
 		}
-		if obj := takenBackObject(p.text); len(obj) > 0 && !slices.ContainsFunc(obj, func(w string) bool {
+		back := p.text
+		if !(turnsBack(ws) || len(refused(p.text, len(ws) <= maxReply)) > 0) {
+			// "promote is fine now, and forget what I said about the
+			// formatter: keep the comma": a later part of the prompt
+			// takes back, and speaks for itself.
+			if back = takingBackPart(p.text); back == "" {
+				continue
+			}
+			ws = fields(back)
+		}
+		if obj := takenBackObject(back); len(obj) > 0 && !slices.ContainsFunc(obj, func(w string) bool {
 			return containsStem(qw, w) || containsStem(fields(answer), w)
 		}) {
 			// "actually, forget the no-deps rule" takes back what it
@@ -993,14 +1119,14 @@ func revision(question, answer string, answered int, said []lined) (string, bool
 		if len(named) > 0 {
 			for _, w := range named {
 				if containsStem(ws, w) {
-					return p.text, true
+					return back, true
 				}
 			}
 			continue
 		}
 		for _, w := range ws {
 			if len(w) >= 5 && content(w) && containsStem(qw, w) {
-				return p.text, false
+				return back, false
 			}
 		}
 	}
@@ -1038,6 +1164,47 @@ func takenBackObject(prompt string) []string {
 		return obj
 	}
 	return nil
+}
+
+// takingBackPart is the part of a prompt past its opening (a line, a
+// sentence, or a clause after a comma or "and") that opens, after a
+// lead-in ("and", "oh", "also"), with a verb of taking back followed by
+// what was said ("forget what I said about the formatter: keep the
+// comma", "and scratch my earlier answer"): the part to the end of the
+// prompt. "" when none does.
+func takingBackPart(prompt string) string {
+	cut := func(r rune) bool { return r == '\n' || r == '.' || r == ';' || r == ',' || r == '!' || r == '?' }
+	start := 0
+	for start < len(prompt) {
+		i := strings.IndexFunc(prompt[start:], cut)
+		if i < 0 {
+			break
+		}
+		start += i + 1
+		ws := fields(prompt[start:])
+		for len(ws) > 0 && (interjection(ws[0]) || ws[0] == "and" || ws[0] == "also" || ws[0] == "but" || ws[0] == "plus") {
+			ws = ws[1:]
+		}
+		if len(ws) < 2 || !takingBackVerb(ws[0]) {
+			continue
+		}
+		// What follows names what was said ("what I said", "my
+		// answer", "that"), not a thing to leave out of the work
+		// ("forget the cache").
+		if slices.ContainsFunc(ws[1:min(len(ws), 5)], pointsBack) || ws[1] == "that" || ws[1] == "it" {
+			return strings.TrimLeft(strings.TrimSpace(prompt[start:]), "-*• ")
+		}
+	}
+	return ""
+}
+
+// takingBackVerb: a verb that takes back what was said.
+func takingBackVerb(w string) bool {
+	switch w {
+	case "forget", "scratch", "scrap", "disregard", "ignore", "undo", "cancel", "revert":
+		return true
+	}
+	return false
 }
 
 // pointsBack: a word that names what was said rather than a thing.

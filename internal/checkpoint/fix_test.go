@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairn-agent/cairn/internal/outcome"
+	"github.com/cairn-agent/cairn/internal/transcript"
 )
 
 func TestFixes(t *testing.T) {
@@ -112,6 +115,40 @@ func TestFixes(t *testing.T) {
 				if f.Time.IsZero() || f.Passed != "" && !f.PassedAt.After(f.Time) {
 					t.Errorf("fix %d: times %v → %v", i, f.Time, f.PassedAt)
 				}
+			}
+		})
+	}
+}
+
+// A command that exits with the code the user asked for is no error: the
+// user named it in a prompt, or answered the agent's question about it
+// with it. Another code, a question answered otherwise, or a wish stated
+// after the run leave the error as it is.
+func TestWantedExit(t *testing.T) {
+	three := 3
+	run := func(line int) transcript.ToolCall {
+		o := outcome.Judge("./sync.sh --dry-run", "planned 12 changes\n", &three)
+		return transcript.ToolCall{Name: "Bash", Command: "./sync.sh --dry-run", ExitCode: &three, Done: true, IsError: true, Outcome: &o, Line: line}
+	}
+	const ask = "Should a dry run that finds changes end with status 3, so cron mails the diff?"
+	tests := []struct {
+		name  string
+		said  []lined
+		asked []lined
+		error bool
+	}{
+		{name: "the prompt wants that code", said: []lined{{"make the dry run exit 3 when it would change something", 5}}},
+		{name: "the user answered the question with it", said: []lined{{"3", 5}}, asked: []lined{{ask, 4}}},
+		{name: "another code wanted", said: []lined{{"the dry run should exit 2 when it would change something", 5}}, error: true},
+		{name: "the answer was no", said: []lined{{"no, keep 0", 5}}, asked: []lined{{ask, 4}}, error: true},
+		{name: "the wish came after the run", said: []lined{{"the dry run should exit 3 anyway", 15}}, error: true},
+		{name: "a number that is no exit code", said: []lined{{"sync the 3 mirrors", 5}}, error: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			es := toolErrors(wantedExits([]transcript.ToolCall{run(10)}, tt.said, tt.asked), "/p", nil, &Memo{})
+			if got := len(es) > 0; got != tt.error {
+				t.Errorf("error shown = %v, want %v (%+v)", got, tt.error, es)
 			}
 		})
 	}

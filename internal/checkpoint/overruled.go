@@ -435,6 +435,50 @@ func (qs questions) leanOn(line int) bool {
 	})
 }
 
+// askedOnlyAt says every question the agent asked from line to before
+// line to, and every one the prompt at to answered, was asked at line:
+// in the text that stated what is judged ("..., I could run them in
+// parallel. Shall I?").
+func (qs questions) askedOnlyAt(line, to int) bool {
+	for _, q := range qs {
+		asked := q.Line >= line && q.Line < to || q.FirstLine >= line && q.FirstLine < to
+		answered := q.Closed != nil && q.Closed.By == ledger.ClosedByAnswer && q.Closed.Line == to
+		if (asked || answered) && q.Line != line && q.FirstLine != line {
+			return false
+		}
+	}
+	return true
+}
+
+// namesIn says said shares a content word (or its stem) with s.
+func namesIn(said, s string) bool {
+	ws := fields(s)
+	for _, w := range fields(said) {
+		if !content(w) {
+			continue
+		}
+		for _, x := range ws {
+			if content(x) && sameStem(w, x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leadSentence is a prompt's first sentence (to ". ", "? ", "! " or a
+// line's end): where a flat no names what it refuses.
+func leadSentence(p string) string {
+	p = strings.TrimSpace(p)
+	end := len(p)
+	for _, b := range []string{". ", "? ", "! ", "\n"} {
+		if i := strings.Index(p, b); i >= 0 && i < end {
+			end = i
+		}
+	}
+	return p[:end]
+}
+
 // asking: a word that only makes a question of a sentence.
 func asking(w string) bool {
 	switch w {
@@ -604,7 +648,7 @@ func capitalise(s string) string {
 // proposes says a statement proposes a course rather than reports one.
 func proposes(s string) bool {
 	l := " " + strings.ToLower(s)
-	for _, c := range []string{"proposal", " i'll ", " i will ", " we could ", " i suggest", " i'd ", " let's ", " plan:", " i propose", " we should ", " i can "} {
+	for _, c := range []string{"proposal", " i'll ", " i will ", " we could ", " i could ", " i suggest", " i'd ", " let's ", " plan:", " i propose", " we should ", " i can "} {
 		if strings.Contains(l, c) {
 			return true
 		}
@@ -727,8 +771,17 @@ func rejected(s string, line int, prompts []lined, asked questions) string {
 		if p.line <= line {
 			continue
 		}
-		if asked.between(line-1, p.line) || asked.answeredAt(p.line) || !saysNo(p.text) {
-			return "" // "no. 1.4 is frozen" answers "cherry-pick it onto 1.4?"
+		if !saysNo(p.text) {
+			return ""
+		}
+		if asked.between(line-1, p.line) || asked.answeredAt(p.line) {
+			// "no. 1.4 is frozen" answers "cherry-pick it onto 1.4?",
+			// unless the question was asked with the proposal ("..., I
+			// could run them in parallel. Shall I?") and the sentence
+			// of the no names the proposal ("no, not in parallel").
+			if !proposes(s) || !asked.askedOnlyAt(line, p.line) || !namesIn(leadSentence(p.text), s) {
+				return ""
+			}
 		}
 		return p.text
 	}

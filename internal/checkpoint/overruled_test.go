@@ -142,6 +142,21 @@ func TestRevision(t *testing.T) {
 	if got, _ := revision("Keep the audit columns or drop them?", hand, 10, ravi); got != ravi[1].text {
 		t.Errorf("a take-back that names nothing = %q", got)
 	}
+	// The taking back may come in a later part of a longer prompt, and
+	// is that part; a later part that only leaves a thing out of the
+	// work ("ignore the flaky lint job") takes back no answer.
+	logs := []lined{{"rotate daily", 10}, {"deploy looks good, thanks. oh and disregard my earlier answer on the logs: rotate weekly, disk is cheap", 20}}
+	if got, _ := revision("Should the logs rotate daily or weekly?", "rotate daily", 10, logs); got != "oh and disregard my earlier answer on the logs: rotate weekly, disk is cheap" {
+		t.Errorf("a take-back in a later part = %q", got)
+	}
+	logs[1].text = "deploy looks good, thanks.\n- ignore the flaky lint job, it rotates daily anyway"
+	if got, _ := revision("Should the logs rotate daily or weekly?", "rotate daily", 10, logs); got != "" {
+		t.Errorf("a later part that leaves out a thing revised the answer: %q", got)
+	}
+	logs[1].text = "deploy looks good. and forget what I said about the staging banner, keep it"
+	if got, _ := revision("Should the logs rotate daily or weekly?", "rotate daily", 10, logs); got != "" {
+		t.Errorf("a later take-back of another matter revised the answer: %q", got)
+	}
 	c := Checkpoint{SessionID: "s", Answers: []Answer{{Question: q, Answer: "yes", Revised: "wait. breakglass keeps passwords."}}}
 	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "→ the user first: “yes”, then took it back: “wait. breakglass keeps passwords.”") {
 		t.Errorf("restore:\n%s", r)
@@ -308,6 +323,18 @@ func TestRejectedGuess(t *testing.T) {
 		{"a measurement", "The export drops 12 rows out of 4,000.", no, nil, "The export drops 12 rows out of 4,000."},
 		{"a no to the question asked with it", guess, no, questions{{Text: "Shall I patch the writer?", Line: 10}}, guess},
 		{"not a refusal", guess, "nobody reads those rows anyway, move on", nil, guess},
+		{"a no that names the plan the question asked with it offered",
+			"I could also move the nightly cron onto the worker pool.", "no, the cron stays on the box, the pool is for uploads. the TTL change yes",
+			questions{{Text: "Shall I do both?", Line: 10, Closed: &ledger.Closure{By: ledger.ClosedByAnswer, Line: 20}}},
+			"I could also move the nightly cron onto the worker pool. (the user said no to this: “no, the cron stays on the box, the pool is for uploads. the TTL change yes”)"},
+		{"a no to the question asked with the plan, about something else",
+			"I'll raise the cache lifetime to an hour.", "no, leave the CDN alone",
+			questions{{Text: "Shall I also purge the CDN?", Line: 10, Closed: &ledger.Closure{By: ledger.ClosedByAnswer, Line: 20}}},
+			"I'll raise the cache lifetime to an hour."},
+		{"a no that names the plan, answering a question asked before it",
+			"I could also move the nightly cron onto the worker pool.", "no, the cron stays on the box",
+			questions{{Text: "Should the cron log to syslog?", Line: 5, Closed: &ledger.Closure{By: ledger.ClosedByAnswer, Line: 20}}},
+			"I could also move the nightly cron onto the worker pool."},
 		{"a no to a question asked before it", guess, no,
 			questions{{Text: "Want the fix on the 2.x branch too?", Line: 5, Closed: &ledger.Closure{By: ledger.ClosedByAnswer, Line: 20}}}, guess},
 	}

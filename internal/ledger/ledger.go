@@ -218,8 +218,62 @@ func (l *Ledger) Assistant(turn, line int, t time.Time, text string) {
 			}
 			continue
 		}
+		if l.reopen(turn, line, st) {
+			continue
+		}
 		l.add(Item{Text: st.text, Kind: st.kind, By: ByAssistant, Turn: turn, Line: line, Time: t, Explicit: st.sticky, Listed: st.listed && st.kind == Question, Elsewhere: st.elsewhere})
 	}
+}
+
+// reopen takes back the answer a question of the assistant's was given
+// when the assistant says, later, that the question is still open ("The
+// port question is still open, I kept 8080 for now"): the reply that
+// closed it was about something else, and the question waits for the
+// user's next word on it. The statement names the question with a noun of
+// an open question and shares a word or a name with it; of several, the
+// one sharing the most, the latest on a tie. It says whether one was
+// reopened.
+func (l *Ledger) reopen(turn, line int, st statement) bool {
+	if st.question || strings.HasSuffix(strings.TrimSpace(st.text), "?") {
+		return false
+	}
+	a := analyse(st.text)
+	named := false
+	for k := 0; k < a.n; k++ {
+		if a.w[k].c&cQuestion != 0 {
+			named = true
+		}
+	}
+	if !named {
+		return false
+	}
+	said := textTerms(st.text)
+	best, score := -1, 0
+	for i := range l.Items {
+		it := &l.Items[i]
+		if it.Kind != Question || it.By != ByAssistant || it.Closed == nil || it.Closed.By != ClosedByAnswer || it.Line >= line {
+			continue
+		}
+		n := 2 * sharedWords(said.names, it.terms().names)
+		for _, w := range said.words {
+			if has(it.terms().words, w) && wordCue([]byte(w)) == 0 {
+				n++
+			}
+		}
+		if n > 0 && n >= score {
+			best, score = i, n
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	it := &l.Items[best]
+	if it.FirstLine == 0 {
+		it.FirstLine = it.Line
+	}
+	it.Closed, it.Turn, it.Line, it.Explicit, it.dirty = nil, turn, line, true, true
+	it.Restated++
+	return true
 }
 
 // User reads one user prompt. The caller leaves out what the user did not

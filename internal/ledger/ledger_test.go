@@ -52,6 +52,24 @@ func TestClosing(t *testing.T) {
 		// glosses are "piece->gloss": how the assistant took the answer
 		glosses []string
 	}{
+		{name: "a question the assistant later calls still open is not answered by the earlier reply",
+			steps: []step{
+				{"a", "Two findings: the retry loop never backs off, and the log level is debug in production. One question first: should the retry budget stay at five attempts, or go down to three like the gateway's?"},
+				{"u", "a) add the backoff b) set the level to info"},
+				{"a", "Backoff added and the level is info now. The retry budget question is still open, I kept five attempts for the moment."},
+				{"u", "three"},
+			},
+			closed: []string{"a) add the backoff<-said", "retry budget stay<-answer"},
+			pairs:  []string{"retry budget stay->three"}},
+		{name: "a later still-open remark about another question reopens nothing",
+			steps: []step{
+				{"a", "Which separator should the export use, comma or semicolon?"},
+				{"u", "semicolon"},
+				{"a", "Semicolons it is. The timezone question is still open."},
+			},
+			open:   []string{"timezone question"},
+			closed: []string{"separator should the export<-answer"},
+			pairs:  []string{"separator should the export->semicolon"}},
 		{name: "file the item names",
 			steps:  []step{{"a", "Next: update `internal/export/csv.go` to write the header."}, {"f", "/repo/internal/export/csv.go"}},
 			closed: []string{"csv.go<-file"}},

@@ -421,8 +421,9 @@ func TestCodexLines(t *testing.T) {
 		{
 			name: "update_plan is the todo list",
 			lines: []string{meta,
-				cx("response_item", `{"type":"function_call","name":"update_plan","arguments":"{\"plan\":[{\"step\":\"read\",\"status\":\"completed\"},{\"step\":\"write\",\"status\":\"in_progress\"}]}","call_id":"c1"}`)},
-			calls: []callSummary{{Name: "TodoWrite", Exit: -1}},
+				cx("response_item", `{"type":"function_call","name":"update_plan","arguments":"{\"plan\":[{\"step\":\"read\",\"status\":\"completed\"},{\"step\":\"write\",\"status\":\"in_progress\"}]}","call_id":"c1"}`),
+				cx("response_item", `{"type":"function_call_output","call_id":"c1","output":"Plan updated"}`)},
+			calls: []callSummary{{Name: "TodoWrite", Done: true, Exit: -1}},
 			todos: []Todo{{Content: "read", Status: "completed"}, {Content: "write", Status: "in_progress"}},
 		},
 	}

@@ -281,18 +281,8 @@ func (s *Session) toolResult(c *ToolCall, r *result, lineNo int, full bool) {
 			s.Ledger.Answered(s.NumTurns(), lineNo, c.Time, qa[0], qa[1])
 		}
 	}
-	if c.Name == "TaskCreate" && !r.isError {
-		// The id is assigned by the tool: "Task #3 created successfully: ...".
-		res := unescapePrefix(r.raw, 200)
-		if i := strings.Index(res, "#"); i >= 0 {
-			j := i + 1
-			for j < len(res) && res[j] >= '0' && res[j] <= '9' {
-				j++
-			}
-			if j > i+1 {
-				s.assignTaskID(c.ID, res[i+1:j])
-			}
-		}
+	if c.Todo != nil {
+		s.applyTodo(c, r.isError, r.raw, lineNo, full)
 	}
 }
 

@@ -212,6 +212,22 @@ type ToolCall struct {
 	// as its exit code: a test run piped into tail exits 0 when the tests
 	// failed.
 	Outcome *outcome.Outcome `json:"outcome,omitempty"`
+	// Todo is the change a todo tool's call asks of the todo list, held
+	// until its result is seen (so across hook runs, when a hook runs
+	// between the call and its result): only a result that is no error
+	// applies it.
+	Todo *TodoChange `json:"todo,omitempty"`
+}
+
+// TodoChange is what a TodoWrite, TaskCreate or TaskUpdate call asks.
+type TodoChange struct {
+	// List is the list a TodoWrite call (or a plan of the same shape)
+	// sets, cleaned as the todo list is.
+	List       []Todo `json:"list,omitempty"`
+	TaskID     string `json:"task_id,omitempty"`
+	Subject    string `json:"subject,omitempty"`
+	Status     string `json:"status,omitempty"`
+	ActiveForm string `json:"active_form,omitempty"`
 }
 
 // Note is a piece of what the assistant said.

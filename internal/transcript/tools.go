@@ -7,20 +7,10 @@ import (
 	"github.com/cairn-agent/cairn/internal/jsonscan"
 )
 
-// toolUse fills c from the tool's input and records its effects on files and
-// todos. cwd resolves relative paths. With full, a todo it completes is
-// told to the ledger.
+// toolUse fills c from the tool's input and records its effects on files.
+// cwd resolves relative paths. A todo tool's change is held on c until its
+// result says it succeeded (applyTodo).
 func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *jsonscan.Scanner, lineNo int, full bool) {
-	if full && (c.Name == "TodoWrite" || c.Name == "TaskUpdate") {
-		done := s.completedTodos()
-		defer func() {
-			for _, t := range s.Todos {
-				if t.Status == "completed" && !done[t.Content] {
-					s.Ledger.TodoCompleted(s.NumTurns(), lineNo, t.Content)
-				}
-			}
-		}()
-	}
 	switch c.Name {
 	case "Read":
 		c.FilePath = absPath(cwd, jsonscan.Unescape(in.filePath))
@@ -44,18 +34,74 @@ func (s *Session) toolUse(c *ToolCall, in *toolInput, cwd string, sub *jsonscan.
 			s.fileOp(absPath(cwd, op.path), op.kind)
 		}
 	case "TodoWrite":
-		s.todoWrite(in.todos, sub)
+		if list, ok := todoList(in.todos, sub); ok {
+			c.Todo = &TodoChange{List: list}
+		}
 	case "TaskCreate":
-		s.Todos = append(s.Todos, Todo{
-			ID:         "pending:" + c.ID,
-			Content:    keep(jsonscan.Unescape(in.subject), maxNoteBytes),
-			Status:     "pending",
+		c.Todo = &TodoChange{
+			Subject:    keep(jsonscan.Unescape(in.subject), maxNoteBytes),
 			ActiveForm: keep(jsonscan.Unescape(in.activeForm), maxNoteBytes),
-		})
-		s.index().todoByID["pending:"+c.ID] = len(s.Todos) - 1
+		}
 	case "TaskUpdate":
-		s.taskUpdate(in)
+		c.Todo = &TodoChange{
+			TaskID:     strings.Trim(jsonscan.Unescape(in.taskID), `"`),
+			Status:     jsonscan.Unescape(in.status),
+			Subject:    keep(jsonscan.Unescape(in.subject), maxNoteBytes),
+			ActiveForm: keep(jsonscan.Unescape(in.activeForm), maxNoteBytes),
+		}
 	}
+}
+
+// applyTodo applies the todo change c held since its call, now that its
+// result (res, JSON-escaped) is in: a call that failed ("No such tool
+// available", a rejected input) changed nothing. With full, a todo it
+// completes is told to the ledger.
+func (s *Session) applyTodo(c *ToolCall, failed bool, res []byte, lineNo int, full bool) {
+	ch := c.Todo
+	c.Todo = nil
+	if ch == nil || failed {
+		return
+	}
+	var done map[string]bool
+	if full {
+		done = s.completedTodos()
+	}
+	switch c.Name {
+	case "TodoWrite":
+		s.setTodos(ch.List)
+	case "TaskCreate":
+		t := Todo{Content: ch.Subject, Status: "pending", ActiveForm: ch.ActiveForm}
+		// The id is assigned by the tool: "Task #3 created successfully: ...".
+		if id := taskNumber(unescapePrefix(res, 200)); id != "" {
+			t.ID = id
+			s.index().todoByID[id] = len(s.Todos)
+		}
+		s.Todos = append(s.Todos, t)
+	case "TaskUpdate":
+		s.taskUpdate(ch)
+	}
+	if !full {
+		return
+	}
+	for _, t := range s.Todos {
+		if t.Status == "completed" && !done[t.Content] {
+			s.Ledger.TodoCompleted(s.NumTurns(), lineNo, t.Content)
+		}
+	}
+}
+
+// taskNumber is the number after the first '#' of a TaskCreate result,
+// "" when there is none.
+func taskNumber(res string) string {
+	i := strings.Index(res, "#")
+	if i < 0 {
+		return ""
+	}
+	j := i + 1
+	for j < len(res) && res[j] >= '0' && res[j] <= '9' {
+		j++
+	}
+	return res[i+1 : j]
 }
 
 func (s *Session) completedTodos() map[string]bool {
@@ -114,16 +160,16 @@ func (s *Session) fileOp(path string, k opKind) {
 	}
 }
 
-// todoWrite replaces the todo list with TodoWrite's input (or a list of
-// the same shape: Codex's plan, Gemini CLI's todos).
-func (s *Session) todoWrite(raw []byte, sc *jsonscan.Scanner) {
+// todoList reads TodoWrite's input (or a list of the same shape: Codex's
+// plan, Gemini CLI's todos), false when it cannot be read.
+func todoList(raw []byte, sc *jsonscan.Scanner) ([]Todo, bool) {
 	if len(raw) == 0 {
-		return
+		return nil, false
 	}
 	sc.Reset(raw)
 	var todos []Todo
 	if sc.Peek() != '[' {
-		return
+		return nil, false
 	}
 	for sc.Array(); sc.More(); {
 		if sc.Peek() != '{' {
@@ -155,8 +201,13 @@ func (s *Session) todoWrite(raw []byte, sc *jsonscan.Scanner) {
 		todos = append(todos, t)
 	}
 	if sc.Failed() {
-		return
+		return nil, false
 	}
+	return todos, true
+}
+
+// setTodos replaces the todo list.
+func (s *Session) setTodos(todos []Todo) {
 	s.Todos = todos
 	x := s.index()
 	clear(x.todoByID)
@@ -167,26 +218,15 @@ func (s *Session) todoWrite(raw []byte, sc *jsonscan.Scanner) {
 	}
 }
 
-func (s *Session) assignTaskID(callID, id string) {
-	x := s.index()
-	i, ok := x.todoByID["pending:"+callID]
-	if !ok {
-		return
-	}
-	delete(x.todoByID, "pending:"+callID)
-	s.Todos[i].ID = id
-	x.todoByID[id] = i
-}
-
-func (s *Session) taskUpdate(in *toolInput) {
-	id := strings.Trim(jsonscan.Unescape(in.taskID), `"`)
+func (s *Session) taskUpdate(ch *TodoChange) {
+	id := ch.TaskID
 	x := s.index()
 	i, ok := x.todoByID[id]
 	if !ok {
 		return
 	}
 	t := &s.Todos[i]
-	if st := jsonscan.Unescape(in.status); st != "" {
+	if st := ch.Status; st != "" {
 		if st == "deleted" {
 			s.Todos = append(s.Todos[:i], s.Todos[i+1:]...)
 			clear(x.todoByID)
@@ -199,11 +239,11 @@ func (s *Session) taskUpdate(in *toolInput) {
 		}
 		t.Status = st
 	}
-	if v := jsonscan.Unescape(in.subject); v != "" {
-		t.Content = keep(v, maxNoteBytes)
+	if ch.Subject != "" {
+		t.Content = ch.Subject
 	}
-	if v := jsonscan.Unescape(in.activeForm); v != "" {
-		t.ActiveForm = keep(v, maxNoteBytes)
+	if ch.ActiveForm != "" {
+		t.ActiveForm = ch.ActiveForm
 	}
 }
 

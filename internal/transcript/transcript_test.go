@@ -147,28 +147,131 @@ func TestToolCallsAndResults(t *testing.T) {
 }
 
 func TestTodos(t *testing.T) {
-	s := feed(t,
-		asst("m1", "x", 1, 1, 1, toolUse("t1", "TodoWrite", `{"todos":[{"content":"write tests","status":"in_progress","activeForm":"Writing tests"},{"content":"ship","status":"pending","activeForm":"Shipping"}]}`)),
-	)
-	want := []Todo{{Content: "write tests", Status: "in_progress", ActiveForm: "Writing tests"}, {Content: "ship", Status: "pending", ActiveForm: "Shipping"}}
-	if diff := cmp.Diff(want, s.Todos); diff != "" {
-		t.Errorf("TodoWrite (-want +got):\n%s", diff)
+	write := func(id, list string) string {
+		return asst("m"+id, "x", 1, 1, 1, toolUse(id, "TodoWrite", `{"todos":`+list+`}`))
 	}
+	const noTool = "<tool_use_error>Error: No such tool available: TodoWrite</tool_use_error>"
+	tests := []struct {
+		name  string
+		lines []string
+		want  []Todo
+	}{
+		{
+			name: "TodoWrite applied by its result",
+			lines: []string{
+				write("t1", `[{"content":"write tests","status":"in_progress","activeForm":"Writing tests"},{"content":"ship","status":"pending","activeForm":"Shipping"}]`),
+				toolResult("t1", false, "Todos have been modified successfully."),
+			},
+			want: []Todo{{Content: "write tests", Status: "in_progress", ActiveForm: "Writing tests"}, {Content: "ship", Status: "pending", ActiveForm: "Shipping"}},
+		},
+		{
+			name: "TaskCreate and TaskUpdate",
+			lines: []string{
+				asst("m1", "x", 1, 1, 1, toolUse("c1", "TaskCreate", `{"subject":"write tests","description":"d","activeForm":"Writing tests"}`)),
+				toolResult("c1", false, "Task #1 created successfully: write tests"),
+				asst("m2", "x", 1, 1, 1, toolUse("c2", "TaskCreate", `{"subject":"ship","description":"d"}`)),
+				toolResult("c2", false, "Task #2 created successfully: ship"),
+				asst("m3", "x", 1, 1, 1, toolUse("c3", "TaskCreate", `{"subject":"drop me"}`)),
+				toolResult("c3", false, "Task #3 created successfully: drop me"),
+				asst("m4", "x", 1, 1, 1, toolUse("u1", "TaskUpdate", `{"taskId":"1","status":"completed"}`)),
+				toolResult("u1", false, "Updated task #1 status"),
+				asst("m5", "x", 1, 1, 1, toolUse("u2", "TaskUpdate", `{"taskId":"2","status":"in_progress"}`)),
+				toolResult("u2", false, "Updated task #2 status"),
+				asst("m6", "x", 1, 1, 1, toolUse("u3", "TaskUpdate", `{"taskId":"3","status":"deleted"}`)),
+				toolResult("u3", false, "Updated task #3 deleted"),
+			},
+			want: []Todo{{ID: "1", Content: "write tests", Status: "completed", ActiveForm: "Writing tests"}, {ID: "2", Content: "ship", Status: "in_progress"}},
+		},
+		{
+			// The client in use had no such tool: the list the call
+			// carried never existed.
+			name: "a failed TodoWrite changes nothing",
+			lines: []string{
+				write("t1", `[{"content":"draft the schema","status":"completed"},{"content":"migrate rows","status":"in_progress"}]`),
+				toolResult("t1", false, "Todos have been modified successfully."),
+				write("t2", `[{"content":"draft the schema","status":"completed"},{"content":"migrate rows","status":"completed"},{"content":"drop the old table","status":"pending"}]`),
+				toolResult("t2", true, noTool),
+			},
+			want: []Todo{{Content: "draft the schema", Status: "completed"}, {Content: "migrate rows", Status: "in_progress"}},
+		},
+		{
+			name: "failed TaskCreate and TaskUpdate change nothing",
+			lines: []string{
+				asst("m1", "x", 1, 1, 1, toolUse("c1", "TaskCreate", `{"subject":"rotate the keys"}`)),
+				toolResult("c1", false, "Task #1 created successfully: rotate the keys"),
+				asst("m2", "x", 1, 1, 1, toolUse("c2", "TaskCreate", `{"subject":"audit the logs"}`)),
+				toolResult("c2", true, "<tool_use_error>Error: No such tool available: TaskCreate</tool_use_error>"),
+				asst("m3", "x", 1, 1, 1, toolUse("u1", "TaskUpdate", `{"taskId":"1","status":"completed"}`)),
+				toolResult("u1", true, "<tool_use_error>InputValidationError: bad</tool_use_error>"),
+			},
+			want: []Todo{{ID: "1", Content: "rotate the keys", Status: "pending"}},
+		},
+		{
+			// A hook reads the transcript between a call and its
+			// result: the call waits for it.
+			name:  "a call with no result yet is pending",
+			lines: []string{write("t1", `[{"content":"index the corpus","status":"pending"}]`)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, feed(t, tt.lines...).Todos); diff != "" {
+				t.Errorf("todos (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
 
-	s = feed(t,
-		asst("m1", "x", 1, 1, 1, toolUse("c1", "TaskCreate", `{"subject":"write tests","description":"d","activeForm":"Writing tests"}`)),
-		toolResult("c1", false, "Task #1 created successfully: write tests"),
-		asst("m2", "x", 1, 1, 1, toolUse("c2", "TaskCreate", `{"subject":"ship","description":"d"}`)),
-		toolResult("c2", false, "Task #2 created successfully: ship"),
-		asst("m3", "x", 1, 1, 1, toolUse("c3", "TaskCreate", `{"subject":"drop me"}`)),
-		toolResult("c3", false, "Task #3 created successfully: drop me"),
-		asst("m4", "x", 1, 1, 1, toolUse("u1", "TaskUpdate", `{"taskId":"1","status":"completed"}`)),
-		asst("m5", "x", 1, 1, 1, toolUse("u2", "TaskUpdate", `{"taskId":"2","status":"in_progress"}`)),
-		asst("m6", "x", 1, 1, 1, toolUse("u3", "TaskUpdate", `{"taskId":"3","status":"deleted"}`)),
-	)
-	want = []Todo{{ID: "1", Content: "write tests", Status: "completed", ActiveForm: "Writing tests"}, {ID: "2", Content: "ship", Status: "in_progress"}}
-	if diff := cmp.Diff(want, s.Todos); diff != "" {
-		t.Errorf("tasks (-want +got):\n%s", diff)
+// TestTodoPendingAcrossRuns reads a call in one run and its result in
+// the next, the state between them through JSON as between two hooks.
+func TestTodoPendingAcrossRuns(t *testing.T) {
+	list := `[{"content":"index the corpus","status":"completed"},{"content":"rank the hits","status":"pending"}]`
+	want := []Todo{{Content: "index the corpus", Status: "completed"}, {Content: "rank the hits", Status: "pending"}}
+	for _, failed := range []bool{false, true} {
+		t.Run(fmt.Sprint("failed=", failed), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			first := asst("m1", "x", 1, 1, 1, toolUse("t1", "TodoWrite", `{"todos":`+list+`}`)) + "\n"
+			if err := os.WriteFile(path, []byte(first), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s := New(path)
+			var p Parser
+			if _, err := s.Update(&p); err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Todos) != 0 {
+				t.Fatalf("todos before the result = %+v, want none", s.Todos)
+			}
+			data, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = new(Session)
+			if err := json.Unmarshal(data, s); err != nil {
+				t.Fatal(err)
+			}
+			res := "Todos have been modified successfully."
+			if failed {
+				res = "<tool_use_error>Error: No such tool available: TodoWrite</tool_use_error>"
+			}
+			if err := os.WriteFile(path, []byte(first+toolResult("t1", failed, res)+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var p2 Parser
+			if _, err := s.Update(&p2); err != nil {
+				t.Fatal(err)
+			}
+			w := want
+			if failed {
+				w = nil
+			}
+			if diff := cmp.Diff(w, s.Todos); diff != "" {
+				t.Errorf("todos after the result (-want +got):\n%s", diff)
+			}
+			if c := s.ToolCalls[0]; c.Todo != nil {
+				t.Errorf("call still holds its change after its result: %+v", c.Todo)
+			}
+		})
 	}
 }
 
