@@ -24,7 +24,7 @@ import (
 // reasonCues are the words by which a sentence gives a reason for what
 // follows or sets a course against another: a cause, a purpose, an
 // alternative, or that a thing is no longer needed.
-var reasonCues = []string{"because", "since ", "so that", " so ", "to avoid", "due to", "given that", "which means",
+var reasonCues = []string{"because", "since ", "so that", ", so ", "to avoid", "due to", "given that", "which means",
 	"otherwise", "instead", "rather than", "no longer", "anymore", "don't need", "do not need", "not needed",
 	"redundant", "unused", "not referenced", "isn't used", "is not used"}
 
