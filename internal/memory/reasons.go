@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/cairn-agent/cairn/internal/redact"
 	"github.com/cairn-agent/cairn/internal/text"
 	"github.com/cairn-agent/cairn/internal/transcript"
 )
@@ -48,7 +49,7 @@ func sessionReasons(base Observation, s *transcript.Session, at func(int) []byte
 		var files []string
 		switch {
 		case tc.Name == "Bash" && tc.Command != "" && !onlyLooks(tc.Command):
-			subject, files = "ran `"+text.ClipLine(tc.Command, 200)+"`", pathsIn(tc.Command, nil)
+			subject, files = "ran `"+text.ClipLine(redact.String(tc.Command), 200)+"`", pathsIn(tc.Command, nil)
 		default:
 			continue
 		}
@@ -58,6 +59,9 @@ func sessionReasons(base Observation, s *transcript.Session, at func(int) []byte
 		for n := tc.Line - 1; n >= tc.Line-2 && n > 0 && t == ""; n-- {
 			line, t = n, said(n)
 		}
+		// Secrets out before the text is cut, so that no cut leaves the
+		// start of one that redaction would no longer recognise.
+		t = redact.String(t)
 		if t == "" {
 			continue
 		}

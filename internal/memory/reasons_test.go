@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,9 @@ func TestSessionReasons(t *testing.T) {
 		{text: "Now delete the ignore file since we no longer need it."},
 		{tool: "Bash", input: map[string]any{"command": "git rm .dialyzerignore"}},
 		{result: "rm '.dialyzerignore'"},
+		{text: "Rotating the key since it leaked: sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA <private>ops-vault-7</private>"},
+		{tool: "Bash", input: map[string]any{"command": "rm config/keys.old"}},
+		{result: ""},
 		{text: "I'll pin the version because the newer one breaks the build."},
 		{tool: "Bash", input: map[string]any{"command": "rm mix.lock"}},
 		{result: ""},
@@ -46,13 +50,30 @@ func TestSessionReasons(t *testing.T) {
 		{"a removal and its reason", "20260212_add_unique_index.exs: I should remove my manual one and use the generated one instead.",
 			[]string{"The generator wrote its own migration.", "Then ran `rm priv/repo/migrations/20260212_add_unique_index.exs`"},
 			[]string{"priv/repo/migrations/20260212_add_unique_index.exs"}},
+		{"secrets and private spans out", "keys.old: Rotating the key since it leaked: [REDACTED:anthropic-key]", []string{"Then ran `rm config/keys.old`"}, []string{"config/keys.old"}},
 	}
 	if len(obs) != len(tests) {
 		t.Fatalf("%d observations, want %d:\n%s", len(obs), len(tests), render(obs))
 	}
+	// As stored: cleaned of secrets and private spans.
+	st, _ := openStore(t)
+	ctx := context.Background()
+	ids, err := st.Add(ctx, obs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := st.Get(ctx, ids...)
+	if err != nil || len(stored) != len(tests) {
+		t.Fatalf("%d stored of %d: %v", len(stored), len(tests), err)
+	}
+	for _, o := range stored {
+		if all := o.Title + o.Body; strings.Contains(all, "AAAAAAAAAAAAAAAA") || strings.Contains(all, "ops-vault-7") {
+			t.Errorf("a secret or private span stored: %q", all)
+		}
+	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := obs[i]
+			o := stored[i]
 			if o.Kind != KindDecision || o.Title != tt.title || o.Time.IsZero() {
 				t.Errorf("%s %q at %v, want decision %q", o.Kind, o.Title, o.Time, tt.title)
 			}
