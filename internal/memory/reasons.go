@@ -42,51 +42,46 @@ func sessionReasons(base Observation, s *transcript.Session, at func(int) []byte
 	var out []Observation
 	byLine := map[int]int{} // the text's line: its observation's index in out
 	for _, tc := range s.ToolCalls {
-		if tc.Sidechain || !tc.Done || tc.IsError || tc.Line <= 0 || told[tc.ID] {
+		if tc.Sidechain || !tc.Done || tc.IsError || tc.Line <= 0 || told[tc.ID] ||
+			tc.Name != "Bash" || tc.Command == "" || onlyLooks(tc.Command) {
 			continue
 		}
-		var subject string
-		var files []string
-		switch {
-		case tc.Name == "Bash" && tc.Command != "" && !onlyLooks(tc.Command):
-			subject, files = "ran `"+text.ClipLine(redact.String(tc.Command), 200)+"`", pathsIn(tc.Command, nil)
-		default:
-			continue
-		}
+		subject := func() string { return "ran `" + text.ClipLine(redact.String(tc.Command), 200) + "`" }
 		// Claude Code writes each block of a reply on its own line: the
 		// text is on the line just before the call, or the one before it.
 		line, t := 0, ""
 		for n := tc.Line - 1; n >= tc.Line-2 && n > 0 && t == ""; n-- {
 			line, t = n, said(n)
 		}
-		// Secrets out before the text is cut, so that no cut leaves the
-		// start of one that redaction would no longer recognise.
-		t = redact.String(t)
 		if t == "" {
 			continue
 		}
 		if i, ok := byLine[line]; ok {
 			o := &out[i]
 			if strings.Count(o.Body, "\nThen ") < maxReasonSubjects {
-				o.Body += "\nThen " + subject
-				o.Files = append(o.Files, files...)
+				o.Body += "\nThen " + subject()
+				o.Files = append(o.Files, pathsIn(tc.Command, nil)...)
 			}
 			continue
 		}
-		why := reasons(t, decided)
-		if why == "" {
+		if reasons(t, decided) == "" {
 			continue
 		}
+		// Secrets out before the text is cut, so that no cut leaves the
+		// start of one that redaction would no longer recognise.
+		t = redact.String(t)
+		why := reasons(t, decided)
 		o := base
 		o.Kind = KindDecision
 		if !tc.Time.IsZero() {
 			o.Time = tc.Time
 		}
+		files := pathsIn(tc.Command, nil)
 		o.Title = text.ClipLine(why, 200)
 		if len(files) > 0 && !strings.Contains(why, path.Base(files[0])) {
 			o.Title = path.Base(files[0]) + ": " + o.Title
 		}
-		o.Body = text.Clip(t, 600) + "\nThen " + subject
+		o.Body = text.Clip(t, 600) + "\nThen " + subject()
 		o.Files = files
 		o.key = "reason " + tc.ID
 		byLine[line] = len(out)
