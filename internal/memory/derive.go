@@ -122,7 +122,21 @@ func FromCheckpoint(c checkpoint.Checkpoint, s *transcript.Session) []Observatio
 		out = append(out, editsIn(base, s, tail)...)
 		out = append(out, sessionPrompts(base, s, tail)...)
 		out = append(out, userCommands(base, s, tail)...)
-		out = append(out, sessionOutputs(base, s, tail)...)
+		outs := sessionOutputs(base, s, tail)
+		out = append(out, outs...)
+		// A run whose output is kept has the agent's words before it
+		// there already.
+		told := make(map[string]bool, len(outs))
+		for _, o := range outs {
+			if id, ok := strings.CutPrefix(o.key, "output "); ok {
+				told[id] = true
+			}
+		}
+		decided := make(map[string]bool, len(decisions))
+		for _, d := range decisions {
+			decided[strings.TrimSpace(d)] = true
+		}
+		out = append(out, sessionReasons(base, s, tail, decided, told)...)
 	} else {
 		for _, cmd := range c.Commands {
 			if o, ok := commandObservation(base, cmd); ok {

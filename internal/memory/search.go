@@ -36,7 +36,8 @@ type Query struct {
 // (a "fix" question, a "decided" one) go first among near equals, as do
 // hits in a project the question names, for a question asking for a
 // number hits with numbers beside its words, and for one asking for a
-// command hits whose command line holds its words. Without words it lists
+// command hits whose command line holds its words; a decision said after
+// an edit of the same file goes above that edit. Without words it lists
 // the newest that pass the filters.
 func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	limit := q.Limit
@@ -91,6 +92,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		rerank(hits, intents(q.Text))
 		hits = distinct(hits, texts)
+		hits = laterWord(hits)
 		hits = ranOnce(hits)
 	}
 	hits = hits[:min(limit, len(hits))]
@@ -635,4 +637,26 @@ func wordSet(s string) func() map[string]bool {
 		}
 		return m
 	})
+}
+
+// laterWord puts a decision just above a better edit of the same session
+// that it came after and shares a file with: what was decided about a
+// file later (removed, moved, replaced) says what became of the edit.
+func laterWord(hits []Hit) []Hit {
+	for i := 1; i < len(hits); i++ {
+		d := hits[i]
+		if d.Kind != KindDecision || len(d.Files) == 0 {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			e := hits[j]
+			if e.Kind == KindEdit && e.SessionID == d.SessionID && d.Time.After(e.Time) &&
+				slices.ContainsFunc(e.Files, func(f string) bool { return slices.Contains(d.Files, f) }) {
+				copy(hits[j+1:i+1], hits[j:i])
+				hits[j] = d
+				break
+			}
+		}
+	}
+	return hits
 }

@@ -178,3 +178,50 @@ func TestInCommand(t *testing.T) {
 		})
 	}
 }
+
+// A decision said after an edit of the same file, in the same session,
+// goes just above that edit; one said before it, one of another session
+// or about another file stays where it ranked.
+func TestLaterWord(t *testing.T) {
+	at := time.Date(2026, 2, 12, 15, 54, 27, 0, time.UTC)
+	mig := "/w/priv/repo/migrations/2026_add_index.exs"
+	tests := []struct {
+		name string
+		hits []Hit
+		want []int64
+	}{
+		{"after, same file", []Hit{
+			{ID: 1, Kind: KindOutput, SessionID: "a", Time: at},
+			{ID: 2, Kind: KindEdit, SessionID: "a", Time: at, Files: []string{mig}},
+			{ID: 3, Kind: KindRead, SessionID: "a", Time: at},
+			{ID: 4, Kind: KindDecision, SessionID: "a", Time: at.Add(time.Minute), Files: []string{mig}},
+		}, []int64{1, 4, 2, 3}},
+		{"before the edit", []Hit{
+			{ID: 2, Kind: KindEdit, SessionID: "a", Time: at, Files: []string{mig}},
+			{ID: 4, Kind: KindDecision, SessionID: "a", Time: at.Add(-time.Minute), Files: []string{mig}},
+		}, []int64{2, 4}},
+		{"another session", []Hit{
+			{ID: 2, Kind: KindEdit, SessionID: "a", Time: at, Files: []string{mig}},
+			{ID: 4, Kind: KindDecision, SessionID: "b", Time: at.Add(time.Minute), Files: []string{mig}},
+		}, []int64{2, 4}},
+		{"another file", []Hit{
+			{ID: 2, Kind: KindEdit, SessionID: "a", Time: at, Files: []string{mig}},
+			{ID: 4, Kind: KindDecision, SessionID: "a", Time: at.Add(time.Minute), Files: []string{"/w/mix.exs"}},
+		}, []int64{2, 4}},
+		{"not an edit above", []Hit{
+			{ID: 2, Kind: KindCommand, SessionID: "a", Time: at, Files: []string{mig}},
+			{ID: 4, Kind: KindDecision, SessionID: "a", Time: at.Add(time.Minute), Files: []string{mig}},
+		}, []int64{2, 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []int64
+			for _, h := range laterWord(tt.hits) {
+				got = append(got, h.ID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("laterWord gave %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
