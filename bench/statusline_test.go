@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairn-agent/cairn/internal/hookevent"
 )
 
 // statuslinePayload is Claude Code 2.1.328's status line input after a
@@ -20,10 +23,16 @@ func statuslinePayload(b *testing.B, name string) []byte {
 }
 
 // statusline runs `cairn statusline` as Claude Code does: the payload on
-// stdin, the first line of stdout shown.
+// stdin, the first line of stdout shown, with the GOMAXPROCS=1 install
+// puts on its command line (install.statusLine) unless
+// CAIRN_BENCH_BARE_HOOKS=1 asks for it bare, as installs before perf/cold10
+// wired it.
 func statusline(b *testing.B, env []string, payload []byte) string {
 	cmd := exec.Command(work.cairn, "statusline")
 	cmd.Env = env
+	if os.Getenv("CAIRN_BENCH_BARE_HOOKS") != "1" {
+		cmd.Env = append(slices.Clip(env), hookevent.OneCPUEnv)
+	}
 	cmd.Stdin = bytes.NewReader(payload)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb

@@ -391,9 +391,10 @@ func installRoundTrip(t *testing.T, files map[string]string, userLog string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The hooks of every turn run with one CPU (hookevent.Event.OneCPU),
+	// The hooks of every turn and the status line run with one CPU
+	// (hookevent.Event.OneCPU, install.statusLine),
 	// through the shell Claude Code runs a hook's command with.
-	for _, want := range []string{built.bin + " hook PreCompact", built.bin + " hook SessionStart", built.bin + " statusline", "GOMAXPROCS=1 " + built.bin + " hook UserPromptSubmit", "GOMAXPROCS=1 " + built.bin + " hook PostToolUse"} {
+	for _, want := range []string{built.bin + " hook PreCompact", built.bin + " hook SessionStart", "GOMAXPROCS=1 " + built.bin + " statusline", "GOMAXPROCS=1 " + built.bin + " hook UserPromptSubmit", "GOMAXPROCS=1 " + built.bin + " hook PostToolUse"} {
 		if !bytes.Contains(installed, []byte(want)) {
 			t.Errorf("installed settings.local.json lacks %q:\n%s", want, installed)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/cairn-agent/cairn/internal/claudecode"
@@ -104,9 +103,5 @@ func (a *App) jobEnv(ag hook.Agent, event string) []string {
 	if !ok || !ev.OneCPU || a.Environ == nil {
 		return nil
 	}
-	all := a.Environ()
-	if !slices.Contains(all, hookevent.OneCPUEnv) {
-		return nil
-	}
-	return slices.DeleteFunc(slices.Clone(all), func(kv string) bool { return kv == hookevent.OneCPUEnv })
+	return hookevent.WithoutOneCPU(a.Environ())
 }

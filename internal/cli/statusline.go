@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-agent/cairn/internal/config"
+	"github.com/cairn-agent/cairn/internal/hookevent"
 	"github.com/cairn-agent/cairn/internal/meter"
 	"github.com/cairn-agent/cairn/internal/state"
 	"github.com/cairn-agent/cairn/internal/statusline"
@@ -54,8 +55,14 @@ func (a *App) statusline(ctx context.Context, chain string, timeout time.Duratio
 	data, rerr := io.ReadAll(io.LimitReader(a.Stdin, maxStatusInput))
 	var chained *statusline.Chained
 	if chain != "" {
-		// It runs while cairn's own line is worked out.
-		chained = statusline.StartChain(ctx, chain, data, timeout)
+		// It runs while cairn's own line is worked out, without the
+		// GOMAXPROCS=1 install puts on cairn's command line
+		// (hookevent.WithoutOneCPU): that was for cairn alone.
+		var env []string
+		if a.Environ != nil {
+			env = hookevent.WithoutOneCPU(a.Environ())
+		}
+		chained = statusline.StartChain(ctx, chain, env, data, timeout)
 	}
 	line := statusline.Unknown
 	if rerr == nil {

@@ -139,3 +139,30 @@ func TestStatuslineNoState(t *testing.T) {
 		t.Errorf("got %q, want %q (stderr %q)", got, want, errb.String())
 	}
 }
+
+// TestStatuslineChainEnv: the user's chained command runs without the
+// GOMAXPROCS=1 install puts on cairn's status line command (it was meant
+// for cairn alone), and with the rest of the environment.
+func TestStatuslineChainEnv(t *testing.T) {
+	var out, errb bytes.Buffer
+	a := &App{
+		Stdin:  bytes.NewReader(statusPayload(t, "/nonexistent/s.jsonl", "/nonexistent", map[string]int64{"input": 100000})),
+		Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string {
+			if k == "NO_COLOR" {
+				return "1"
+			}
+			return ""
+		},
+		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH"), "GOMAXPROCS=1", "CAIRN_CHAIN_TEST=kept"} },
+		Getwd:   func() (string, error) { return "/", nil },
+		Now:     time.Now, Loc: time.UTC,
+	}
+	chain := `echo "${GOMAXPROCS-unset} $CAIRN_CHAIN_TEST"`
+	if err := runCmd("statusline")(context.Background(), a, []string{"--chain", chain}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "CTX █░░░░░░░░░ 10% L0"+statusline.Separator+"unset kept\n"; got != want {
+		t.Errorf("got %q, want %q (stderr %q)", got, want, errb.String())
+	}
+}

@@ -6,6 +6,7 @@
 package hookevent
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -52,6 +53,18 @@ func TrimEnv(command string) string {
 		return strings.TrimSpace(rest)
 	}
 	return c
+}
+
+// WithoutOneCPU is the environment for what a process started with
+// OneCPUEnv starts in turn (a job, a chained status line command): nil,
+// which inherits environ, when environ does not hold OneCPUEnv; else a
+// copy without it, since the variable was meant for the process its
+// command line started alone.
+func WithoutOneCPU(environ []string) []string {
+	if !slices.Contains(environ, OneCPUEnv) {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(environ), func(kv string) bool { return kv == OneCPUEnv })
 }
 
 // Table is a client's events, in the order `cairn install` adds them.

@@ -99,10 +99,11 @@ func lastOf(f []string) string {
 	return f[len(f)-1]
 }
 
-// statusLineOurs recognises cairn's status line command, chained or not.
+// statusLineOurs recognises cairn's status line command, chained or not,
+// with or without the OneCPUEnv install starts it with (statusLine).
 func statusLineOurs(exe string) func(string) bool {
 	return func(command string) bool {
-		word, rest := shell.FirstWord(strings.TrimSpace(command))
+		word, rest := shell.FirstWord(hookevent.TrimEnv(command))
 		f := strings.Fields(rest)
 		return len(f) > 0 && f[0] == "statusline" && (word == exe || strings.HasPrefix(filepath.Base(word), "cairn"))
 	}
@@ -140,18 +141,33 @@ func wiring(exe, inherited string) settings.Wiring {
 	return settings.Wiring{
 		Hooks:      wanted(exe),
 		IsOurs:     oursFor(exe),
-		StatusLine: shell.Quote(exe) + " statusline",
+		StatusLine: statusLine(exe),
 		StatusOurs: statusLineOurs(exe),
-		// A status line of cairn's that runs this binary, or cairn from
-		// PATH (a user who chose cairn's status line by hand), does the job.
-		// One that runs another absolute path is an older install's, maybe
-		// of a binary that has moved: install points it at this one.
+		// A status line of cairn's that runs this binary as statusLine
+		// does, or cairn from PATH (a user who chose cairn's status line
+		// by hand, with the variable or not), does the job. One that runs
+		// another absolute path is an older install's, maybe of a binary
+		// that has moved, and one of this binary without the variable an
+		// install from before it: install brings either to statusLine,
+		// keeping its chain.
 		StatusCurrent: func(c string) bool {
-			word, _ := shell.FirstWord(strings.TrimSpace(c))
-			return word == exe || !filepath.IsAbs(word)
+			bare := hookevent.TrimEnv(c)
+			word, _ := shell.FirstWord(bare)
+			return !filepath.IsAbs(word) || word == exe && bare != strings.TrimSpace(c)
 		},
 		Inherited: inherited,
 	}
+}
+
+// statusLine is the status line command install writes for the cairn at
+// exe. Claude Code runs it after every reply, so like the hooks of every
+// turn it runs with one CPU (hookevent.OneCPUEnv): the runtime's second
+// one costs a process this short more than it gives (docs/benchmarks.md,
+// issue 15, perf/cold10). It reads at most a few hundred KB of a
+// transcript itself (statusline's maxFold), never a whole large one; the
+// user's command it chains runs without the variable.
+func statusLine(exe string) string {
+	return hookevent.OneCPUEnv + " " + shell.Quote(exe) + " statusline"
 }
 
 // mcpOurs recognises cairn's MCP server: "mcp" run by exe, or by a

@@ -96,7 +96,9 @@ func TestInstallUpgradesOneCPU(t *testing.T) {
 	}
 	installedOld := readString(t, local)
 	claudecode.Events = events
-	if strings.Contains(installedOld, "GOMAXPROCS") {
+	// (The status line, which the old table does not set, is in its
+	// current form already: TestInstallUpgradesStatusLine upgrades it.)
+	if strings.Contains(installedOld, "GOMAXPROCS=1 "+shell.Quote(s.Exe)+" hook") {
 		t.Fatalf("the old install has the new commands:\n%s", installedOld)
 	}
 	// cairn doctor tells the user to run install again.
@@ -182,6 +184,73 @@ func TestLookPath(t *testing.T) {
 	} {
 		if got := lookPath(tt.path, "cairn"); got != tt.want {
 			t.Errorf("lookPath(%q) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestInstallUpgradesStatusLine: the status line runs with one CPU, as
+// the hooks of every turn do. An older install's status line (without the
+// variable, or of a binary that has moved) is brought to statusLine in
+// place, the user's command it chains kept; one the user chose by hand
+// (cairn from PATH) or the current one is left alone; a second install
+// changes nothing; uninstall gives the file back byte for byte.
+func TestInstallUpgradesStatusLine(t *testing.T) {
+	tests := []struct {
+		name, was string
+		want      func(exe string) string
+	}{
+		{"old install, chaining the user's", "EXE statusline --chain 'echo mine'",
+			func(exe string) string { return "GOMAXPROCS=1 " + exe + " statusline --chain 'echo mine'" }},
+		{"old install", "EXE statusline",
+			func(exe string) string { return "GOMAXPROCS=1 " + exe + " statusline" }},
+		{"moved binary, current form", "GOMAXPROCS=1 /old/bin/cairn statusline --chain 'echo mine'",
+			func(exe string) string { return "GOMAXPROCS=1 " + exe + " statusline --chain 'echo mine'" }},
+		{"current", "GOMAXPROCS=1 EXE statusline --chain 'echo mine'",
+			func(exe string) string { return "GOMAXPROCS=1 " + exe + " statusline --chain 'echo mine'" }},
+		{"by hand, from PATH", "cairn statusline",
+			func(string) string { return "cairn statusline" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, out := testSetup(t)
+			exe := shell.Quote(s.Exe)
+			local := filepath.Join(s.Root, ".claude", "settings.local.json")
+			was := strings.ReplaceAll(tt.was, "EXE", exe)
+			write(t, local, "{\n  \"statusLine\": {\"type\": \"command\", \"command\": "+strconv.Quote(was)+", \"padding\": 1}\n}\n")
+			before := files(t, s.Root)
+			if err := s.Install(false, false); err != nil {
+				t.Fatal(err)
+			}
+			got, err := statusLineOf(local)
+			if want := tt.want(exe); err != nil || got != want {
+				t.Errorf("status line after install: %q (%v), want %q", got, err, want)
+			}
+			if !strings.Contains(readString(t, local), `"padding": 1`) {
+				t.Errorf("install changed the rest of the statusLine object:\n%s", readString(t, local))
+			}
+			out.Reset()
+			if err := s.Install(false, false); err != nil || !strings.Contains(out.String(), "nothing changed") {
+				t.Errorf("a second install: %v\n%s", err, out)
+			}
+			if err := s.Uninstall(false); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(before, files(t, s.Root)); diff != "" {
+				t.Errorf("the project after install and uninstall (-before +after):\n%s", diff)
+			}
+		})
+	}
+	ours := statusLineOurs("/bin/cairn")
+	for c, want := range map[string]bool{
+		"/bin/cairn statusline":                     true,
+		"GOMAXPROCS=1 /bin/cairn statusline":        true,
+		"GOMAXPROCS=1 cairn statusline --chain 'x'": true,
+		"GOMAXPROCS=1 /bin/other statusline":        false,
+		"GOMAXPROCS=1 /bin/cairn status":            false,
+		"GOMAXPROCS=1":                              false,
+	} {
+		if got := ours(c); got != want {
+			t.Errorf("statusLineOurs(%q) = %v, want %v", c, got, want)
 		}
 	}
 }

@@ -27,13 +27,14 @@ type Chained struct {
 }
 
 // StartChain runs command through sh -c with the status line's input on
-// its stdin, as Claude Code would have run it, and returns at once. Line
-// gives its first line of output, or "" when it failed, printed nothing or
-// ran out of time.
-func StartChain(ctx context.Context, command string, stdin []byte, timeout time.Duration) *Chained {
+// its stdin, as Claude Code would have run it, and returns at once; env is
+// its environment (nil: this process's). Line gives its first line of
+// output, or "" when it failed, printed nothing or ran out of time.
+func StartChain(ctx context.Context, command string, env []string, stdin []byte, timeout time.Duration) *Chained {
 	c := &Chained{done: make(chan string, 1)}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(stdin)
 	out := &capped{max: maxChained}
 	cmd.Stdout = out

@@ -13,6 +13,7 @@ func TestChain(t *testing.T) {
 	}
 	tests := []struct {
 		name, command, want string
+		env                 []string
 		timeout             time.Duration
 	}{
 		{name: "first line", command: "printf 'mine\\nsecond\\n'", want: "mine"},
@@ -20,6 +21,9 @@ func TestChain(t *testing.T) {
 		{name: "CRLF", command: "printf 'mine\\r\\n'", want: "mine"},
 		{name: "colours kept", command: `printf '\033[34mblue\033[0m\n'`, want: "\x1b[34mblue\x1b[0m"},
 		{name: "same stdin", command: "cat", want: `{"session_id":"s"}`},
+		// The environment given, not this process's: what the status
+		// line's own command line set (GOMAXPROCS=1) is not the user's.
+		{name: "own environment", command: `echo "${GOMAXPROCS-unset} $CAIRN_CHAIN_TEST"`, env: []string{"CAIRN_CHAIN_TEST=given"}, want: "unset given"},
 		{name: "fails", command: "echo partial; exit 3", want: ""},
 		{name: "not found", command: "/nonexistent/statusline.sh", want: ""},
 		{name: "prints nothing", command: "true", want: ""},
@@ -39,7 +43,7 @@ func TestChain(t *testing.T) {
 				timeout = 5 * time.Second // generous on a loaded machine; the fast cases do not wait for it
 			}
 			start := time.Now()
-			got := StartChain(context.Background(), tt.command, []byte(`{"session_id":"s"}`+"\n"), timeout).Line()
+			got := StartChain(context.Background(), tt.command, tt.env, []byte(`{"session_id":"s"}`+"\n"), timeout).Line()
 			took := time.Since(start)
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
@@ -56,7 +60,7 @@ func TestChain(t *testing.T) {
 
 func TestChainCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := StartChain(ctx, "sleep 5; echo late", nil, 5*time.Second)
+	c := StartChain(ctx, "sleep 5; echo late", nil, nil, 5*time.Second)
 	cancel()
 	done := make(chan string, 1)
 	go func() { done <- c.Line() }()

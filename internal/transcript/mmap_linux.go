@@ -15,12 +15,11 @@ type fileMap struct {
 }
 
 // mapSpan maps the bytes [from, to) of f read-only, or says it cannot
-// (ok false: the caller reads them with pread). With populate the pages
-// are mapped in the one call; else they fault in as they are read, or
-// populate maps a part ahead. A file truncated while it is mapped makes
-// the pages past its new end fault (SIGBUS): readers of a mapping turn
-// that into errFault with guardFault.
-func mapSpan(f *os.File, from, to int64, populate bool) (m *fileMap, ok bool) {
+// (ok false: the caller reads them with pread). The pages fault in as
+// they are read, or populate maps a part ahead. A file truncated while it
+// is mapped makes the pages past its new end fault (SIGBUS): readers of a
+// mapping turn that into errFault with guardFault.
+func mapSpan(f *os.File, from, to int64) (m *fileMap, ok bool) {
 	page := int64(os.Getpagesize())
 	base := from &^ (page - 1)
 	n := to - base
@@ -31,14 +30,10 @@ func mapSpan(f *os.File, from, to int64, populate bool) (m *fileMap, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	flags := syscall.MAP_SHARED
-	if populate {
-		flags |= syscall.MAP_POPULATE
-	}
 	var all []byte
 	var merr error
 	if err := rc.Control(func(fd uintptr) {
-		all, merr = syscall.Mmap(int(fd), base, int(n), syscall.PROT_READ, flags)
+		all, merr = syscall.Mmap(int(fd), base, int(n), syscall.PROT_READ, syscall.MAP_SHARED)
 	}); err != nil || merr != nil {
 		return nil, false
 	}

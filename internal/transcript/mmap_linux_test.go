@@ -10,12 +10,12 @@ import (
 
 // A mapped transcript that shrinks while it is read (the client rewrote
 // it) ends the read with errFault, the error Update reads the file again
-// on, rather than crashing the process: on one goroutine and in a worker's
-// chunk.
+// on, rather than crashing the process: in a worker's chunk, populated
+// ahead or not.
 func TestMappedReadOfShrunkFile(t *testing.T) {
 	line := []byte(`{"parentUuid":"a","type":"progress","data":"` + string(bytes.Repeat([]byte("x"), 200)) + `"}` + "\n")
 	data := bytes.Repeat(line, (4<<20)/len(line))
-	for _, how := range []string{"one goroutine", "a chunk"} {
+	for _, how := range []string{"populated", "faulting in"} {
 		t.Run(how, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -26,30 +26,27 @@ func TestMappedReadOfShrunkFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			fm, ok := mapSpan(f, 0, int64(len(data)), true)
+			fm, ok := mapSpan(f, 0, int64(len(data)))
 			if !ok {
 				t.Fatal("could not map the transcript")
 			}
 			defer fm.unmap()
 			m := fm.bytes()
+			if how == "populated" {
+				fm.populate(0, len(m)) // as a worker does first
+			}
 			if err := os.Truncate(path, 4096); err != nil {
 				t.Fatal(err)
 			}
 			var p claudeDecoder
-			s := NewFor(path, ClaudeCode)
-			switch how {
-			case "one goroutine":
-				err = p.readMapped(s, m)
-			default:
-				c := &chunk{start: 0, end: int64(len(m)), data: m}
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					defer debugPanicOnFault()()
-					err = c.scanGuarded(f, &p, false)
-				}()
-				<-done
-			}
+			c := &chunk{start: 0, end: int64(len(m)), data: m}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				defer debugPanicOnFault()()
+				err = c.scanGuarded(f, &p, false)
+			}()
+			<-done
 			if !errors.Is(err, errFault) {
 				t.Errorf("read of a shrunk mapping: %v, want errFault", err)
 			}
@@ -72,12 +69,12 @@ func TestMapSpanFromOffset(t *testing.T) {
 	defer f.Close()
 	for _, from := range []int64{0, 1, 4095, 4096, 5000} {
 		for _, populate := range []bool{false, true} {
-			fm, ok := mapSpan(f, from, int64(len(data))-3, populate)
+			fm, ok := mapSpan(f, from, int64(len(data))-3)
 			if !ok {
 				t.Fatalf("could not map from %d", from)
 			}
 			m := fm.bytes()
-			if !populate {
+			if populate {
 				fm.populate(1, len(m)-1)
 			}
 			if !bytes.Equal(m, data[from:len(data)-3]) {

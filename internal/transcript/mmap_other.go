@@ -9,7 +9,7 @@ type fileMap struct{}
 
 // mapSpan does not map elsewhere than on Linux: the caller reads with
 // pread.
-func mapSpan(f *os.File, from, to int64, populate bool) (m *fileMap, ok bool) {
+func mapSpan(f *os.File, from, to int64) (m *fileMap, ok bool) {
 	return nil, false
 }
 

@@ -86,16 +86,19 @@ func workers() int { return min(runtime.GOMAXPROCS(0), 8) }
 
 // readParallel reads the complete lines in [s.Offset, size) of a Claude
 // Code transcript with several workers and reports whether it did; it
-// declines (false) when the read is small. With one CPU, or when every
-// CPU is taken (busy), it reads the span on this goroutine, from a
-// mapping where it can. The other clients' transcripts are a few
-// megabytes at most and read serially.
+// declines (false) when the read is small, and with one CPU or when every
+// CPU is taken (busy): then the plain read (Session.read) reads the span
+// on this goroutine, with pread into one buffer. A mapping read that way
+// cost a whole `cairn status` of 100 MB half as much CPU again on the
+// shared machine (180 against 120 ms at a load of 20-26: the pages
+// mapped, walked once and unmapped; docs/benchmarks.md, issue 15,
+// perf/cold10). The other clients' transcripts are a few megabytes at
+// most and read serially.
 //
-// The span is mapped rather than copied into chunk buffers where the
-// system allows (mapSpan): mapping the pages costs the kernel nearly what
-// the copy did (about a fifth of a cold read's CPU), but no buffer is
-// filled, faulted in or held for the fold, and a worker's chunk is
-// mapped by that worker. A file that
+// The parallel read maps the span rather than copying it into chunk
+// buffers where the system allows (mapSpan): no buffer is filled, faulted
+// in or held for the fold, and a worker's chunk is mapped by that worker.
+// A file that
 // shrinks under the mapping (truncated: the client rewrote it) ends the
 // read with errFault; Update then reads it again from the start with
 // pread.
@@ -110,28 +113,19 @@ func (p *claudeDecoder) readParallel(s *Session, f *os.File, size int64) (bool, 
 			n = 1
 		}
 	}
+	if n < 2 {
+		return false, nil
+	}
 	end, err := lastLineEnd(f, s.Offset, size)
 	if err != nil || end <= s.Offset {
 		return false, err
 	}
 	base := s.Offset
-	fm, mapped := mapSpan(f, base, end, n < 2)
+	fm, mapped := mapSpan(f, base, end)
 	var m []byte
 	if mapped {
 		defer fm.unmap()
 		m = fm.bytes()
-	}
-	if n < 2 {
-		if !mapped {
-			return false, nil
-		}
-		if err := p.readMapped(s, m); err != nil {
-			return true, err
-		}
-		if h, err := headHash(f, s.Offset); err == nil {
-			s.Head = h
-		}
-		return true, nil
 	}
 	var bounds []int64
 	bounds = append(bounds, s.Offset)
@@ -236,29 +230,6 @@ func (p *claudeDecoder) fold(s *Session, c *chunk) (err error) {
 	s.Lines += c.lines
 	s.Offset = c.end
 	s.rememberTail(nil, c.tail)
-	return nil
-}
-
-// readMapped reads the complete lines of m, the mapped span from s.Offset
-// to the end of its last line, on this goroutine: the cold read with one
-// CPU.
-func (p *claudeDecoder) readMapped(s *Session, m []byte) (err error) {
-	defer debugPanicOnFault()()
-	defer guardFault(&err)
-	base := s.Offset
-	for pos := 0; pos < len(m); {
-		i := bytes.IndexByte(m[pos:], '\n')
-		if i < 0 {
-			i = len(m) - pos // not reached: m ends with a newline
-		}
-		s.Lines++
-		p.feed(s, m[pos:pos+i], s.Lines, base+int64(pos))
-		pos += i + 1
-		// As in the line by line read, Offset is past every line fed.
-		s.Offset = base + int64(pos)
-	}
-	s.rememberTail(nil, m[max(0, len(m)-tailKeep):])
-	p.e = entry{}
 	return nil
 }
 

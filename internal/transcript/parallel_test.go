@@ -38,7 +38,7 @@ func TestParallelEqualsSerial(t *testing.T) {
 		t.Fatal(err)
 	}
 	// With workers the chunks are walked in parallel; with one, the
-	// mapped file is read on one goroutine (readMapped); 0 is as the
+	// plain read reads the file (readParallel declines); 0 is as the
 	// machine decides.
 	for _, workers := range []int{0, 3, 2, 1} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
