@@ -947,3 +947,35 @@ func TestTicketsTyped(t *testing.T) {
 		t.Errorf("tickets %v, want PAY-412 and neither OPS-881 nor SEC-12", got)
 	}
 }
+
+// TestOneReplyManyQuestions: a reply that answered several of the agent's
+// questions is quoted once, after them all, and a reply that is the latest
+// request (quoted in the task) is pointed to rather than quoted again.
+func TestOneReplyManyQuestions(t *testing.T) {
+	reply := "go with the ring buffer, and keep the 64 KiB cap; the metrics can wait for next week"
+	c := Checkpoint{SessionID: "s",
+		Task: Task{Latest: []string{"fine, ship the patch to staging first and ping me when it's up; the canary dashboard is the one Ops pinned in the channel"}},
+		Answers: []Answer{
+			{Question: "Ring buffer or a linked list of chunks?", Answer: reply},
+			{Question: "Should the cap stay at 64 KiB?", Answer: reply},
+			{Question: "Do you want the metrics in this PR?", Answer: "no"},
+			{Question: "Staging or prod first?", Answer: "fine, ship the patch to staging first and ping me when it's up; the canary dashboard is the one Ops pinned in the channel"},
+		}}
+	r := c.Restore(Compaction{}, DefaultRestoreBudget)
+	if n := strings.Count(r, "ring buffer, and keep"); n != 1 {
+		t.Errorf("the shared reply is quoted %d times:\n%s", n, r)
+	}
+	if !strings.Contains(r, "“Ring buffer or a linked list of chunks?”; “Should the cap stay at 64 KiB?” → the user: “go with the ring buffer") {
+		t.Errorf("the two questions are not listed before their one reply:\n%s", r)
+	}
+	if !strings.Contains(r, "“Do you want the metrics in this PR?” → the user: “no”") {
+		t.Errorf("another answer was merged:\n%s", r)
+	}
+	if !strings.Contains(r, "“Staging or prod first?” → the user: the latest request, above") || strings.Count(r, "ping me when it's up") != 1 {
+		t.Errorf("the latest request is quoted again as an answer:\n%s", r)
+	}
+	c.Task.Latest = []string{"no"}
+	if r := c.Restore(Compaction{}, DefaultRestoreBudget); !strings.Contains(r, "“Do you want the metrics in this PR?” → the user: “no”") {
+		t.Errorf("a short answer that is the latest request is not quoted beside its question:\n%s", r)
+	}
+}

@@ -675,6 +675,7 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 	// the budget is short.
 	secs = append(secs, section{title: "Open items", items: open, min: min(len(open), 4), dropFront: true, repeats: true})
 	var answers []string
+	plain := map[string]int{} // a plain answer's text: its item
 	for _, a := range c.Answers {
 		if a.By == "user" {
 			// What was found is the point; the question only says
@@ -694,7 +695,21 @@ func (c *Checkpoint) sections(forRestore bool) []section {
 			answers = append(answers, quote(a.Question)+answered+quote(a.Answer)+" (you took it as: "+quote(a.Gloss)+")")
 			continue
 		}
-		answers = append(answers, quote(a.Question)+answered+quote(a.Answer))
+		// One reply that answered several questions (or the parts of one
+		// asked as alternatives) is quoted once, after all of them; a
+		// long reply that is the latest request is pointed to, not
+		// quoted again (a short one reads best beside its question).
+		key := sameText(a.Answer)
+		if i, ok := plain[key]; ok {
+			answers[i] = strings.Replace(answers[i], answered, "; "+quote(a.Question)+answered, 1)
+			continue
+		}
+		ans := quote(a.Answer)
+		if n := len(c.Task.Latest); n > 0 && len(key) >= 80 && sameText(c.Task.Latest[n-1]) == key {
+			ans = "the latest request, above"
+		}
+		plain[key] = len(answers)
+		answers = append(answers, quote(a.Question)+answered+ans)
 	}
 	secs = append(secs, section{title: "Settled with the user", items: answers, min: min(len(answers), 3), dropFront: true, repeats: true})
 	secs = append(secs, section{title: "The user also said (oldest first)", items: then, min: min(len(then), 2), dropFront: true, repeats: true, byNews: true})
