@@ -979,3 +979,24 @@ func TestOneReplyManyQuestions(t *testing.T) {
 		t.Errorf("a short answer that is the latest request is not quoted beside its question:\n%s", r)
 	}
 }
+
+// TestErrorLineAbsent: a command that failed because its program or make
+// target is not there is "not available", not an unresolved failure of
+// the work; a run that failed on its own is still unresolved, and one
+// that passed later is fixed.
+func TestErrorLineAbsent(t *testing.T) {
+	for _, tt := range []struct {
+		e    Error
+		want string
+	}{
+		{Error{Tool: "Bash", Subject: "just lint", Message: "exit 127: bash: line 1: just: command not found"}, "not available (Bash `just lint`)"},
+		{Error{Tool: "Bash", Subject: "make bench", Message: "exit 2: make: *** No rule to make target 'bench'.  Stop."}, "not available (Bash `make bench`)"},
+		{Error{Tool: "Bash", Subject: "make check", Message: "exit 2: cc: error: unknown type name 'sizet'"}, "unresolved (Bash `make check`)"},
+		{Error{Tool: "Bash", Subject: "tox -e py312", Message: "exit 127: tox: command not found", Resolved: true}, "fixed later (Bash `tox -e py312`)"},
+		{Error{Tool: "Read", Subject: "docs/command not found.md", Message: "File does not exist. command not found"}, "unresolved (Read docs/command not found.md)"},
+	} {
+		if got := errorLine(tt.e); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("errorLine(%+v) = %q, want it to start %q", tt.e, got, tt.want)
+		}
+	}
+}

@@ -1121,8 +1121,14 @@ func (c Command) Ended() string {
 
 func errorLine(e Error) string {
 	state := "unresolved"
-	if e.Resolved {
+	switch {
+	case e.Resolved:
 		state = "fixed later"
+	case absent(e):
+		// Not a failure of the work to fix: the tool or the target is
+		// not there ("make: *** No rule to make target", exit 127), and
+		// the agent went another way or has yet to.
+		state = "not available"
 	}
 	subject := e.Subject
 	if strings.HasPrefix(e.Tool, "Bash") {
@@ -1306,4 +1312,15 @@ func (c *Checkpoint) Resume(budget int) string {
 		session, c.ID, c.CreatedAt.Format("2006-01-02 15:04 MST"), c.Trigger)
 	tail := fmt.Sprintf("Full checkpoint: `cairn show checkpoint %s`. Check the git state above against the work tree, then continue with the task.", c.ref())
 	return fit(head, c.sections(true), tail, budget, renderMarkdownSections, "")
+}
+
+// absent says a command failed because what it runs is not there: the
+// shell found no such program (exit 127, "command not found"), or make
+// no such target.
+func absent(e Error) bool {
+	if !strings.HasPrefix(e.Tool, "Bash") {
+		return false
+	}
+	m := e.Message
+	return strings.HasPrefix(m, "exit 127") || strings.Contains(m, "command not found") || strings.Contains(m, "No rule to make target")
 }
