@@ -631,6 +631,13 @@ func toolErrors(calls []transcript.ToolCall, base string, fixNote func(e Error, 
 				}
 			}
 		}
+		if e.Resolved && tc.Name != "Bash" && strings.HasPrefix(strings.TrimSpace(tc.ErrorText), "<tool_use_error>") {
+			// The tool refused the call as made (an edit's old text not
+			// found, a file not read first) and a later call went
+			// through: how the agent used its tools, not a failure of
+			// the work.
+			continue
+		}
 		// The same failure again (a rerun before the fix) is one error.
 		if i := slices.IndexFunc(out, func(o Error) bool { return o.Tool == e.Tool && o.Subject == e.Subject && o.Message == e.Message }); i >= 0 {
 			e.Times = out[i].Times + 1

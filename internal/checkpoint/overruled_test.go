@@ -365,3 +365,28 @@ func TestSaysNoInOtherLanguages(t *testing.T) {
 		}
 	}
 }
+
+// A tool that refused a call as made (an edit whose old text is not in
+// the file) and took the next one is no failure of the work; the same
+// refusal with nothing after it stays, as does a command's failure.
+func TestToolRefusalRetried(t *testing.T) {
+	refused := transcript.ToolCall{Name: "Edit", FilePath: "/p/conf/app.toml", Done: true, IsError: true,
+		ErrorText: "<tool_use_error>String to replace not found in file.\nString: timeout = 30</tool_use_error>", Line: 1}
+	retried := transcript.ToolCall{Name: "Edit", FilePath: "/p/conf/app.toml", Done: true, Line: 2}
+	if es := toolErrors([]transcript.ToolCall{refused, retried}, "/p", nil, &Memo{}); len(es) != 0 {
+		t.Errorf("a refused edit retried is listed: %+v", es)
+	}
+	if es := toolErrors([]transcript.ToolCall{refused}, "/p", nil, &Memo{}); len(es) != 1 || es[0].Resolved {
+		t.Errorf("a refused edit not retried: %+v", es)
+	}
+	one, zero := 1, 0
+	fail := outcome.Judge("tox -e lint", "lint: commands failed\n", &one)
+	pass := outcome.Judge("tox -e lint", "lint: OK\n", &zero)
+	calls := []transcript.ToolCall{
+		{Name: "Bash", Command: "tox -e lint", ExitCode: &one, Done: true, IsError: true, ErrorText: "<tool_use_error>lint: commands failed</tool_use_error>", Outcome: &fail, Line: 1},
+		{Name: "Bash", Command: "tox -e lint", ExitCode: &zero, Done: true, Outcome: &pass, Line: 2},
+	}
+	if es := toolErrors(calls, "/p", nil, &Memo{}); len(es) != 1 || !es[0].Resolved {
+		t.Errorf("a command's failure fixed later: %+v", es)
+	}
+}
