@@ -346,7 +346,7 @@ const statusLines = 8
 
 // labelledErrors are the first lines of out (at most MaxErrors) that a
 // label opens as an error: "ERROR:", "error:", "Error ", "FATAL", "fatal:",
-// "panic:", "[ERROR]", after the program's own "name: " if any.
+// "panic:", "[ERROR]", "E: ", after the program's own "name: " if any.
 func labelledErrors(out string) []string {
 	var r reading
 	for out != "" && len(r.errs) < MaxErrors {
@@ -365,8 +365,12 @@ func labelledErrors(out string) []string {
 	return r.errs
 }
 
-// errorLabel says t opens with an error's label.
+// errorLabel says t opens with an error's label ("E: " too, as apt,
+// lintian and the Debian tools mark an error beside "W: " and "I: ").
 func errorLabel(t string) bool {
+	if strings.HasPrefix(t, "E: ") && len(t) > 3 {
+		return true
+	}
 	for _, w := range []string{"error", "fatal", "panic:", "[error]", "[fatal]"} {
 		if len(t) > len(w) && strings.EqualFold(t[:len(w)], w) {
 			switch c := t[len(w)]; {

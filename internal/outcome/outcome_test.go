@@ -763,6 +763,22 @@ npm ERR! Failed at the app@1.0.0 build script.`,
 func TestGeneric(t *testing.T) {
 	runJudgeCases(t, []judgeCase{
 		{
+			// Labelled lines: the "E:" one is the error, not a later
+			// "I:" one whose tag says "error".
+			name:    "an E: line before W: and I: lines",
+			command: "debcheck --strict ../pkg_1.0-1_amd64.changes",
+			output:  "E: pkg: binary-without-manpage usr/bin/pkgtool\nW: pkg: description-starts-with-package-name\nI: pkg-doc: typo-error-in-copyright teh the\n",
+			exit:    code(2), status: Failed,
+			first:   "E: pkg: binary-without-manpage usr/bin/pkgtool", notErr: "typo-error",
+		},
+		{
+			name:    "info and notes only are no errors",
+			command: "./tools/audit.sh",
+			output:  "info: scanned 214 files\nnote: error-prone pattern list is empty\nFAILED: 2 files unreadable\n",
+			exit:    code(1), status: Failed,
+			notErr:  "error-prone",
+		},
+		{
 			name:    "python script traceback behind tail",
 			command: "python3 scripts/migrate.py 2>&1 | tail -20",
 			output: `Traceback (most recent call last):

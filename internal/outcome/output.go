@@ -166,8 +166,8 @@ func (r *reading) errors() []string {
 		var l string
 		l, out = plainLine(out)
 		l = withoutStep(withoutClock(l))
-		if t := strings.TrimSpace(l); zeroCount(t) || passMarked(t) {
-			continue // "Errors : 0", "✓ build": no failure
+		if t := strings.TrimSpace(l); zeroCount(t) || passMarked(t) || infoLabel(t) {
+			continue // "Errors : 0", "✓ build", "I: ... spelling-error-in-description": no failure
 		}
 		if r.failCounts != "" {
 			// Behind a summary of pairs: the lines that say what failed
@@ -175,8 +175,8 @@ func (r *reading) errors() []string {
 			if _, _, ok := countsLine(strings.TrimSpace(l)); ok || !mentionsError(l) && !containsFold(l, "fail") && !failMarked(strings.TrimSpace(l)) {
 				continue
 			}
-		} else if !mentionsError(l) && !failMarked(strings.TrimSpace(l)) {
-			continue
+		} else if t := strings.TrimSpace(l); !mentionsError(l) && !failMarked(t) && !errorLabel(t) {
+			continue // "E: ..." before "I: ...": the error, not the last line
 		}
 		r.addErr(l)
 		n++
@@ -1238,6 +1238,20 @@ func makeError(t string) bool {
 			}
 		}
 		if strings.HasPrefix(rest, ": *** ") {
+			return true
+		}
+	}
+	return false
+}
+
+// infoLabel says t opens with a label that marks it information, not an
+// error: "I: " and "N: " (lintian, apt), "info:", "note:", "[info]".
+func infoLabel(t string) bool {
+	if strings.HasPrefix(t, "I: ") || strings.HasPrefix(t, "N: ") {
+		return true
+	}
+	for _, w := range []string{"info:", "note:", "[info]", "info "} {
+		if len(t) > len(w) && strings.EqualFold(t[:len(w)], w) {
 			return true
 		}
 	}
