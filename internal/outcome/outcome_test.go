@@ -769,14 +769,14 @@ func TestGeneric(t *testing.T) {
 			command: "debcheck --strict ../pkg_1.0-1_amd64.changes",
 			output:  "E: pkg: binary-without-manpage usr/bin/pkgtool\nW: pkg: description-starts-with-package-name\nI: pkg-doc: typo-error-in-copyright teh the\n",
 			exit:    code(2), status: Failed,
-			first:   "E: pkg: binary-without-manpage usr/bin/pkgtool", notErr: "typo-error",
+			first: "E: pkg: binary-without-manpage usr/bin/pkgtool", notErr: "typo-error",
 		},
 		{
 			name:    "info and notes only are no errors",
 			command: "./tools/audit.sh",
 			output:  "info: scanned 214 files\nnote: error-prone pattern list is empty\nFAILED: 2 files unreadable\n",
 			exit:    code(1), status: Failed,
-			notErr:  "error-prone",
+			notErr: "error-prone",
 		},
 		{
 			name:    "python script traceback behind tail",
