@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-agent/cairn/internal/checkpoint"
 )
@@ -170,7 +171,20 @@ func dumpedTranscript(dir string) (string, error) {
 // replayRestores runs the hooks of the first n compactions of the
 // transcript at path, in one fresh home, and returns each restore.
 func replayRestores(t *testing.T, path string, triggers []string, n int) ([]string, error) {
-	home := t.TempDir()
+	// Not t.TempDir: a job a hook started may still be writing there
+	// when the test ends.
+	home, err := os.MkdirTemp("", "cairn-replay-")
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() {
+		for range 20 {
+			if os.RemoveAll(home) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	work := filepath.Join(home, "transcripts")
 	sid := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	if err := os.MkdirAll(work, 0o755); err != nil {
