@@ -109,6 +109,10 @@ type Item struct {
 	Time      time.Time `json:"time,omitzero"`
 	FirstLine int       `json:"first_line,omitempty"`
 	Restated  int       `json:"restated,omitempty"`
+	// Reopened marks a question the assistant said was still open after
+	// a reply had closed it: only a reply that speaks of it, or a bare
+	// value, answers it now.
+	Reopened bool `json:"reopened,omitempty"`
 	// Explicit marks an item stated as such (in a headed list, after a
 	// label, with a checkbox): an explicit question stays open when the
 	// assistant goes on working; one asked in passing does not.
@@ -271,7 +275,7 @@ func (l *Ledger) reopen(turn, line int, st statement) bool {
 	if it.FirstLine == 0 {
 		it.FirstLine = it.Line
 	}
-	it.Closed, it.Turn, it.Line, it.Explicit, it.dirty = nil, turn, line, true, true
+	it.Closed, it.Turn, it.Line, it.Explicit, it.Reopened, it.dirty = nil, turn, line, true, true, true
 	it.Restated++
 	return true
 }
@@ -683,6 +687,14 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 		if strings.Contains(it.Text, " → the user: ") && !l.names(said, i) {
 			// What the user put off ("3 later") is answered by a reply
 			// that speaks of it, not by the next "k" or another matter.
+			continue
+		}
+		if it.Reopened && len(strings.Fields(said)) > 2 && !l.names(said, i) {
+			// "Your first question is still open: ...", then the user
+			// speaks of another matter the same reply raised ("crlf is
+			// #57, not this pr") or asks for the next step ("run the
+			// whole thing"): a value ("three") or words of the question
+			// answer it.
 			continue
 		}
 		if later {
