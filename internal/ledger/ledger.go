@@ -667,6 +667,19 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	// no, photos are phase 2" for "API level: still 23?" and "Do
 	// photos need to work offline?").
 	parts := l.shareOut(said, several)
+	// A reply that takes up questions by topic ("For the backfill:
+	// neither, Priya runs migrations"), gives no figure and says no yes
+	// or no leaves a question asking "what" or "which" whose topic it
+	// does not take up open: it does not say which max-age.
+	namedOne := false
+	if one < 0 && several == nil && !short(said) && !yesOrNo(said) && !strings.ContainsAny(said, "0123456789") && byTopic(said) {
+		for i := range l.Items {
+			if it := &l.Items[i]; it.Closed == nil && it.Kind == Question && it.By == ByAssistant && !it.Elsewhere && it.Line < line && l.names(said, i) {
+				namedOne = true
+				break
+			}
+		}
+	}
 	// "ok" after a reply that asked nothing takes note of that reply; it
 	// answers only a question asked in it.
 	noted := noteTaking(said) && !strings.HasSuffix(strings.TrimSpace(l.Replied), "?")
@@ -687,6 +700,9 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 		if strings.Contains(it.Text, " → the user: ") && !l.names(said, i) {
 			// What the user put off ("3 later") is answered by a reply
 			// that speaks of it, not by the next "k" or another matter.
+			continue
+		}
+		if namedOne && !polar(it.Text) && !l.names(said, i) {
 			continue
 		}
 		if it.Reopened && len(strings.Fields(said)) > 2 && !l.names(said, i) {
@@ -881,6 +897,24 @@ func (l *Ledger) shareOut(said string, qs []int) map[int]string {
 		}
 	}
 	return out
+}
+
+// byTopic says a reply takes up matters by topic: a sentence that opens
+// "For the backfill:", "As for the cache,", "About the branch:".
+func byTopic(said string) bool {
+	for _, sent := range strings.FieldsFunc(said, func(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '\n' }) {
+		t := strings.ToLower(strings.TrimSpace(sent))
+		t = strings.TrimPrefix(strings.TrimPrefix(t, "and "), "also ")
+		for _, p := range []string{"for the ", "as for ", "about the ", "regarding ", "re the "} {
+			if !strings.HasPrefix(t, p) {
+				continue
+			}
+			if i := strings.IndexAny(t, ":,"); i > len(p) && i <= len(p)+40 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // bareAnswer says a prompt is one short answer ("postgres", "500ms",
