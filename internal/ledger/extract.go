@@ -310,19 +310,26 @@ func (r *reader) listItem(item string, mark listMark) {
 			return
 		}
 	}
+	asks := !r.user && strings.HasSuffix(strings.TrimSpace(item), "?") && !strings.Contains(strings.TrimSuffix(strings.TrimSpace(item), "?"), "?")
 	switch r.sec {
 	case headingOpen:
 		// A list item under an open heading is open unless it says it
-		// is finished ("- spotter-4te.1 ✅", "- tests: done").
+		// is finished ("- spotter-4te.1 ✅", "- tests: done"); one the
+		// assistant ends with a question mark is put to the user ("Two
+		// things I need from you: 1. Which branch: main only?").
 		if st, ok := r.classifyOne(item); ok && st.done {
 			r.add(st)
+			return
+		}
+		if asks && r.secKind == Task {
+			r.add(statement{text: item, kind: Question, question: true, sticky: true})
 			return
 		}
 		r.emitPieces(item, r.secKind, true)
 	case headingDone:
 		r.add(statement{text: item, done: true})
 	default:
-		if !r.user && strings.HasSuffix(strings.TrimSpace(item), "?") && !strings.Contains(strings.TrimSuffix(strings.TrimSpace(item), "?"), "?") {
+		if asks {
 			// An item of a list the assistant ends with a question mark
 			// is put to the user, however terse: "2. include
 			// soft-deleted orders?" asks as "how should I compare...?"

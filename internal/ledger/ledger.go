@@ -667,6 +667,17 @@ func (l *Ledger) answer(turn, line int, t time.Time, said string) {
 	// no, photos are phase 2" for "API level: still 23?" and "Do
 	// photos need to work offline?").
 	parts := l.shareOut(said, several)
+	if parts == nil && several == nil && one < 0 && byTopic(said) {
+		// "For the rounding: stay with AwayFromZero. And the branch:
+		// only main": each open question gets the part on its topic.
+		var open []int
+		for i, it := range l.Items {
+			if it.Closed == nil && it.Kind == Question && it.By == ByAssistant && !it.Elsewhere && it.Line < line {
+				open = append(open, i)
+			}
+		}
+		parts = l.shareOut(said, open)
+	}
 	// A reply that takes up questions by topic ("For the backfill:
 	// neither, Priya runs migrations"), gives no figure and says no yes
 	// or no leaves a question asking "what" or "which" whose topic it
@@ -848,7 +859,7 @@ func (l *Ledger) shareOut(said string, qs []int) map[int]string {
 	if len(qs) < 2 {
 		return nil
 	}
-	clauses := strings.FieldsFunc(said, func(r rune) bool { return r == ',' || r == '.' || r == ';' || r == '\n' || r == '!' })
+	clauses := answerClauses(said)
 	owner := make([]int, len(clauses))
 	named := make(map[int]bool)
 	for c, cl := range clauses {
@@ -895,6 +906,26 @@ func (l *Ledger) shareOut(said string, qs []int) map[int]string {
 		if out[q] == "" {
 			return nil
 		}
+	}
+	return out
+}
+
+// answerClauses splits a reply at commas, semicolons, line ends, "!" and
+// a full stop that ends a sentence (not the one in "release/2.3").
+func answerClauses(said string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(said); i++ {
+		c := said[i]
+		if c == ',' || c == ';' || c == '\n' || c == '!' || c == '.' && (i+1 == len(said) || said[i+1] == ' ' || said[i+1] == '\n') {
+			if i > start {
+				out = append(out, said[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(said) {
+		out = append(out, said[start:])
 	}
 	return out
 }
