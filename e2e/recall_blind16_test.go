@@ -550,6 +550,7 @@ esac
 		Name:           "blind16-ocaml-menhir-trailing-comma",
 		Shape:          "held-out, blind16: OCaml/dune/Menhir, long-reasoning agent, headings-and-lists user, lexer hack abandoned and the dropped grammar approach taken back up, TaskCreate tasks updated, /compact with instructions then auto, dune promote rule lifted, answer taken back, piped dune test failure, CI bump blocked on another team",
 		Compactions:    []string{"manual", "auto"},
+		Env:            []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"},
 		PermissionMode: "acceptEdits",
 		AllowedTools:   []string{"Bash"},
 		Bins:           map[string]string{"dune": dune},

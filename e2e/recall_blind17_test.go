@@ -144,6 +144,7 @@ func blind17Perl() scenario {
 		Name:           "blind17-perl-prove-long",
 		Shape:          "held-out, blind17: Perl/prove, 13 turns then auto, user corrects the agent, piped prove, TodoWrite, secret in a URL",
 		Compactions:    []string{"auto"},
+		Env:            []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1", "CLAUDE_CODE_ENABLE_TASKS=0"},
 		PermissionMode: "acceptEdits",
 		AllowedTools:   blind17Tools,
 		Files: map[string]string{
@@ -663,6 +664,7 @@ func blind17Pester() scenario {
 		Name:           "blind17-pester-twice",
 		Shape:          "held-out, blind17: PowerShell/Pester, auto then /compact with instructions, TaskCreate, French-mixing user, key in a file read, <private> key",
 		Compactions:    []string{"auto", "manual"},
+		Env:            []string{"CLAUDE_CODE_ENABLE_TODO_TOOLS=1"},
 		PermissionMode: "acceptEdits",
 		AllowedTools:   blind17Tools,
 		Files: map[string]string{
