@@ -99,6 +99,12 @@ func countsLine(t string) (norm string, failed bool, ok bool) {
 		if i := strings.Index(piece, " out of "); i > 0 && isDigits(strings.TrimSpace(piece[i+len(" out of "):])) {
 			piece = piece[:i]
 		}
+		// rackunit's "2/14 test failures": two of fourteen.
+		if i := strings.IndexByte(piece, '/'); i > 0 && isDigits(piece[:i]) {
+			if j := strings.IndexByte(piece[i:], ' '); j > 1 && isDigits(piece[i+1:i+j]) {
+				piece = piece[:i] + piece[i+j:]
+			}
+		}
 		n, noun, order, good := countItem(piece, tap)
 		if !good && items == 0 {
 			// "14 resources found parsing stdin - Valid: 13, Errors: 1":

@@ -763,6 +763,19 @@ npm ERR! Failed at the app@1.0.0 build script.`,
 func TestGeneric(t *testing.T) {
 	runJudgeCases(t, []judgeCase{
 		{
+			// rackunit's summary puts the failures over the total.
+			name:    "a fraction of test failures behind a pipe",
+			command: "raco test -p mylib 2>&1 | tail -8",
+			output:  "--------------------\nFAILURE\nname:       check-equal?\nlocation:   mylib/tests/parse.rkt:88:2\n--------------------\n3/40 test failures\n",
+			exit:    code(0), status: Failed, source: SourceOutput, counts: "3 test failures",
+		},
+		{
+			name:    "no failures over the total",
+			command: "raco test -p mylib 2>&1 | tail -3",
+			output:  "raco test: (submod \"mylib/tests/parse.rkt\" test)\n0/40 test failures\n",
+			exit:    code(0), status: Passed,
+		},
+		{
 			// Labelled lines: the "E:" one is the error, not a later
 			// "I:" one whose tag says "error".
 			name:    "an E: line before W: and I: lines",
