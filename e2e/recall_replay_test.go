@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,13 +89,7 @@ func TestRecallReplay(t *testing.T) {
 			total += len(was)
 			line := fmt.Sprintf("%s c%d: run %d/%d, replay %d/%d, restore %d → %d tokens", sc.Name, n, a, len(was), b, len(now), checkpoint.Tokens(old), checkpoint.Tokens(restores[i]))
 			var diffs []string
-			for _, name := range slices.Sorted(func(yield func(string) bool) {
-				for k := range was {
-					if !yield(k) {
-						return
-					}
-				}
-			}) {
+			for _, name := range slices.Sorted(maps.Keys(was)) {
 				if was[name] != now[name] {
 					diffs = append(diffs, fmt.Sprintf("%s %v→%v", name, was[name], now[name]))
 				}
@@ -113,17 +108,6 @@ func TestRecallReplay(t *testing.T) {
 		t.Fatalf("no dumped scenario under %s", dump)
 	}
 	t.Logf("all: run %d/%d, replay %d/%d; %d compactions with a fact changed", sums[0], total, sums[1], total, changed)
-}
-
-// recallReportScenarios are TestRecallReport's scenarios, in its order.
-func recallReportScenarios() []scenario {
-	scs := append(append(append(recallScenarios(), heldOutScenarios()...), blindScenarios()...), blind3Scenarios()...)
-	for _, more := range []func() []scenario{blind4Scenarios, blind5Scenarios, blind6Scenarios, blind7Scenarios,
-		blind8Scenarios, blind9Scenarios, blind10Scenarios, blind11Scenarios, blind12Scenarios, blind13Scenarios,
-		blind14Scenarios, blind15Scenarios, blind16Scenarios, blind17Scenarios, blind18Scenarios, blind19Scenarios} {
-		scs = append(scs, more()...)
-	}
-	return scs
 }
 
 // dumpedFirsts reads a dumped run's first requests after each compaction

@@ -99,6 +99,19 @@ func dumpRecall(t *testing.T, dir string, r recallRun) {
 	}
 }
 
+// recallReportScenarios are the recall bench's scenarios (TestRecallReport,
+// TestRecallReplay): recallScenarios, the held-out ones, then the blind
+// sets in the order they were written. A new set is added here.
+func recallReportScenarios() []scenario {
+	scs := append(append(append(recallScenarios(), heldOutScenarios()...), blindScenarios()...), blind3Scenarios()...)
+	for _, more := range []func() []scenario{blind4Scenarios, blind5Scenarios, blind6Scenarios, blind7Scenarios,
+		blind8Scenarios, blind9Scenarios, blind10Scenarios, blind11Scenarios, blind12Scenarios, blind13Scenarios,
+		blind14Scenarios, blind15Scenarios, blind16Scenarios, blind17Scenarios, blind18Scenarios, blind19Scenarios} {
+		scs = append(scs, more()...)
+	}
+	return scs
+}
+
 // TestRecallReport is the recall benchmark (bench/recall.sh): every
 // scenario of recallScenarios, then the held-out ones (heldOutScenarios,
 // recall_heldout_test.go; blindScenarios, recall_blind_test.go), with
@@ -113,23 +126,7 @@ func TestRecallReport(t *testing.T) {
 	if out == "" {
 		t.Skip("set CAIRN_RECALL_REPORT=FILE to run the recall benchmark (bench/recall.sh)")
 	}
-	scs := append(append(append(recallScenarios(), heldOutScenarios()...), blindScenarios()...), blind3Scenarios()...)
-	scs = append(scs, blind4Scenarios()...)
-	scs = append(scs, blind5Scenarios()...)
-	scs = append(scs, blind6Scenarios()...)
-	scs = append(scs, blind7Scenarios()...)
-	scs = append(scs, blind8Scenarios()...)
-	scs = append(scs, blind9Scenarios()...)
-	scs = append(scs, blind10Scenarios()...)
-	scs = append(scs, blind11Scenarios()...)
-	scs = append(scs, blind12Scenarios()...)
-	scs = append(scs, blind13Scenarios()...)
-	scs = append(scs, blind14Scenarios()...)
-	scs = append(scs, blind15Scenarios()...)
-	scs = append(scs, blind16Scenarios()...)
-	scs = append(scs, blind17Scenarios()...)
-	scs = append(scs, blind18Scenarios()...)
-	scs = append(scs, blind19Scenarios()...)
+	scs := recallReportScenarios()
 	var mu sync.Mutex
 	with := make([]recallRun, len(scs))
 	without := make([]recallRun, len(scs))
