@@ -90,13 +90,15 @@ func forNow(c string) bool {
 
 // doneAfter says the agent did what a for-now rule held back in a call
 // at or after line (the user's next prompt): a file changed when the rule
-// was about code or changes, or a command holding one of the rule's
+// was about code or edits in general, or a command holding one of the rule's
 // words ("push", "commit", "deploy").
 func doneAfter(c string, calls []transcript.ToolCall, line int) bool {
 	ws := clauseWords(c)
 	aboutCode := slices.ContainsFunc(ws, func(w string) bool {
 		switch w {
-		case "code", "coding", "implement", "implementing", "edit", "edits", "editing", "change", "changes", "changing", "touch", "write", "writing", "patch", "files":
+		// Code in general, not one thing of it: "don't change the API
+		// yet" is not lifted by an edit elsewhere.
+		case "code", "coding", "implement", "implementing", "edit", "edits", "editing":
 			return true
 		}
 		return false

@@ -165,6 +165,10 @@ func TestConstraintForNow(t *testing.T) {
 	if got, _ := constraints(tagged, []transcript.ToolCall{{Name: "Bash", Command: "go test ./...", Line: 6}}); len(got) != 1 {
 		t.Errorf("the tag rule went with nothing tagged: %q", got)
 	}
+	api := []transcript.Prompt{{Text: "don't change the public API yet", Line: 1}, {Text: "go on with the docs", Line: 4}}
+	if got, _ := constraints(api, []transcript.ToolCall{{Name: "Edit", FilePath: "/p/docs/usage.md", Line: 6}}); len(got) != 1 {
+		t.Errorf("an edit of another file lifted a rule about one thing: %q", got)
+	}
 	if forNow("never force-push to main") || forNow("we don't ship on Fridays") || !forNow("Don't write code yet.") || !forNow("hold off on the migration until I say so") {
 		t.Errorf("forNow misjudged a rule")
 	}
