@@ -851,6 +851,7 @@ func TestDeferredTicket(t *testing.T) {
 		{"named beside the clause that defers", []string{"Work on WEB-8 please.", "Skip the avif part! It has its own issue, WEB-31, keep it out of here."}, []string{"WEB-8"}},
 		{"filed for what is left", []string{"SRE-5 first", "leave the flaky retry test alone, I filed SRE-77 for that. carry on"}, []string{"SRE-5"}},
 		{"a clause after that does not point back", []string{"the docs are a separate change, and fix SRE-90 now"}, []string{"SRE-90"}},
+		{"a ticket whose clause leaves something as it is", []string{"API-7: leave the old route in place and add the new one beside it"}, []string{"API-7"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
